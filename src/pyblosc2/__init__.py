@@ -1,0 +1,65 @@
+"""pyblosc2: the Blosc/Blosc2 storage formats in pure Python + numpy.
+
+``import pyblosc2 as blosc2`` works for code using python-blosc2's chunk-level core.
+"""
+
+from .api import (
+    compress,
+    compress2,
+    compress_blosc1,
+    decompress,
+    decompress2,
+    get_cbuffer_sizes,
+    get_chunk_header,
+    getitem,
+    make_special_chunk,
+    set_nthreads,
+)
+from .constants import (
+    EXTENDED_HEADER_LENGTH,
+    MAX_BLOCKSIZE,
+    MAX_BUFFERSIZE,
+    MAX_OVERHEAD,
+    MAX_TYPESIZE,
+    MIN_HEADER_LENGTH,
+    Codec,
+    Filter,
+    SpecialValue,
+    SplitMode,
+    Tuner,
+)
+from .errors import Blosc2Error, CodecError, FormatError, ParamError
+from .params import CParams, DParams
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "EXTENDED_HEADER_LENGTH",
+    "MAX_BLOCKSIZE",
+    "MAX_BUFFERSIZE",
+    "MAX_OVERHEAD",
+    "MAX_TYPESIZE",
+    "MIN_HEADER_LENGTH",
+    "Blosc2Error",
+    "CParams",
+    "Codec",
+    "CodecError",
+    "DParams",
+    "Filter",
+    "FormatError",
+    "ParamError",
+    "SpecialValue",
+    "SplitMode",
+    "Tuner",
+    "__version__",
+    "compress",
+    "compress2",
+    "compress_blosc1",
+    "decompress",
+    "decompress2",
+    "get_cbuffer_sizes",
+    "get_chunk_header",
+    "getitem",
+    "make_special_chunk",
+    "set_nthreads",
+]

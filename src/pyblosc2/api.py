@@ -1,0 +1,214 @@
+"""The chunk-level public API, mirroring python-blosc2 (``compress2``, ``decompress2``, ...).
+
+>>> import numpy as np
+>>> a = np.linspace(0, 1, 10_000)
+>>> c = compress2(a, typesize=8, codec=Codec.LZ4, clevel=5)
+>>> len(c) < a.nbytes
+True
+>>> np.array_equal(np.frombuffer(decompress2(c), dtype=a.dtype), a)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ._bytes import as_view, writable_view
+from ._threads import default_nthreads
+from .chunk.blocksize import compute_blocksize
+from .chunk.decode import ChunkReader
+from .chunk.encode import EncodeSpec, encode_chunk, special_chunk
+from .chunk.header import ChunkHeader
+from .constants import MAX_FILTERS, Codec, Filter, SpecialValue, SplitMode
+from .errors import ParamError
+from .params import CParams, DParams, parse_int
+
+__all__ = [
+    "compress",
+    "compress2",
+    "compress_blosc1",
+    "decompress",
+    "decompress2",
+    "get_cbuffer_sizes",
+    "get_chunk_header",
+    "getitem",
+    "make_special_chunk",
+    "set_nthreads",
+]
+
+_state = {"nthreads": default_nthreads()}
+
+
+def set_nthreads(nthreads: int) -> int:
+    """Set the thread count of :func:`compress`/:func:`decompress`; returns the previous one.
+
+    >>> old = set_nthreads(1); _ = set_nthreads(old)
+    """
+    new = parse_int(nthreads, "nthreads", 1, 256)
+    old, _state["nthreads"] = _state["nthreads"], new
+    return old
+
+
+def _spec(cp: CParams, blosc1: bool = False) -> EncodeSpec:
+    filters = [int(f) for f in cp.filters] + [0] * (MAX_FILTERS - len(cp.filters))
+    metas = [m & 0xFF for m in cp.filters_meta] + [0] * (MAX_FILTERS - len(cp.filters_meta))
+    return EncodeSpec(
+        typesize=cp.typesize, clevel=cp.clevel, codec=int(cp.codec), codec_meta=cp.codec_meta,
+        filters=tuple(filters), filters_meta=tuple(metas), splitmode=int(cp.splitmode),
+        blocksize=cp.blocksize, use_dict=cp.use_dict, nthreads=cp.nthreads, blosc1=blosc1,
+    )
+
+
+def compress2(src: Any, **kwargs: Any) -> bytes:
+    """Compress ``src`` into a Blosc2 chunk (32-byte header).
+
+    Parameters are those of :class:`CParams`, given as ``cparams=`` (a ``CParams`` or dict) or
+    as keyword arguments. The layout of the output does not depend on ``nthreads``.
+
+    >>> c = compress2(b"abcd" * 20 + b"xyz", typesize=4, codec=Codec.BLOSCLZ,
+    ...               splitmode=SplitMode.NEVER_SPLIT, nthreads=1)
+    >>> len(c), decompress2(c)[-3:]
+    (81, b'xyz')
+    """
+    cp = CParams.from_any(kwargs.pop("cparams", None), **kwargs)
+    return encode_chunk(as_view(src), _spec(cp))
+
+
+def compress(src: Any, typesize: int | None = 8, clevel: int = 1,
+             filter: Filter | int = Filter.SHUFFLE, codec: Codec | int = Codec.ZSTD,
+             _ignore_multiple_size: bool = False) -> bytes:
+    """Compress like python-blosc2's ``compress`` (one filter, in slot 5; global thread count).
+
+    >>> c = compress(np.arange(16, dtype=np.int32), typesize=4, clevel=5, codec=Codec.LZ4)
+    >>> c.hex()[:16], len(c)
+    ('0501350440000000', 72)
+    """
+    view = as_view(src)
+    if typesize is None:
+        typesize = getattr(src, "itemsize", 1)
+    cp = CParams(typesize=typesize, clevel=clevel, codec=codec, nthreads=_state["nthreads"],
+                 filters=[0, 0, 0, 0, 0, filter], splitmode=SplitMode.FORWARD_COMPAT_SPLIT)
+    if cp.filters[5] == Filter.SHUFFLE and cp.typesize == 1:
+        cp.filters[5] = Filter.NOFILTER  # blosc2_compress drops it (build_filters)
+    if not _ignore_multiple_size and len(view) % cp.typesize:
+        raise ParamError(f"src length ({len(view)}) must be a multiple of typesize ({typesize})")
+    return encode_chunk(view, _spec(cp))
+
+
+def compress_blosc1(src: Any, typesize: int = 8, clevel: int = 9,
+                    shuffle: Filter | int = Filter.SHUFFLE, codec: Codec | int = Codec.BLOSCLZ,
+                    blocksize: int = 0, nthreads: int = 1) -> bytes:
+    """Compress into a Blosc1 chunk (16-byte header, format version 2) that C-Blosc 1.x,
+    numcodecs and zarr's ``blosc`` codec decode.
+
+    ``shuffle`` is NOFILTER, SHUFFLE or BITSHUFFLE; ``blocksize`` 0 picks C-Blosc 1.x's size.
+
+    >>> c = compress_blosc1(np.arange(128, dtype=np.int32) % 8, typesize=4, clevel=5,
+    ...                     codec=Codec.LZ4)
+    >>> c[:4].hex(), decompress(c) == (np.arange(128, dtype=np.int32) % 8).tobytes()
+    ('02012104', True)
+    """
+    shuffle = int(shuffle)
+    if shuffle not in (Filter.NOFILTER, Filter.SHUFFLE, Filter.BITSHUFFLE):
+        raise ParamError(f"shuffle must be one of NOFILTER (0), SHUFFLE (1), BITSHUFFLE (2), "
+                         f"got {shuffle}")
+    ts = parse_int(typesize, "typesize", 1, 255)
+    cp = CParams(typesize=ts, clevel=clevel, codec=codec, nthreads=nthreads,
+                 filters=[0, 0, 0, 0, 0, shuffle], splitmode=SplitMode.AUTO_SPLIT)
+    view = as_view(src)
+    if blocksize:
+        # C-Blosc 1.x accepts any forced size (at least 128) and rounds it to the typesize.
+        blocksize = max(parse_int(blocksize, "blocksize", 0, 2**31 - 1), 128) // ts * ts
+    return encode_chunk(view, replace(_spec(cp, blosc1=True), blocksize=blocksize))
+
+
+def _reader(src: Any) -> ChunkReader:
+    return ChunkReader.open(as_view(src))
+
+
+def decompress2(src: Any, dst: Any = None, **kwargs: Any) -> bytes | None:
+    """Decompress a chunk; into ``dst`` (a writable buffer or array, returns ``None``) or
+    into a new ``bytes`` object.
+
+    >>> c = compress2(bytes(range(256)) * 4, typesize=1)
+    >>> decompress2(c)[:4]
+    b'\\x00\\x01\\x02\\x03'
+    >>> out = bytearray(1024); decompress2(c, dst=out); out[-1]
+    255
+    """
+    dp = DParams.from_any(kwargs.pop("dparams", None), **kwargs)
+    reader = _reader(src)
+    if dst is None:
+        return reader.decode(nthreads=dp.nthreads).tobytes()
+    out = writable_view(dst)
+    if len(out) < reader.header.nbytes:
+        raise ParamError(f"dst has {len(out)} bytes, the chunk needs {reader.header.nbytes}")
+    reader.decode(out, nthreads=dp.nthreads)
+    return None
+
+
+def decompress(src: Any, dst: Any = None, as_bytearray: bool = False) -> bytes | bytearray | None:
+    """Decompress like python-blosc2's ``decompress`` (global thread count)."""
+    reader = _reader(src)
+    if dst is not None:
+        out = writable_view(dst)
+        if len(out) < reader.header.nbytes:
+            raise ParamError(f"dst has {len(out)} bytes, the chunk needs {reader.header.nbytes}")
+        reader.decode(out, nthreads=_state["nthreads"])
+        return None
+    if as_bytearray:
+        ba = bytearray(reader.header.nbytes)
+        reader.decode(np.frombuffer(ba, np.uint8), nthreads=_state["nthreads"])
+        return ba
+    return reader.decode(nthreads=_state["nthreads"]).tobytes()
+
+
+def get_cbuffer_sizes(src: Any) -> tuple[int, int, int]:
+    """``(nbytes, cbytes, blocksize)`` from a chunk header.
+
+    >>> get_cbuffer_sizes(compress2(bytes(1000), typesize=1))
+    (1000, 32, 1000)
+    """
+    h = ChunkHeader.from_bytes(as_view(src))
+    return h.nbytes, h.cbytes, h.blocksize
+
+
+def get_chunk_header(src: Any) -> ChunkHeader:
+    """The parsed, validated header of a chunk."""
+    return ChunkHeader.from_bytes(as_view(src))
+
+
+def getitem(src: Any, start: int, stop: int, nthreads: int = 1) -> bytes:
+    """Items ``[start, stop)`` (in units of the header typesize) of a chunk, decoding only the
+    blocks they touch. Out-of-range bounds are clipped as in slicing.
+
+    >>> c = compress2(np.arange(100_000, dtype=np.int32), typesize=4, blocksize=4096)
+    >>> np.frombuffer(getitem(c, 50_000, 50_003), np.int32)
+    array([50000, 50001, 50002], dtype=int32)
+    """
+    reader = _reader(src)
+    ts = reader.header.typesize
+    return reader.decode_range(start * ts, stop * ts, nthreads).tobytes()
+
+
+def make_special_chunk(special: SpecialValue | int, nbytes: int, typesize: int,
+                       value: Any = None, blocksize: int | None = None) -> bytes:
+    """A special-value chunk (zeros, NaNs, a repeated value or uninitialized).
+
+    >>> c = make_special_chunk(SpecialValue.VALUE, 64, 4, np.float32(1.5))
+    >>> len(c), np.frombuffer(decompress2(c), np.float32)[:2]
+    (36, array([1.5, 1.5], dtype=float32))
+    """
+    raw = b"" if value is None else as_view(np.asarray(value)).tobytes()
+    if special == SpecialValue.VALUE and len(raw) == 0:
+        raise ParamError("a VALUE chunk needs a non-empty value")
+    if blocksize is None:
+        # What blosc2_chunk_zeros & co. write: the automatic size of the default CParams.
+        unit = len(raw) if raw else typesize
+        blocksize = compute_blocksize(nbytes, typesize, 5, Codec.ZSTD, 0, (0,) * 5 + (1,),
+                                      SplitMode.AUTO_SPLIT)
+        blocksize = max(blocksize // unit * unit, 1)
+    return special_chunk(SpecialValue(special), nbytes, typesize, blocksize, raw)

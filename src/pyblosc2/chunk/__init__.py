@@ -1,0 +1,1 @@
+"""Blosc chunks: header, block geometry, encoding and decoding."""

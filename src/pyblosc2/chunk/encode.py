@@ -1,0 +1,347 @@
+"""Writing a chunk: C-Blosc2's serial algorithm (spec §7), Blosc1 output (§2.4), dictionaries
+(§11) and special-value chunks (§4).
+
+Blocks are filtered and compressed on a thread pool, then laid out in order with the serial
+writer's output budget, so the bytes do not depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._threads import run_parallel
+from ..codecs.base import BaseCodec
+from ..codecs.registry import get_codec
+from ..constants import (
+    EXTENDED_HEADER_LENGTH,
+    MAX_BUFFERSIZE,
+    MAX_DICT_SIZE,
+    MAX_FILTERS,
+    MIN_BUFFERSIZE,
+    MIN_HEADER_LENGTH,
+    MIN_USEFUL_DICT,
+    Codec,
+    Filter,
+    SpecialValue,
+)
+from ..errors import ParamError
+from ..filters.registry import get_filter
+from .blocksize import blosc1_blocksize, blosc1_split, compute_blocksize, split_block
+from .header import (
+    BLOSC1_VERSION,
+    BLOSC2_VERSION,
+    COMPFORMAT_SHIFT,
+    DOBITSHUFFLE,
+    DODELTA,
+    DOSHUFFLE,
+    DONT_SPLIT,
+    EXTENDED_MARKER,
+    MEMCPYED,
+    SPECIAL_SHIFT,
+    USEDICT,
+    ChunkHeader,
+)
+from .pipeline import Pipeline
+
+__all__ = ["EncodeSpec", "encode_chunk", "special_chunk"]
+
+_I32 = struct.Struct("<i")
+BLOSC1_MIN_BUFFERSIZE = 128  # C-Blosc 1.x memcpys anything smaller
+_LOSSY_BEFORE_DELTA = frozenset({Filter.TRUNC_PREC, Filter.INT_TRUNC})
+
+
+@dataclass(frozen=True, slots=True)
+class EncodeSpec:
+    """Resolved compression settings for one chunk."""
+
+    typesize: int
+    clevel: int
+    codec: int
+    codec_meta: int = 0
+    filters: tuple[int, ...] = (0, 0, 0, 0, 0, Filter.SHUFFLE)
+    filters_meta: tuple[int, ...] = (0,) * MAX_FILTERS
+    splitmode: int = 3
+    blocksize: int = 0
+    use_dict: bool = False
+    nthreads: int = 1
+    blosc1: bool = False  # 16-byte header, version 2: readable by C-Blosc 1.x
+
+
+def _check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], ...]:
+    """Validate the filter slots; returns the (id, meta byte) of the 6 slots."""
+    slots = list(zip(spec.filters, spec.filters_meta, strict=True))
+    seen_lossy = None
+    for i, (fid, meta) in enumerate(slots):
+        if fid == Filter.NOFILTER:
+            continue
+        if fid == Filter.BYTEDELTA and typesize == 1:  # python-blosc2 drops it (a no-op)
+            slots[i] = (0, 0)
+            continue
+        if fid == 34:
+            raise ParamError("filter 34 (BYTEDELTA_BUGGY) is read-only; use BYTEDELTA (35)")
+        flt = get_filter(fid)
+        flt.check(typesize, meta & 0xFF)
+        if fid in _LOSSY_BEFORE_DELTA:
+            seen_lossy = Filter(fid).name
+        if fid == Filter.DELTA and seen_lossy:
+            raise ParamError(
+                f"DELTA after {seen_lossy} corrupts data in C-Blosc2 (spec §9.3); "
+                f"put DELTA first"
+            )
+    if spec.blosc1:
+        extra = [Filter(f).name if f in Filter._value2member_map_ else f
+                 for f, _ in slots[:5] if f]
+        if extra or slots[5][0] not in (0, Filter.SHUFFLE, Filter.BITSHUFFLE):
+            raise ParamError("Blosc1 chunks can only carry SHUFFLE or BITSHUFFLE (slot 5)")
+    return tuple((f, m & 0xFF) for f, m in slots)
+
+
+@dataclass(frozen=True, slots=True)
+class _Stream:
+    kind: str  # "zero", "run", "codec", "raw"
+    data: np.ndarray  # the filtered stream
+    payload: bytes = b""
+    value: int = 0
+
+
+def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
+    """Compress ``src`` into one chunk.
+
+    >>> import numpy as np
+    >>> c = encode_chunk(memoryview(np.arange(16, dtype=np.int32).tobytes()),
+    ...                  EncodeSpec(typesize=4, clevel=5, codec=Codec.LZ4))
+    >>> c.hex()[:32], len(c)
+    ('05013504400000004000000048000000', 72)
+    """
+    nbytes = len(src)
+    if nbytes > MAX_BUFFERSIZE:
+        raise ParamError(f"src must be at most {MAX_BUFFERSIZE} bytes, got {nbytes}")
+    codec = get_codec(spec.codec)
+    ts = spec.typesize
+    ts_c = ts if ts <= 255 else 1  # §2: wider typesizes are recorded as 1
+    if spec.blocksize and spec.blocksize % ts and nbytes >= ts:
+        raise ParamError(
+            f"blocksize must be a multiple of typesize {ts}, got {spec.blocksize} "
+            f"(C-Blosc2 writes corrupt chunks for such sizes, spec §8.1)"
+        )
+    if spec.blosc1 and codec.compcode > Codec.ZSTD:
+        raise ParamError(f"Blosc1 chunks cannot use codec {codec.name}")
+    slots = _check_pipeline(spec, ts_c)
+    filters = tuple(f for f, _ in slots)
+    use_dict = spec.use_dict and spec.clevel > 0
+    if spec.use_dict and not codec.supports_dict:
+        raise ParamError(f"use_dict needs codec ZSTD, LZ4 or LZ4HC, got {codec.name}")
+    if spec.blosc1 and spec.use_dict:
+        raise ParamError("Blosc1 chunks cannot carry a dictionary")
+
+    if spec.blosc1:
+        hl, version = MIN_HEADER_LENGTH, BLOSC1_VERSION
+        blocksize = blosc1_blocksize(nbytes, ts, spec.clevel, codec.compcode, spec.blocksize)
+        split = blosc1_split(codec.compcode, ts_c, blocksize)
+        memcpyed = spec.clevel == 0 or nbytes < BLOSC1_MIN_BUFFERSIZE
+    else:
+        hl, version = EXTENDED_HEADER_LENGTH, BLOSC2_VERSION
+        blocksize = compute_blocksize(nbytes, ts, spec.clevel, codec.compcode, spec.blocksize,
+                                      filters, spec.splitmode)
+        split = split_block(codec.compcode, spec.clevel, ts_c, blocksize, filters, spec.splitmode)
+        memcpyed = spec.clevel == 0 or nbytes < MIN_BUFFERSIZE
+    destsize = nbytes + hl
+    nblocks = -(-nbytes // blocksize)
+    if hl + 4 * nblocks > destsize:
+        memcpyed = True
+
+    flags = (0 if spec.blosc1 else EXTENDED_MARKER)
+    comp_flags = flags
+    comp_flags |= DOSHUFFLE if Filter.SHUFFLE in filters else 0
+    comp_flags |= DOBITSHUFFLE if Filter.BITSHUFFLE in filters else 0
+    comp_flags |= DODELTA if Filter.DELTA in filters else 0
+    comp_flags |= 0 if split else DONT_SPLIT
+    comp_flags |= codec.compformat << COMPFORMAT_SHIFT
+    header = ChunkHeader(
+        version=version, versionlz=1, flags=comp_flags, typesize=ts_c, nbytes=nbytes,
+        blocksize=blocksize, cbytes=0, filters=filters, udcompcode=int(codec.compcode),
+        compcode_meta=spec.codec_meta, filters_meta=tuple(m for _, m in slots),
+        extended=not spec.blosc1,
+    )
+
+    if memcpyed:
+        # C-Blosc2 drops every bit but the marker; C-Blosc 1.x keeps its compression bits.
+        mflags = (comp_flags if spec.blosc1 else flags) | MEMCPYED
+        return _memcpy_chunk(header.with_sizes(flags=mflags), src)
+
+    pipeline = Pipeline(
+        tuple((get_filter(f), m) for f, m in slots if f), ts_c, version,
+    )
+    body = _encode_blocks(src, header, pipeline, codec, spec, split, hl, destsize, use_dict)
+    if body is None:  # incompressible: raw copy with the compression flags
+        return _memcpy_chunk(header.with_sizes(flags=comp_flags | MEMCPYED), src)
+    if isinstance(body, ChunkHeader):  # every stream was a zero run
+        return body.to_bytes()
+    return body
+
+
+def _memcpy_chunk(header: ChunkHeader, src: memoryview) -> bytes:
+    hdr = header.with_sizes(cbytes=len(src) + header.header_len)
+    return hdr.to_bytes() + bytes(src)
+
+
+def _filter_and_split(
+    j: int, arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, codec: BaseCodec,
+    clevel: int, split: bool, runs: bool, delta_ref: np.ndarray | None,
+    dict_: bytes | None,
+) -> list[_Stream]:
+    bs = header.blocksize
+    block = arr[j * bs: j * bs + bs]
+    filtered = pipeline.forward(block, None if j == 0 else delta_ref)
+    nstreams = header.typesize if split and len(block) == bs else 1
+    neblock = len(block) // nstreams
+    streams = filtered[: neblock * nstreams].reshape(nstreams, neblock)
+    constant = (streams == streams[:, :1]).all(axis=1) if runs else np.zeros(nstreams, bool)
+    out = []
+    for s in range(nstreams):
+        data = streams[s]
+        if constant[s]:
+            v = int(data[0])
+            out.append(_Stream("zero" if v == 0 else "run", data, value=v))
+        else:
+            payload = codec.compress(memoryview(data), clevel, neblock, dict_)
+            kind = "codec" if payload and len(payload) != neblock else "raw"
+            out.append(_Stream(kind, data, payload))
+    return out
+
+
+def _encode_blocks(
+    src: memoryview, header: ChunkHeader, pipeline: Pipeline, codec: BaseCodec,
+    spec: EncodeSpec, split: bool, hl: int, destsize: int, use_dict: bool,
+) -> bytes | ChunkHeader | None:
+    arr = np.frombuffer(src, dtype=np.uint8)
+    nbytes = len(arr)
+    nblocks = -(-nbytes // header.blocksize)
+    runs = not spec.blosc1  # zero/run streams need the 32-byte header
+    delta_ref = arr[: header.blocksize] if pipeline.has_delta else None
+
+    dict_: bytes | None = None
+    if use_dict:
+        dict_ = _build_dict(arr, header, pipeline, codec, split, nblocks, delta_ref)
+    if dict_ is not None:
+        header = header.with_sizes(blosc2_flags=USEDICT)
+
+    def work(j: int) -> list[_Stream]:
+        return _filter_and_split(j, arr, header, pipeline, codec, spec.clevel, split, runs,
+                                 delta_ref, dict_)
+
+    blocks = run_parallel(work, range(nblocks), spec.nthreads)
+
+    # Serial layout (§7 step 5): the output budget shrinks as bytes are written.
+    dict_section = b"" if dict_ is None else _I32.pack(len(dict_)) + dict_
+    ntbytes = hl + 4 * nblocks + len(dict_section)
+    bstarts = np.empty(nblocks, dtype="<i4")
+    pieces: list[bytes] = []
+    all_zero = True
+    for j, streams in enumerate(blocks):
+        bstarts[j] = ntbytes
+        for st in streams:
+            ntbytes += 4
+            neblock = len(st.data)
+            if st.kind in ("zero", "run"):
+                if ntbytes > destsize:
+                    return None
+                if st.kind == "zero":
+                    pieces.append(b"\x00\x00\x00\x00")
+                    continue
+                all_zero = False
+                ntbytes += 1
+                if ntbytes > destsize:
+                    return None
+                pieces.append(_I32.pack(-st.value) + b"\x01")
+                continue
+            all_zero = False
+            maxout = neblock
+            if ntbytes + maxout > destsize:
+                maxout = destsize - ntbytes
+                if maxout <= 0:
+                    return None
+            payload = st.payload if st.kind == "codec" else b""
+            if maxout < neblock and payload:
+                # The parallel pass compressed with a full budget: redo it as C would.
+                payload = codec.compress(memoryview(st.data), spec.clevel, maxout, dict_)
+            if not payload or len(payload) == neblock or len(payload) > maxout:
+                if ntbytes + neblock > destsize:
+                    return None
+                payload = st.data.tobytes()
+            pieces.append(_I32.pack(len(payload)))
+            pieces.append(payload)
+            ntbytes += len(payload)
+
+    if all_zero and runs:
+        special = SpecialValue.ZERO << SPECIAL_SHIFT
+        return header.with_sizes(cbytes=hl, blosc2_flags=header.blosc2_flags | special)
+    hdr = header.with_sizes(cbytes=ntbytes)
+    return b"".join([hdr.to_bytes(), bstarts.tobytes(), dict_section, *pieces])
+
+
+def _build_dict(
+    arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, codec: BaseCodec, split: bool,
+    nblocks: int, delta_ref: np.ndarray | None,
+) -> bytes | None:
+    """The dictionary C-Blosc2 trains from the filtered blocks (spec §11), or None."""
+    nbytes = len(arr)
+    dict_maxsize = min(MAX_DICT_SIZE, nbytes // 20)
+    ns = max(nblocks * (header.typesize if split else 1), 8)
+    sample_size = nbytes // ns // 16
+    if dict_maxsize < MIN_USEFUL_DICT or sample_size == 0:
+        return None
+    bs = header.blocksize
+    training = np.concatenate([
+        pipeline.forward(arr[j * bs: j * bs + bs], None if j == 0 else delta_ref)
+        for j in range(nblocks)
+    ])
+    if codec.compcode == Codec.ZSTD:
+        import zstandard
+
+        samples = [training[i * sample_size:(i + 1) * sample_size].tobytes() for i in range(ns)]
+        try:
+            zd = zstandard.train_dictionary(dict_maxsize, samples)
+        except zstandard.ZstdError:
+            return None  # too little data to train on: compress without a dictionary
+        return zd.as_bytes()
+    dsize = min(ns * sample_size, dict_maxsize)
+    d = bytearray(training[:dsize].tobytes())
+    # C writes dsize into the output before copying the training data over it (§11 step 3).
+    pos = 4 * nblocks
+    if pos < dsize:
+        d[pos: pos + 4] = _I32.pack(dsize)[: dsize - pos]
+    return bytes(d)
+
+
+def special_chunk(kind: SpecialValue, nbytes: int, typesize: int, blocksize: int,
+                  value: bytes = b"") -> bytes:
+    """A special-value chunk as ``blosc2_chunk_zeros``/``_nans``/``_uninit``/``_repeatval``
+    write it (spec §4).
+
+    >>> special_chunk(SpecialValue.ZERO, 64, 4, 64).hex()
+    '05010504400000004000000020000000000000000000000000000000000000010'
+    """
+    kind = SpecialValue(kind)
+    if kind == SpecialValue.NOT_SPECIAL:
+        raise ParamError("special_value must be ZERO, NAN, VALUE or UNINIT")
+    if not 0 <= nbytes <= MAX_BUFFERSIZE:
+        raise ParamError(f"nbytes must be in 0..{MAX_BUFFERSIZE}, got {nbytes}")
+    if kind == SpecialValue.VALUE:
+        if not value or nbytes % len(value):
+            raise ParamError(f"nbytes ({nbytes}) must be a multiple of the value size ({len(value)})")
+        if blocksize % len(value):
+            raise ParamError("blocksize must be a multiple of the value size")
+    elif typesize and nbytes % typesize and (kind != SpecialValue.ZERO or nbytes > 0):
+        raise ParamError(f"nbytes ({nbytes}) must be a multiple of typesize ({typesize})")
+    if kind == SpecialValue.NAN and typesize not in (4, 8):
+        raise ParamError(f"NaN chunks need typesize 4 or 8, got {typesize}")
+    hdr = ChunkHeader(
+        version=BLOSC2_VERSION, versionlz=1, flags=EXTENDED_MARKER,
+        typesize=typesize if typesize <= 255 else 1, nbytes=nbytes, blocksize=max(blocksize, 1),
+        cbytes=EXTENDED_HEADER_LENGTH + len(value), blosc2_flags=int(kind) << SPECIAL_SHIFT,
+    )
+    return hdr.to_bytes() + value

@@ -1,0 +1,251 @@
+"""The chunk header: the 16-byte Blosc1 prefix and the 32-byte Blosc2 extension.
+
+Implements spec §2 (prefix, version, flags, compformat), §3 (extended header), §4 (special
+ids), §6.1 (block geometry) and the header checks of §15.1 (1-14) and §15.2 (1, 8).
+Every offset of the layout is named here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..constants import (
+    EXTENDED_HEADER_LENGTH,
+    MAX_BLOCKSIZE,
+    MAX_BUFFERSIZE,
+    MAX_FILTERS,
+    MAX_TYPESIZE,
+    MIN_HEADER_LENGTH,
+    Filter,
+    SpecialValue,
+)
+from ..errors import FormatError
+
+__all__ = [
+    "BLOSC1_VERSION",
+    "BLOSC2_VERSION",
+    "VL_VERSION",
+    "ChunkHeader",
+]
+
+# -- layout -----------------------------------------------------------------------------------
+_PREFIX = struct.Struct("<BBBBiii")  # version, versionlz, flags, typesize, nbytes, blocksize, cbytes
+_EXTENSION = struct.Struct("<6BBB6BBB")  # filters[6], udcompcode, compcode_meta, metas[6], f2, f
+OFF_VERSION, OFF_FLAGS, OFF_TYPESIZE, OFF_NBYTES, OFF_BLOCKSIZE, OFF_CBYTES = 0, 2, 3, 4, 8, 12
+OFF_FILTERS, OFF_UDCOMPCODE, OFF_FILTERS_META, OFF_FLAGS2, OFF_BLOSC2_FLAGS = 16, 22, 24, 30, 31
+
+# flags (byte 2)
+DOSHUFFLE = 0x01
+MEMCPYED = 0x02
+DOBITSHUFFLE = 0x04
+DODELTA = 0x08
+DONT_SPLIT = 0x10
+EXTENDED_MARKER = DOSHUFFLE | DOBITSHUFFLE
+COMPFORMAT_SHIFT = 5
+
+# blosc2_flags (byte 31) and blosc2_flags2 (byte 30)
+USEDICT = 0x01
+BIGENDIAN = 0x02
+LAZY = 0x08
+SPECIAL_SHIFT = 4
+SPECIAL_MASK = 0x07
+INSTR_CODEC = 0x80
+VL_BLOCKS = 0x01
+
+BLOSC1_VERSION = 2  # written by C-Blosc 1.x
+ALPHA_VERSION = 3  # Blosc2 alpha: filters[5]/filters_meta[5] were not initialised
+BLOSC2_VERSION = 5  # written by C-Blosc2 for every non-VL chunk
+VL_VERSION = 6
+
+_NO_FILTERS = (0,) * MAX_FILTERS
+_WHERE = "chunk header"
+
+
+def _check(cond: bool, fld: str, offset: int, expected: str, got: Any) -> None:
+    if not cond:
+        raise FormatError(_WHERE, fld, offset, expected, got)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkHeader:
+    """A parsed chunk header. ``blocksize`` is the stored value (a block *count* for VL chunks).
+
+    >>> h = ChunkHeader.from_bytes(bytes.fromhex(
+    ...     "05013504400000004000000048000000000000000001010000000000000000"  "00"))
+    >>> h.nbytes, h.typesize, h.compformat, h.filters, h.nblocks
+    (64, 4, 1, (0, 0, 0, 0, 0, 1), 1)
+    >>> ChunkHeader.from_bytes(h.to_bytes()) == h
+    True
+    """
+
+    version: int
+    versionlz: int
+    flags: int
+    typesize: int
+    nbytes: int
+    blocksize: int
+    cbytes: int
+    filters: tuple[int, ...] = _NO_FILTERS
+    udcompcode: int = 0
+    compcode_meta: int = 0
+    filters_meta: tuple[int, ...] = _NO_FILTERS
+    blosc2_flags2: int = 0
+    blosc2_flags: int = 0
+    extended: bool = field(default=True)
+
+    # -- parsing --------------------------------------------------------------------------
+    @classmethod
+    def from_bytes(cls, buf: Any, offset: int = 0) -> ChunkHeader:
+        """Parse and validate a header at ``offset`` of ``buf`` (the rules of §15.1, 1-14).
+
+        Only the header is checked here; rules that need the rest of the chunk are applied by
+        the decoder.
+        """
+        mv = buf  # a bytes-like object whose len() is its size in bytes (see _bytes.as_view)
+        avail = len(mv) - offset
+        _check(avail >= MIN_HEADER_LENGTH, "length", offset, f"at least {MIN_HEADER_LENGTH} bytes", avail)
+        version, versionlz, flags, typesize, nbytes, blocksize, cbytes = _PREFIX.unpack_from(mv, offset)
+        _check(cbytes >= MIN_HEADER_LENGTH, "cbytes", offset + OFF_CBYTES, f">= {MIN_HEADER_LENGTH}", cbytes)
+        _check(nbytes >= 0, "nbytes", offset + OFF_NBYTES, ">= 0", nbytes)
+        _check(nbytes <= MAX_BUFFERSIZE, "nbytes", offset + OFF_NBYTES, f"<= {MAX_BUFFERSIZE}", nbytes)
+        _check(blocksize > 0, "blocksize", offset + OFF_BLOCKSIZE, "> 0", blocksize)
+        _check(blocksize <= MAX_BLOCKSIZE, "blocksize", offset + OFF_BLOCKSIZE, f"<= {MAX_BLOCKSIZE}", blocksize)
+        _check(typesize > 0, "typesize", offset + OFF_TYPESIZE, "> 0", typesize)
+        extended = (flags & EXTENDED_MARKER) == EXTENDED_MARKER
+        if not extended:
+            return cls(version, versionlz, flags, typesize, nbytes, blocksize, cbytes, extended=False)
+
+        _check(cbytes >= EXTENDED_HEADER_LENGTH, "cbytes", offset + OFF_CBYTES,
+               f">= {EXTENDED_HEADER_LENGTH} (extended header)", cbytes)
+        _check(avail >= EXTENDED_HEADER_LENGTH, "length", offset,
+               f"at least {EXTENDED_HEADER_LENGTH} bytes (extended header)", avail)
+        ext = _EXTENSION.unpack_from(mv, offset + MIN_HEADER_LENGTH)
+        filters, metas = ext[0:6], ext[8:14]
+        udcompcode, compcode_meta, flags2, bflags = ext[6], ext[7], ext[14], ext[15]
+        if version == ALPHA_VERSION:  # §15.1 #11: alpha left slot 5 uninitialised
+            filters, metas = (*filters[:5], 0), (*metas[:5], 0)
+        hdr = cls(version, versionlz, flags, typesize, nbytes, blocksize, cbytes, tuple(filters),
+                  udcompcode, compcode_meta, tuple(metas), flags2, bflags, extended=True)
+        special = hdr.special
+        _check(not (hdr.vl_blocks and special), "blosc2_flags", offset + OFF_BLOSC2_FLAGS,
+               "no special value in a VL-block chunk", f"special {special}")
+        if special == SpecialValue.VALUE:
+            vs = cbytes - EXTENDED_HEADER_LENGTH
+            ok = 0 < vs <= MAX_TYPESIZE and vs <= nbytes and nbytes % vs == 0
+            _check(ok, "cbytes", offset + OFF_CBYTES,
+                   f"32 + a value size dividing nbytes={nbytes}", cbytes)
+        elif special not in (0, SpecialValue.ZERO, SpecialValue.VALUE):
+            _check(nbytes % typesize == 0, "nbytes", offset + OFF_NBYTES,
+                   f"a multiple of typesize {typesize} (special chunk)", nbytes)
+        _check(not (version > VL_VERSION and flags2 & ~VL_BLOCKS), "blosc2_flags2",
+               offset + OFF_FLAGS2, "only bit 0 set (unknown format version)", flags2)
+        _check(not (hdr.vl_blocks and hdr.memcpyed), "flags", offset + OFF_FLAGS,
+               "memcpyed bit clear in a VL-block chunk", hex(flags))
+        return hdr
+
+    def to_bytes(self) -> bytes:
+        """Serialize (16 or 32 bytes)."""
+        prefix = _PREFIX.pack(self.version, self.versionlz, self.flags, self.typesize,
+                              self.nbytes, self.blocksize, self.cbytes)
+        if not self.extended:
+            return prefix
+        return prefix + _EXTENSION.pack(*self.filters, self.udcompcode, self.compcode_meta,
+                                        *self.filters_meta, self.blosc2_flags2, self.blosc2_flags)
+
+    def with_sizes(self, *, cbytes: int | None = None, flags: int | None = None,
+                   blosc2_flags: int | None = None) -> ChunkHeader:
+        """A copy with some fields changed (used by the writer)."""
+        changes: dict[str, int] = {}
+        if cbytes is not None:
+            changes["cbytes"] = cbytes
+        if flags is not None:
+            changes["flags"] = flags
+        if blosc2_flags is not None:
+            changes["blosc2_flags"] = blosc2_flags
+        return replace(self, **changes)
+
+    # -- derived --------------------------------------------------------------------------
+    @property
+    def header_len(self) -> int:
+        return EXTENDED_HEADER_LENGTH if self.extended else MIN_HEADER_LENGTH
+
+    @property
+    def memcpyed(self) -> bool:
+        return bool(self.flags & MEMCPYED)
+
+    @property
+    def dont_split(self) -> bool:
+        return bool(self.flags & DONT_SPLIT)
+
+    @property
+    def compformat(self) -> int:
+        return self.flags >> COMPFORMAT_SHIFT
+
+    @property
+    def special(self) -> int:
+        if not self.extended:
+            return 0
+        return (self.blosc2_flags >> SPECIAL_SHIFT) & SPECIAL_MASK
+
+    @property
+    def use_dict(self) -> bool:
+        return self.extended and bool(self.blosc2_flags & USEDICT)
+
+    @property
+    def lazy(self) -> bool:
+        return self.extended and bool(self.blosc2_flags & LAZY)
+
+    @property
+    def vl_blocks(self) -> bool:
+        return self.extended and bool(self.blosc2_flags2 & VL_BLOCKS)
+
+    @property
+    def pipeline(self) -> tuple[tuple[int, int], ...]:
+        """The (filter id, meta) of all six slots, slot 0 first.
+
+        A 16-byte header expresses SHUFFLE/BITSHUFFLE in slot 5 and DELTA in slot 4 (§2.2).
+        """
+        if self.extended:
+            return tuple(zip(self.filters, self.filters_meta, strict=True))
+        slots = [(0, 0)] * MAX_FILTERS
+        if self.flags & DOSHUFFLE:
+            slots[5] = (Filter.SHUFFLE, 0)
+        elif self.flags & DOBITSHUFFLE:
+            slots[5] = (Filter.BITSHUFFLE, 0)
+        if self.flags & DODELTA:
+            slots[4] = (Filter.DELTA, 0)
+        return tuple(slots)
+
+    @property
+    def effective_blocksize(self) -> int:
+        """The block size used for geometry: clamped to ``nbytes`` (§6.1, §15.1 #14)."""
+        if self.nbytes > 0 and self.blocksize > self.nbytes:
+            return self.nbytes
+        return self.blocksize
+
+    @property
+    def nblocks(self) -> int:
+        """Number of blocks (the stored count for VL chunks)."""
+        if self.vl_blocks:
+            return self.blocksize
+        bs = self.effective_blocksize
+        return -(-self.nbytes // bs)
+
+    @property
+    def leftover(self) -> int:
+        return 0 if self.vl_blocks else self.nbytes % self.effective_blocksize
+
+    def block_size(self, j: int) -> int:
+        """Uncompressed size of block ``j`` (non-VL)."""
+        bs = self.effective_blocksize
+        if j == self.nblocks - 1 and self.leftover:
+            return self.leftover
+        return bs
+
+    def nstreams(self, j: int) -> int:
+        """Streams of block ``j`` (§6.3): ``typesize`` for full split blocks, else 1."""
+        if self.dont_split or self.vl_blocks or (j == self.nblocks - 1 and self.leftover):
+            return 1
+        return self.typesize

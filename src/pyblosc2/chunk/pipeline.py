@@ -1,0 +1,66 @@
+"""Running a block through the filter pipeline, forward and backward (spec §9.0).
+
+Slots run 0→5 when compressing and 5→0 when decompressing; empty slots are skipped; buffers
+ping-pong between two scratch arrays so that each filter writes a preallocated output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..constants import Filter
+from ..filters.base import BaseFilter, FilterContext
+
+__all__ = ["Pipeline"]
+
+# Filters whose backward step is the identity: they need no decoding pass.
+_COPY_BACKWARD = frozenset({Filter.TRUNC_PREC, Filter.INT_TRUNC})
+
+
+@dataclass(frozen=True, slots=True)
+class Pipeline:
+    """The active (filter, meta) steps of a chunk, slot order."""
+
+    steps: tuple[tuple[BaseFilter, int], ...]
+    typesize: int
+    version: int
+
+    @property
+    def has_delta(self) -> bool:
+        return any(f.id == Filter.DELTA for f, _ in self.steps)
+
+    @property
+    def backward_steps(self) -> tuple[tuple[BaseFilter, int], ...]:
+        return tuple((f, m) for f, m in reversed(self.steps) if f.id not in _COPY_BACKWARD)
+
+    def forward(self, block: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
+        """Filter one block; returns a new array (never ``block`` itself unless no filter)."""
+        cur = block
+        for flt, meta in self.steps:
+            out = np.empty_like(block)
+            flt.forward(cur, out, FilterContext(self.typesize, meta, self.version, ref))
+            cur = out
+        return cur
+
+    def backward(self, src: np.ndarray, dst: np.ndarray, ref: np.ndarray | None,
+                 scratch: np.ndarray | None = None) -> None:
+        """Undo the filters of ``src`` into ``dst``; ``src`` may be overwritten (scratch use)."""
+        steps = self.backward_steps
+        if not steps:
+            if src is not dst:
+                dst[:] = src
+            return
+        cur = src
+        for i, (flt, meta) in enumerate(steps):
+            last = i == len(steps) - 1
+            if last:
+                out = dst
+            elif cur is src:
+                out = scratch if scratch is not None and len(scratch) >= len(src) else np.empty_like(src)
+                out = out[: len(src)]
+            else:
+                out = src  # ping-pong back into the source buffer
+            flt.backward(cur, out, FilterContext(self.typesize, meta, self.version, ref))
+            cur = out

@@ -1,0 +1,1 @@
+"""Codecs: one module per codec, a registry keyed by codec id."""

@@ -1,0 +1,60 @@
+"""The codec protocol: one object per codec id, turning one stream into bytes and back.
+
+A *stream* is the unit a Blosc chunk hands to a codec (spec §6.3, §10). Codecs know nothing of
+chunks: the chunk layer gives them a stream, a compression level and an output budget, and
+wraps their errors with the stream's location.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from ..errors import CodecError
+
+__all__ = ["BaseCodec", "stream_error"]
+
+
+def stream_error(codec: str, expected: object, got: object) -> CodecError:
+    """The error a codec raises for an undecodable stream (the chunk layer adds the offset)."""
+    return CodecError(f"{codec} stream", "data", None, expected, got)
+
+
+class BaseCodec(ABC):
+    """A Blosc codec.
+
+    ``compcode`` is the API id (``Codec`` value, or a plugin id 32-255) written in byte 22 of the
+    extended header; ``compformat`` is the 3-bit format written in flags bits 5-7 (6 for plugins).
+    """
+
+    compcode: ClassVar[int]
+    compformat: ClassVar[int]
+    name: ClassVar[str]
+    #: whether chunks may carry a dictionary for this codec (spec §11)
+    supports_dict: ClassVar[bool] = False
+
+    @abstractmethod
+    def compress(
+        self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
+    ) -> bytes:
+        """Compress ``src`` at ``clevel`` (1-9).
+
+        Returns the stream, or ``b""`` when the result would exceed ``maxout`` bytes or the codec
+        judges the data not worth compressing (the chunk layer then stores the stream raw).
+        """
+
+    @abstractmethod
+    def decompress(
+        self, src: memoryview, nbytes: int, dict_: bytes | None = None
+    ) -> bytes | bytearray | memoryview:
+        """Decode ``src`` to exactly ``nbytes`` bytes, or raise :class:`CodecError`."""
+
+    def decompress_into(self, src: memoryview, dst: memoryview, dict_: bytes | None = None) -> None:
+        """Decode ``src`` into all of ``dst`` (exactly ``len(dst)`` bytes).
+
+        Codecs whose library can write into a caller's buffer override this to save a copy.
+        """
+        dst[:] = self.decompress(src, len(dst), dict_)
+
+    def __repr__(self) -> str:
+        return f"<codec {self.name} id={self.compcode}>"

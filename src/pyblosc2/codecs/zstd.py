@@ -1,0 +1,92 @@
+"""Zstandard: RFC 8878 frames (spec §10, §10.4, §11).
+
+C-Blosc2 maps ``clevel`` 1-7 to zstd level ``2*clevel - 1``, 8 to 20 and 9 to 22, and uses level
+1 whenever a dictionary is in use. Readers accept any sequence of valid frames (as
+``ZSTD_decompressDCtx`` does) and reject trailing garbage.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import zstandard
+
+from ..constants import Codec
+from .base import BaseCodec, stream_error
+
+__all__ = ["ZstdCodec", "zstd_level"]
+
+_LEVELS = {1: 1, 2: 3, 3: 5, 4: 7, 5: 9, 6: 11, 7: 13, 8: 20, 9: 22}
+_DICT_LEVEL = 1
+
+
+def zstd_level(clevel: int, with_dict: bool = False) -> int:
+    """The zstd compression level C-Blosc2 uses for a Blosc ``clevel``.
+
+    >>> zstd_level(5), zstd_level(9), zstd_level(9, with_dict=True)
+    (9, 22, 1)
+    """
+    return _DICT_LEVEL if with_dict else _LEVELS[clevel]
+
+
+class _PerThread(threading.local):
+    """zstandard contexts are not thread-safe: one set per thread."""
+
+    def __init__(self) -> None:
+        self.compressors: dict[tuple[int, bytes | None], zstandard.ZstdCompressor] = {}
+        self.decompressors: dict[bytes | None, zstandard.ZstdDecompressor] = {}
+
+
+_local = _PerThread()
+
+
+def _cached(cache: dict, key, make):  # type: ignore[no-untyped-def]
+    obj = cache.get(key)
+    if obj is None:
+        if len(cache) > 16:  # dictionaries are per chunk: keep the cache small
+            cache.clear()
+        obj = cache[key] = make()
+    return obj
+
+
+class ZstdCodec(BaseCodec):
+    """Zstandard (codec id 5, compformat 4)."""
+
+    compcode = Codec.ZSTD
+    compformat = 4
+    name = "zstd"
+    supports_dict = True
+
+    def compress(self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None) -> bytes:
+        level = zstd_level(clevel, bool(dict_))
+
+        def make() -> zstandard.ZstdCompressor:
+            zd = zstandard.ZstdCompressionDict(dict_) if dict_ else None
+            return zstandard.ZstdCompressor(
+                level=level, dict_data=zd, write_checksum=False, write_content_size=True,
+                write_dict_id=True,
+            )
+
+        cctx = _cached(_local.compressors, (level, dict_ or None), make)
+        out = cctx.compress(src)
+        return out if len(out) <= maxout else b""
+
+    def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytes:
+        def make() -> zstandard.ZstdDecompressor:
+            zd = zstandard.ZstdCompressionDict(dict_) if dict_ else None
+            return zstandard.ZstdDecompressor(dict_data=zd)
+
+        dctx = _cached(_local.decompressors, dict_ or None, make)
+        try:
+            # A reader bounds the output by nbytes (a hostile frame cannot make us allocate
+            # more) and walks across frames; reading one byte more detects surplus output and
+            # makes trailing garbage fail to parse.
+            reader = dctx.stream_reader(src, read_across_frames=True, read_size=max(len(src), 1))
+            out = reader.read(nbytes)
+            extra = reader.read(1)
+        except zstandard.ZstdError as exc:
+            raise stream_error(self.name, "valid zstd frames", f"undecodable ({exc})") from None
+        if len(out) != nbytes or extra:
+            got = f"more than {nbytes}" if extra else str(len(out))
+            raise stream_error(self.name, f"{nbytes} decoded bytes", f"{got} bytes")
+        return out

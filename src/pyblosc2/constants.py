@@ -1,0 +1,99 @@
+"""Enums and numeric constants of the Blosc2 format and of python-blosc2's API.
+
+Values follow C-Blosc2 3.3.5 and python-blosc2 4.14.1 (``../shared/specs/chunk-format.md`` §16).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+__all__ = [
+    "BLOCKSIZE_ALIGN_L1",
+    "DEFINED_CODECS_STOP",
+    "EXTENDED_HEADER_LENGTH",
+    "GLOBAL_REGISTERED_CODECS_STOP",
+    "MAX_BLOCKSIZE",
+    "MAX_BUFFERSIZE",
+    "MAX_DICT_SIZE",
+    "MAX_FILTERS",
+    "MAX_OVERHEAD",
+    "MAX_STREAMS",
+    "MAX_TYPESIZE",
+    "MIN_BUFFERSIZE",
+    "MIN_HEADER_LENGTH",
+    "MIN_USEFUL_DICT",
+    "USER_REGISTERED_CODECS_STOP",
+    "Codec",
+    "Filter",
+    "SpecialValue",
+    "SplitMode",
+    "Tuner",
+]
+
+MIN_HEADER_LENGTH = 16
+EXTENDED_HEADER_LENGTH = 32
+MAX_OVERHEAD = 32
+MAX_BUFFERSIZE = 2**31 - 1 - MAX_OVERHEAD  # 2_147_483_615
+MIN_BUFFERSIZE = 32
+MAX_TYPESIZE = 536_866_816  # largest VALUE special element (BLOSC2_MAXTYPESIZE)
+MAX_BLOCKSIZE = 536_866_816
+MAX_FILTERS = 6
+MAX_DICT_SIZE = 32_768
+MIN_USEFUL_DICT = 256
+MAX_STREAMS = 16
+BLOCKSIZE_ALIGN_L1 = 32_768  # "L1" of stune.c
+DEFINED_CODECS_STOP = 31
+GLOBAL_REGISTERED_CODECS_STOP = 159
+USER_REGISTERED_CODECS_STOP = 255
+
+
+class Codec(IntEnum):
+    """Codec ids (the API ``compcode``, stored in ``udcompcode``)."""
+
+    BLOSCLZ = 0
+    LZ4 = 1
+    LZ4HC = 2
+    #: Blosc1-only: C-Blosc 1.x builds with snappy; C-Blosc2 cannot decode it.
+    SNAPPY = 3
+    ZLIB = 4
+    ZSTD = 5
+
+
+class Filter(IntEnum):
+    """Filter ids stored in the six filter slots of the extended header."""
+
+    NOFILTER = 0
+    SHUFFLE = 1
+    BITSHUFFLE = 2
+    DELTA = 3
+    TRUNC_PREC = 4
+    NDCELL = 32
+    NDMEAN = 33
+    BYTEDELTA = 35
+    INT_TRUNC = 36
+
+
+class SplitMode(IntEnum):
+    """Whether blocks are split into ``typesize`` streams."""
+
+    ALWAYS_SPLIT = 1
+    NEVER_SPLIT = 2
+    AUTO_SPLIT = 3
+    FORWARD_COMPAT_SPLIT = 4
+
+
+class SpecialValue(IntEnum):
+    """Special-value chunk kinds (bits 4-6 of ``blosc2_flags``)."""
+
+    NOT_SPECIAL = 0
+    ZERO = 1
+    NAN = 2
+    VALUE = 3
+    UNINIT = 4
+
+
+class Tuner(IntEnum):
+    """Block-size tuners (only STUNE's rules are implemented)."""
+
+    STUNE = 0
+    BTUNE = 32

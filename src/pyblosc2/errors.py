@@ -1,0 +1,52 @@
+"""The pyblosc2 exception hierarchy.
+
+Every error raised because of bad *input bytes* is a :class:`FormatError`; every error raised
+because of bad *arguments* is a :class:`ParamError`. Both derive from :class:`Blosc2Error`,
+which derives from :class:`ValueError`, so ``except ValueError`` catches all of them.
+Format paths that exist in the Blosc formats but are not implemented here raise
+:class:`NotImplementedError` naming the feature instead.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Blosc2Error", "CodecError", "FormatError", "ParamError"]
+
+
+class Blosc2Error(ValueError):
+    """Root of every pyblosc2 error (a :class:`ValueError`)."""
+
+
+class ParamError(Blosc2Error):
+    """A parameter passed by the caller is out of range or inconsistent."""
+
+
+class FormatError(Blosc2Error):
+    """Input bytes that do not form a valid Blosc structure.
+
+    ``where`` names the structure ("chunk header", "block 3 stream 1"), ``field`` the field,
+    ``offset`` its byte offset from the start of the buffer, and ``expected``/``got`` what the
+    rule wanted and what the bytes hold.
+
+    >>> str(FormatError("chunk header", "cbytes", 12, "at most 812 (buffer size)", 9000))
+    'chunk header: cbytes at offset 12 is 9000, expected at most 812 (buffer size)'
+    """
+
+    def __init__(
+        self,
+        where: str,
+        field: str,
+        offset: int | None,
+        expected: object,
+        got: object,
+    ) -> None:
+        self.where = where
+        self.field = field
+        self.offset = offset
+        self.expected = expected
+        self.got = got
+        at = f" at offset {offset}" if offset is not None else ""
+        super().__init__(f"{where}: {field}{at} is {got}, expected {expected}")
+
+
+class CodecError(FormatError):
+    """A codec stream that fails to decode (or decodes to the wrong length)."""

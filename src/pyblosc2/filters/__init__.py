@@ -1,0 +1,1 @@
+"""Filters: numpy kernels per filter, a registry keyed by filter id."""
