@@ -146,3 +146,43 @@ def test_quickstart_example_runs(capsys) -> None:
     runpy.run_path(str(path), run_name="__main__")
     out = capsys.readouterr().out
     assert "ratio" in out and "Blosc1 chunk" in out
+
+
+@pytest.mark.parametrize(("start", "stop", "blocks"), [(0, 1, {0}), (300, 310, {1}),
+                                                       (255, 257, {0, 1}), (9_990, 10_000, {39})])
+def test_getitem_touches_only_needed_blocks(monkeypatch, start, stop, blocks) -> None:
+    from pyblosc2.chunk.decode import ChunkReader
+
+    chunk = pb.compress2(DATA, typesize=4, codec=pb.Codec.LZ4, blocksize=1024)
+    seen = []
+    original = ChunkReader.decode_block
+
+    def spy(self, j, dst, ref):
+        seen.append(j)
+        return original(self, j, dst, ref)
+
+    monkeypatch.setattr(ChunkReader, "decode_block", spy)
+    assert pb.getitem(chunk, start, stop) == DATA[start:stop].tobytes()
+    assert set(seen) == blocks
+
+
+def test_snappy_chunks_roundtrip() -> None:
+    # C-Blosc 1.x builds with snappy are rare (the wheels have none); compformat 2 is ours.
+    chunk = pb.compress_blosc1(DATA, typesize=4, clevel=5, codec=pb.Codec.SNAPPY)
+    assert pb.get_chunk_header(chunk).compformat == 2
+    assert pb.decompress2(chunk) == DATA.tobytes()
+
+
+def test_lazy_chunks_are_not_implemented() -> None:
+    chunk = bytearray(pb.compress2(DATA, typesize=4, codec=pb.Codec.LZ4))
+    chunk[31] |= 0x08
+    with pytest.raises(NotImplementedError, match="lazy"):
+        pb.decompress2(bytes(chunk))
+
+
+def test_vl_block_chunk_from_c(cblosc2) -> None:
+    blocks = [b"hello world" * 300, bytes(5000), bytes(range(256)) * 20, b"abc"]
+    chunk = cblosc2.blosc2_ext.vlcompress(blocks, codec=cblosc2.Codec.ZSTD, clevel=5, typesize=1,
+                                          nthreads=1)
+    assert pb.get_chunk_header(chunk).vl_blocks
+    assert pb.decompress2(chunk) == b"".join(blocks)

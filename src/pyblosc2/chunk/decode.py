@@ -305,7 +305,7 @@ class ChunkReader:
             return self.decode(nthreads=nthreads)[start:stop].copy()
         bs = h.effective_blocksize
         first, last = start // bs, (stop - 1) // bs
-        out = np.empty((last - first + 1) * bs, np.uint8)[: min(stop, h.nbytes) - first * bs]
+        out = np.empty(min((last + 1) * bs, h.nbytes) - first * bs, np.uint8)
         ref = None
         assert self.pipeline is not None
         if self.pipeline.has_delta and first > 0:

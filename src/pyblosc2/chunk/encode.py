@@ -188,6 +188,20 @@ def _memcpy_chunk(header: ChunkHeader, src: memoryview) -> bytes:
     return hdr.to_bytes() + bytes(src)
 
 
+def _constant_streams(streams: np.ndarray) -> np.ndarray:
+    """Which rows of ``streams`` are one repeated byte (candidates for a run, §7 step 5.2).
+
+    A few sampled positions rule out almost every stream before the full comparison.
+    """
+    n = streams.shape[1]
+    probe = streams[:, [0, n // 3, n // 2, (2 * n) // 3, n - 1]]
+    maybe = (probe == probe[:, :1]).all(axis=1)
+    for s in np.flatnonzero(maybe):
+        row = streams[s]
+        maybe[s] = row.min() == row.max()
+    return maybe
+
+
 def _filter_and_split(
     j: int, arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, codec: BaseCodec,
     clevel: int, split: bool, runs: bool, delta_ref: np.ndarray | None,
@@ -199,7 +213,7 @@ def _filter_and_split(
     nstreams = header.typesize if split and len(block) == bs else 1
     neblock = len(block) // nstreams
     streams = filtered[: neblock * nstreams].reshape(nstreams, neblock)
-    constant = (streams == streams[:, :1]).all(axis=1) if runs else np.zeros(nstreams, bool)
+    constant = _constant_streams(streams) if runs else np.zeros(nstreams, bool)
     out = []
     for s in range(nstreams):
         data = streams[s]

@@ -1,0 +1,55 @@
+"""Imports only go down the layers: bytes → header → blocks → codecs/filters → numpy;
+containers and the API on top (STYLE.md habit 1). Also: src never imports a reference library."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).parents[2] / "src" / "pyblosc2"
+# A module in layer N may import pyblosc2 modules of layers < N only (same layer: same package).
+LAYERS = {
+    "errors": 0, "constants": 0, "_bytes": 1, "_threads": 1, "params": 2,
+    "codecs": 3, "filters": 3, "chunk": 4, "api": 5, "__init__": 6,
+}
+REFERENCE_LIBS = {"blosc2", "blosc", "numcodecs", "zarr"}
+
+
+def _layer(parts: tuple[str, ...]) -> int:
+    return LAYERS[parts[0].removesuffix(".py")]
+
+
+def _imports(path: Path) -> list[tuple[str, bool, int]]:
+    """(module, is it pyblosc2's own, line) of every import in ``path``."""
+    tree = ast.parse(path.read_text())
+    pkg = path.relative_to(SRC).parts[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - node.level + 1]
+                mod = (*base, *(node.module.split(".") if node.module else ()))
+                found.append((".".join(mod), True, node.lineno))
+            elif node.module:
+                own = node.module.startswith("pyblosc2.")
+                found.append((node.module.removeprefix("pyblosc2."), own, node.lineno))
+        elif isinstance(node, ast.Import):
+            found.extend((a.name, False, node.lineno) for a in node.names)
+    return found
+
+
+MODULES = sorted(p for p in SRC.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SRC)))
+def test_imports_go_down_the_layers(path: Path) -> None:
+    rel = path.relative_to(SRC).parts
+    mine = _layer(rel)
+    for mod, own, line in _imports(path):
+        assert mod.split(".")[0] not in REFERENCE_LIBS, f"{path.name}:{line} imports {mod}"
+        if own and mod:
+            parts = tuple(mod.split("."))
+            same_pkg = len(rel) > 1 and parts[0] == rel[0]
+            assert _layer(parts) < mine or same_pkg, f"{'/'.join(rel)}:{line} imports {mod}"
