@@ -337,7 +337,7 @@ def special_chunk(kind: SpecialValue, nbytes: int, typesize: int, blocksize: int
     write it (spec §4).
 
     >>> special_chunk(SpecialValue.ZERO, 64, 4, 64).hex()
-    '05010504400000004000000020000000000000000000000000000000000000010'
+    '0501050440000000400000002000000000000000000000000000000000000010'
     """
     kind = SpecialValue(kind)
     if kind == SpecialValue.NOT_SPECIAL:

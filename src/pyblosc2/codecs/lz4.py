@@ -6,6 +6,7 @@ with ``level = clevel``; both share compformat 1 and are decoded by ``LZ4_decomp
 
 from __future__ import annotations
 
+import cramjam
 import lz4.block
 
 from ..constants import Codec
@@ -44,6 +45,19 @@ class LZ4Codec(BaseCodec):
 
     def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytes:
         return _decompress(self.name, src, nbytes, dict_)
+
+    def decompress_into(self, src: memoryview, dst: memoryview, dict_: bytes | None = None) -> None:
+        if dict_:
+            dst[:] = _decompress(self.name, src, len(dst), dict_)
+            return
+        # cramjam writes straight into dst (and releases the GIL): no intermediate bytes.
+        try:
+            n = cramjam.lz4.decompress_block_into(src, dst)
+        except cramjam.DecompressionError as exc:
+            raise stream_error(self.name, f"a valid LZ4 block of {len(dst)} bytes",
+                               f"undecodable ({exc})") from None
+        if n != len(dst):
+            raise stream_error(self.name, f"{len(dst)} decoded bytes", f"{n} bytes")
 
 
 class LZ4HCCodec(LZ4Codec):
