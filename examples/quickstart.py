@@ -19,8 +19,10 @@ def main() -> None:
             chunk = blosc2.compress2(sample, typesize=8, codec=codec, clevel=5, filters=[filt])
             back = np.frombuffer(blosc2.decompress2(chunk), dtype=sample.dtype)
             assert np.array_equal(back, sample)
-            print(f"{codec.name:8s} {filt.name:10s} {sample.nbytes:>10,} -> {len(chunk):>9,} "
-                  f"bytes  ratio {sample.nbytes / len(chunk):7.1f}x")
+            print(
+                f"{codec.name:8s} {filt.name:10s} {sample.nbytes:>10,} -> {len(chunk):>9,} "
+                f"bytes  ratio {sample.nbytes / len(chunk):7.1f}x"
+            )
     # Read three items without decompressing the rest of the chunk.
     chunk = blosc2.compress2(data, typesize=8, codec=blosc2.Codec.LZ4)
     part = np.frombuffer(blosc2.getitem(chunk, 500_000, 500_003), dtype=data.dtype)

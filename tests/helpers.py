@@ -43,12 +43,12 @@ def streams_of(chunk: bytes) -> list[tuple[int, bytes]]:
     hl = h.header_len
     out = []
     for j in range(h.nblocks):
-        pos = int.from_bytes(chunk[hl + 4 * j: hl + 4 * j + 4], "little")
+        pos = int.from_bytes(chunk[hl + 4 * j : hl + 4 * j + 4], "little")
         for _ in range(h.nstreams(j)):
-            csize = int.from_bytes(chunk[pos: pos + 4], "little", signed=True)
+            csize = int.from_bytes(chunk[pos : pos + 4], "little", signed=True)
             pos += 4
             size = csize if csize > 0 else (1 if csize < 0 else 0)
-            out.append((csize, chunk[pos: pos + size]))
+            out.append((csize, chunk[pos : pos + size]))
             pos += size
     return out
 

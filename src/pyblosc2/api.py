@@ -56,9 +56,17 @@ def _spec(cp: CParams, blosc1: bool = False) -> EncodeSpec:
     filters = [int(f) for f in cp.filters] + [0] * (MAX_FILTERS - len(cp.filters))
     metas = [m & 0xFF for m in cp.filters_meta] + [0] * (MAX_FILTERS - len(cp.filters_meta))
     return EncodeSpec(
-        typesize=cp.typesize, clevel=cp.clevel, codec=int(cp.codec), codec_meta=cp.codec_meta,
-        filters=tuple(filters), filters_meta=tuple(metas), splitmode=int(cp.splitmode),
-        blocksize=cp.blocksize, use_dict=cp.use_dict, nthreads=cp.nthreads, blosc1=blosc1,
+        typesize=cp.typesize,
+        clevel=cp.clevel,
+        codec=int(cp.codec),
+        codec_meta=cp.codec_meta,
+        filters=tuple(filters),
+        filters_meta=tuple(metas),
+        splitmode=int(cp.splitmode),
+        blocksize=cp.blocksize,
+        use_dict=cp.use_dict,
+        nthreads=cp.nthreads,
+        blosc1=blosc1,
     )
 
 
@@ -77,9 +85,14 @@ def compress2(src: Any, **kwargs: Any) -> bytes:
     return encode_chunk(as_view(src), _spec(cp))
 
 
-def compress(src: Any, typesize: int | None = 8, clevel: int = 1,
-             filter: Filter | int = Filter.SHUFFLE, codec: Codec | int = Codec.ZSTD,
-             _ignore_multiple_size: bool = False) -> bytes:
+def compress(
+    src: Any,
+    typesize: int | None = 8,
+    clevel: int = 1,
+    filter: Filter | int = Filter.SHUFFLE,
+    codec: Codec | int = Codec.ZSTD,
+    _ignore_multiple_size: bool = False,
+) -> bytes:
     """Compress like python-blosc2's ``compress`` (one filter, in slot 5; global thread count).
 
     >>> c = compress(np.arange(16, dtype=np.int32), typesize=4, clevel=5, codec=Codec.LZ4)
@@ -89,8 +102,14 @@ def compress(src: Any, typesize: int | None = 8, clevel: int = 1,
     view = as_view(src)
     if typesize is None:
         typesize = getattr(src, "itemsize", 1)
-    cp = CParams(typesize=typesize, clevel=clevel, codec=codec, nthreads=_state["nthreads"],
-                 filters=[0, 0, 0, 0, 0, filter], splitmode=SplitMode.FORWARD_COMPAT_SPLIT)
+    cp = CParams(
+        typesize=typesize,
+        clevel=clevel,
+        codec=codec,
+        nthreads=_state["nthreads"],
+        filters=[0, 0, 0, 0, 0, filter],
+        splitmode=SplitMode.FORWARD_COMPAT_SPLIT,
+    )
     if cp.filters[5] == Filter.SHUFFLE and cp.typesize == 1:
         cp.filters[5] = Filter.NOFILTER  # blosc2_compress drops it (build_filters)
     if not _ignore_multiple_size and len(view) % cp.typesize:
@@ -98,9 +117,15 @@ def compress(src: Any, typesize: int | None = 8, clevel: int = 1,
     return encode_chunk(view, _spec(cp))
 
 
-def compress_blosc1(src: Any, typesize: int = 8, clevel: int = 9,
-                    shuffle: Filter | int = Filter.SHUFFLE, codec: Codec | int = Codec.BLOSCLZ,
-                    blocksize: int = 0, nthreads: int = 1) -> bytes:
+def compress_blosc1(
+    src: Any,
+    typesize: int = 8,
+    clevel: int = 9,
+    shuffle: Filter | int = Filter.SHUFFLE,
+    codec: Codec | int = Codec.BLOSCLZ,
+    blocksize: int = 0,
+    nthreads: int = 1,
+) -> bytes:
     """Compress into a Blosc1 chunk (16-byte header, format version 2) that C-Blosc 1.x,
     numcodecs and zarr's ``blosc`` codec decode.
 
@@ -113,11 +138,18 @@ def compress_blosc1(src: Any, typesize: int = 8, clevel: int = 9,
     """
     shuffle = int(shuffle)
     if shuffle not in (Filter.NOFILTER, Filter.SHUFFLE, Filter.BITSHUFFLE):
-        raise ParamError(f"shuffle must be one of NOFILTER (0), SHUFFLE (1), BITSHUFFLE (2), "
-                         f"got {shuffle}")
+        raise ParamError(
+            f"shuffle must be one of NOFILTER (0), SHUFFLE (1), BITSHUFFLE (2), got {shuffle}"
+        )
     ts = parse_int(typesize, "typesize", 1, 255)
-    cp = CParams(typesize=ts, clevel=clevel, codec=codec, nthreads=nthreads,
-                 filters=[0, 0, 0, 0, 0, shuffle], splitmode=SplitMode.AUTO_SPLIT)
+    cp = CParams(
+        typesize=ts,
+        clevel=clevel,
+        codec=codec,
+        nthreads=nthreads,
+        filters=[0, 0, 0, 0, 0, shuffle],
+        splitmode=SplitMode.AUTO_SPLIT,
+    )
     view = as_view(src)
     if blocksize:
         # C-Blosc 1.x accepts any forced size (at least 128) and rounds it to the typesize.
@@ -194,8 +226,13 @@ def getitem(src: Any, start: int, stop: int, nthreads: int = 1) -> bytes:
     return reader.decode_range(start * ts, stop * ts, nthreads).tobytes()
 
 
-def make_special_chunk(special: SpecialValue | int, nbytes: int, typesize: int,
-                       value: Any = None, blocksize: int | None = None) -> bytes:
+def make_special_chunk(
+    special: SpecialValue | int,
+    nbytes: int,
+    typesize: int,
+    value: Any = None,
+    blocksize: int | None = None,
+) -> bytes:
     """A special-value chunk (zeros, NaNs, a repeated value or uninitialized).
 
     >>> c = make_special_chunk(SpecialValue.VALUE, 64, 4, np.float32(1.5))
@@ -208,7 +245,8 @@ def make_special_chunk(special: SpecialValue | int, nbytes: int, typesize: int,
     if blocksize is None:
         # What blosc2_chunk_zeros & co. write: the automatic size of the default CParams.
         unit = len(raw) if raw else typesize
-        blocksize = compute_blocksize(nbytes, typesize, 5, Codec.ZSTD, 0, (0,) * 5 + (1,),
-                                      SplitMode.AUTO_SPLIT)
+        blocksize = compute_blocksize(
+            nbytes, typesize, 5, Codec.ZSTD, 0, (0,) * 5 + (1,), SplitMode.AUTO_SPLIT
+        )
         blocksize = max(blocksize // unit * unit, 1)
     return special_chunk(SpecialValue(special), nbytes, typesize, blocksize, raw)

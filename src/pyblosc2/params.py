@@ -7,8 +7,8 @@ is made, each field by its own parser.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
 from dataclasses import asdict, dataclass, field, fields
+from enum import Enum
 from typing import Any
 
 from ._threads import default_nthreads
@@ -91,7 +91,9 @@ class CParams:
                 f"({len(filters)}), got {len(metas)}"
             )
         metas = metas[: len(filters)]
-        self.filters = [_enum_or_int(Filter, f, f"filters[{i}]", 0, 255) for i, f in enumerate(filters)]
+        self.filters = [
+            _enum_or_int(Filter, f, f"filters[{i}]", 0, 255) for i, f in enumerate(filters)
+        ]
         self.filters_meta = [
             parse_int(m, f"filters_meta[{i}]", -128, 255) for i, m in enumerate(metas)
         ]
@@ -118,8 +120,14 @@ class CParams:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-``int`` dict (JSON-friendly); ``CParams(**d)`` rebuilds it."""
-        return {k: (list(map(int, v)) if isinstance(v, list) else (int(v) if not isinstance(v, bool) else v))
-                for k, v in asdict(self).items()}
+        return {
+            k: (
+                list(map(int, v))
+                if isinstance(v, list)
+                else (int(v) if not isinstance(v, bool) else v)
+            )
+            for k, v in asdict(self).items()
+        }
 
 
 @dataclass

@@ -48,8 +48,16 @@ for i, (codec, pipe, ts) in enumerate(itertools.product(CODECS, PIPELINES, TYPES
 
 def _params(codec, pipe, ts, split, clevel=5, **kw):
     filters, metas = PIPELINES[pipe]
-    return dict(codec=codec, clevel=clevel, typesize=ts, filters=list(filters),
-                filters_meta=list(metas), splitmode=split, nthreads=1, **kw)
+    return dict(
+        codec=codec,
+        clevel=clevel,
+        typesize=ts,
+        filters=list(filters),
+        filters_meta=list(metas),
+        splitmode=split,
+        nthreads=1,
+        **kw,
+    )
 
 
 def c_compress2(cblosc2, data, **params) -> bytes:
@@ -66,12 +74,24 @@ def _tail_mismatch_only(got: bytes, want: bytes, ts: int) -> bool:
 
 def _header_fields(chunk: bytes) -> tuple:
     h = pb.get_chunk_header(chunk)
-    return (h.version, h.typesize, h.nbytes, h.blocksize, h.filters, h.filters_meta,
-            h.udcompcode, h.flags & 0x1D, h.special)
+    return (
+        h.version,
+        h.typesize,
+        h.nbytes,
+        h.blocksize,
+        h.filters,
+        h.filters_meta,
+        h.udcompcode,
+        h.flags & 0x1D,
+        h.special,
+    )
 
 
-@pytest.mark.parametrize(("codec", "pipe", "ts", "split", "size", "kind"), CASES,
-                         ids=[f"{c.name}-{p}-ts{t}-{s.name}-{n}-{k}" for c, p, t, s, n, k in CASES])
+@pytest.mark.parametrize(
+    ("codec", "pipe", "ts", "split", "size", "kind"),
+    CASES,
+    ids=[f"{c.name}-{p}-ts{t}-{s.name}-{n}-{k}" for c, p, t, s, n, k in CASES],
+)
 def test_chunk_interop(cblosc2, codec, pipe, ts, split, size, kind) -> None:
     data = make_data(kind, size, ts)
     params = _params(codec, pipe, ts, split)
@@ -151,7 +171,7 @@ def test_dictionary_chunks(cblosc2, codec, kind) -> None:
     if codec == pb.Codec.LZ4:
         # The LZ4 dictionary is the raw filtered data (with C's dsize quirk): same bytes.
         n = pb.get_chunk_header(ours).nblocks
-        assert ours[32 + 4 * n:][:64] == theirs[32 + 4 * n:][:64]
+        assert ours[32 + 4 * n :][:64] == theirs[32 + 4 * n :][:64]
 
 
 @pytest.mark.parametrize("ts", [4, 8])
@@ -181,16 +201,24 @@ def test_int_trunc(cblosc2, ts) -> None:
 @pytest.mark.parametrize("special", ["zero", "nan", "value", "uninit"])
 def test_special_chunks_from_c(cblosc2, special) -> None:
     schunk = cblosc2.SChunk(chunksize=4000, cparams=cblosc2.CParams(typesize=4, nthreads=1))
-    kind = {"zero": cblosc2.SpecialValue.ZERO, "nan": cblosc2.SpecialValue.NAN,
-            "value": cblosc2.SpecialValue.VALUE, "uninit": cblosc2.SpecialValue.UNINIT}[special]
+    kind = {
+        "zero": cblosc2.SpecialValue.ZERO,
+        "nan": cblosc2.SpecialValue.NAN,
+        "value": cblosc2.SpecialValue.VALUE,
+        "uninit": cblosc2.SpecialValue.UNINIT,
+    }[special]
     value = np.float32(2.25) if special == "value" else None
     if value is None:
         schunk.fill_special(1000, kind)
     else:
         schunk.fill_special(1000, kind, value)
     chunk = schunk.get_chunk(0)
-    expected = {"zero": np.zeros(1000, np.float32), "uninit": np.zeros(1000, np.float32),
-                "nan": np.full(1000, np.nan, np.float32), "value": np.full(1000, 2.25, np.float32)}
+    expected = {
+        "zero": np.zeros(1000, np.float32),
+        "uninit": np.zeros(1000, np.float32),
+        "nan": np.full(1000, np.nan, np.float32),
+        "value": np.full(1000, 2.25, np.float32),
+    }
     assert pb.decompress2(chunk) == expected[special].tobytes()
     ours = pb.make_special_chunk(kind.value, 4000, 4, value)
     assert ours[:16] == chunk[:16] or pb.get_cbuffer_sizes(ours)[:2] == (4000, len(chunk))
@@ -198,7 +226,9 @@ def test_special_chunks_from_c(cblosc2, special) -> None:
         assert cblosc2.decompress2(ours) == expected[special].tobytes()
 
 
-@pytest.mark.parametrize("start,stop", [(0, 1), (300, 310), (1023, 1025), (0, 25_000), (24_990, 25_000)])
+@pytest.mark.parametrize(
+    "start,stop", [(0, 1), (300, 310), (1023, 1025), (0, 25_000), (24_990, 25_000)]
+)
 @pytest.mark.parametrize("pipe", ["delta+shuffle", "shuffle", "bitshuffle+shuffle+delta"])
 def test_getitem_decodes_only_the_range(pipe, start, stop) -> None:
     data = np.arange(25_000, dtype=np.int32) * 3
@@ -214,15 +244,22 @@ def test_getitem_delta_where_c_is_wrong(cblosc2) -> None:
     data = np.arange(2000, dtype=np.int32) * 3 + 7
     params = _params(pb.Codec.LZ4, "delta+shuffle", 4, pb.SplitMode.AUTO_SPLIT, blocksize=1024)
     theirs = c_compress2(cblosc2, data, **params)
-    schunk = cblosc2.SChunk(chunksize=len(data) * 4, cparams=cblosc2.CParams(typesize=4, nthreads=1))
-    schunk.append_chunk(theirs) if hasattr(schunk, "append_chunk") else schunk.insert_chunk(0, theirs)
+    schunk = cblosc2.SChunk(
+        chunksize=len(data) * 4, cparams=cblosc2.CParams(typesize=4, nthreads=1)
+    )
+    schunk.append_chunk(theirs) if hasattr(schunk, "append_chunk") else schunk.insert_chunk(
+        0, theirs
+    )
     c_slice = schunk.get_slice(300, 310)
     assert c_slice != data[300:310].tobytes()  # C's answer is wrong
     assert pb.getitem(theirs, 300, 310) == data[300:310].tobytes()
 
 
-@pytest.mark.parametrize("codec", [pb.Codec.BLOSCLZ, pb.Codec.LZ4, pb.Codec.ZLIB, pb.Codec.ZSTD,
-                                   pb.Codec.LZ4HC], ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    "codec",
+    [pb.Codec.BLOSCLZ, pb.Codec.LZ4, pb.Codec.ZLIB, pb.Codec.ZSTD, pb.Codec.LZ4HC],
+    ids=lambda c: c.name,
+)
 @pytest.mark.parametrize("shuffle", [F.NOFILTER, F.SHUFFLE, F.BITSHUFFLE], ids=lambda f: f.name)
 @pytest.mark.parametrize("ts", [1, 2, 4, 8, 3, 16])
 @pytest.mark.parametrize("size", [0, 100, 1000, 100_003])
@@ -236,8 +273,9 @@ def test_blosc1_interop(cblosc1, numcodecs_mod, codec, shuffle, ts, size) -> Non
     nc = numcodecs_mod.Blosc(cname=codec.name.lower(), clevel=5, shuffle=int(shuffle))
     if size:  # numcodecs cannot decode empty chunks, not even its own (C returns 0 bytes)
         assert bytes(nc.decode(ours)) == data  # ours → numcodecs
-    theirs = cblosc1.compress(data, typesize=ts, clevel=5, shuffle=int(shuffle),
-                              cname=codec.name.lower())
+    theirs = cblosc1.compress(
+        data, typesize=ts, clevel=5, shuffle=int(shuffle), cname=codec.name.lower()
+    )
     assert pb.decompress2(theirs) == data  # theirs → ours
     assert ours[:12] == theirs[:12] or ours[2] & 0x02 != theirs[2] & 0x02  # same header
     assert pb.decompress2(bytes(nc.encode(data))) == data

@@ -27,13 +27,17 @@ def check_roundtrip(src, **params) -> None:
     assert mv.tobytes() == raw
 
 
-@pytest.mark.parametrize("kind", ["bytes", "bytearray", "memoryview", "ndarray", "ndarray2d",
-                                  "noncontig", "float_mv"])
+@pytest.mark.parametrize(
+    "kind", ["bytes", "bytearray", "memoryview", "ndarray", "ndarray2d", "noncontig", "float_mv"]
+)
 def test_buffer_types(kind) -> None:
     src = {
-        "bytes": DATA.tobytes(), "bytearray": bytearray(DATA.tobytes()),
-        "memoryview": memoryview(DATA.tobytes()), "ndarray": DATA,
-        "ndarray2d": DATA.reshape(100, 100), "noncontig": DATA.reshape(100, 100)[:, ::2],
+        "bytes": DATA.tobytes(),
+        "bytearray": bytearray(DATA.tobytes()),
+        "memoryview": memoryview(DATA.tobytes()),
+        "ndarray": DATA,
+        "ndarray2d": DATA.reshape(100, 100),
+        "noncontig": DATA.reshape(100, 100)[:, ::2],
         "float_mv": memoryview(np.linspace(0, 1, 999)),
     }[kind]
     check_roundtrip(src, typesize=4)
@@ -42,7 +46,13 @@ def test_buffer_types(kind) -> None:
 def test_cparams_defaults_match_python_blosc2() -> None:
     cp = pb.CParams()
     assert (cp.codec, cp.codec_meta, cp.clevel, cp.use_dict, cp.typesize, cp.blocksize) == (
-        pb.Codec.ZSTD, 0, 5, False, 8, 0)
+        pb.Codec.ZSTD,
+        0,
+        5,
+        False,
+        8,
+        0,
+    )
     assert cp.splitmode == pb.SplitMode.AUTO_SPLIT and cp.tuner == pb.Tuner.STUNE
     assert cp.filters == [0, 0, 0, 0, 0, pb.Filter.SHUFFLE] and cp.filters_meta == [0] * 6
 
@@ -56,22 +66,38 @@ def test_signatures_match_python_blosc2(cblosc2) -> None:
             if p.default is not inspect.Parameter.empty:
                 mine = ours.parameters[p.name].default
                 assert getattr(mine, "value", mine) == getattr(p.default, "value", p.default)
-    assert [f for f in pb.CParams.__dataclass_fields__] == list(cblosc2.CParams.__dataclass_fields__)
+    assert [f for f in pb.CParams.__dataclass_fields__] == list(
+        cblosc2.CParams.__dataclass_fields__
+    )
 
 
-@pytest.mark.parametrize(("field", "value", "match"), [
-    ("clevel", 10, "clevel"), ("clevel", -1, "clevel"), ("typesize", 0, "typesize"),
-    ("codec", 300, "codec"), ("filters", [1] * 7, "filters"), ("nthreads", 0, "nthreads"),
-    ("splitmode", 9, "splitmode"), ("blocksize", -1, "blocksize"), ("clevel", True, "clevel"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("clevel", 10, "clevel"),
+        ("clevel", -1, "clevel"),
+        ("typesize", 0, "typesize"),
+        ("codec", 300, "codec"),
+        ("filters", [1] * 7, "filters"),
+        ("nthreads", 0, "nthreads"),
+        ("splitmode", 9, "splitmode"),
+        ("blocksize", -1, "blocksize"),
+        ("clevel", True, "clevel"),
+    ],
+)
 def test_cparams_validation(field, value, match) -> None:
     with pytest.raises(pb.ParamError, match=match):
         pb.CParams(**{field: value})
 
 
 def test_cparams_json_roundtrip() -> None:
-    cp = pb.CParams(codec=pb.Codec.LZ4, clevel=9, filters=[pb.Filter.SHUFFLE, pb.Filter.BYTEDELTA],
-                    filters_meta=[0, 0], typesize=4)
+    cp = pb.CParams(
+        codec=pb.Codec.LZ4,
+        clevel=9,
+        filters=[pb.Filter.SHUFFLE, pb.Filter.BYTEDELTA],
+        filters_meta=[0, 0],
+        typesize=4,
+    )
     assert cp.filters_meta == [0, 4]  # BYTEDELTA's meta defaults to typesize, as in python-blosc2
     assert pb.CParams(**json.loads(json.dumps(cp.to_dict()))) == cp
 
@@ -81,8 +107,9 @@ def test_cparams_and_kwargs_are_exclusive() -> None:
         pb.compress2(DATA, cparams=pb.CParams(), clevel=3)
 
 
-@pytest.mark.parametrize("cparams", [pb.CParams(typesize=4, codec=pb.Codec.LZ4),
-                                     {"typesize": 4, "codec": pb.Codec.LZ4}])
+@pytest.mark.parametrize(
+    "cparams", [pb.CParams(typesize=4, codec=pb.Codec.LZ4), {"typesize": 4, "codec": pb.Codec.LZ4}]
+)
 def test_cparams_object_or_dict(cparams) -> None:
     assert pb.compress2(DATA, cparams=cparams) == pb.compress2(DATA, typesize=4, codec=pb.Codec.LZ4)
 
@@ -120,8 +147,12 @@ def test_get_cbuffer_sizes_matches_c(cblosc2) -> None:
 
 def test_trunc_prec_before_delta_is_refused() -> None:
     with pytest.raises(pb.ParamError, match="DELTA"):
-        pb.compress2(np.linspace(0, 1, 1000), typesize=8,
-                     filters=[pb.Filter.TRUNC_PREC, pb.Filter.DELTA], filters_meta=[10, 0])
+        pb.compress2(
+            np.linspace(0, 1, 1000),
+            typesize=8,
+            filters=[pb.Filter.TRUNC_PREC, pb.Filter.DELTA],
+            filters_meta=[10, 0],
+        )
 
 
 def test_dict_needs_a_dict_codec() -> None:
@@ -148,8 +179,10 @@ def test_quickstart_example_runs(capsys) -> None:
     assert "ratio" in out and "Blosc1 chunk" in out
 
 
-@pytest.mark.parametrize(("start", "stop", "blocks"), [(0, 1, {0}), (300, 310, {1}),
-                                                       (255, 257, {0, 1}), (9_990, 10_000, {39})])
+@pytest.mark.parametrize(
+    ("start", "stop", "blocks"),
+    [(0, 1, {0}), (300, 310, {1}), (255, 257, {0, 1}), (9_990, 10_000, {39})],
+)
 def test_getitem_touches_only_needed_blocks(monkeypatch, start, stop, blocks) -> None:
     from pyblosc2.chunk.decode import ChunkReader
 
@@ -182,7 +215,8 @@ def test_lazy_chunks_are_not_implemented() -> None:
 
 def test_vl_block_chunk_from_c(cblosc2) -> None:
     blocks = [b"hello world" * 300, bytes(5000), bytes(range(256)) * 20, b"abc"]
-    chunk = cblosc2.blosc2_ext.vlcompress(blocks, codec=cblosc2.Codec.ZSTD, clevel=5, typesize=1,
-                                          nthreads=1)
+    chunk = cblosc2.blosc2_ext.vlcompress(
+        blocks, codec=cblosc2.Codec.ZSTD, clevel=5, typesize=1, nthreads=1
+    )
     assert pb.get_chunk_header(chunk).vl_blocks
     assert pb.decompress2(chunk) == b"".join(blocks)

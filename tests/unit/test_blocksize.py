@@ -22,13 +22,22 @@ F = pb.Filter
     filters=st.sampled_from([[F.SHUFFLE], [F.BITSHUFFLE], [], [F.DELTA, F.SHUFFLE]]),
     requested=st.sampled_from([0, 0, 0, 4096, 65536]),
 )
-def test_blosc2_blocksize_and_split_match_c(cblosc2, nbytes, ts, clevel, codec, split,
-                                            filters, requested) -> None:
+def test_blosc2_blocksize_and_split_match_c(
+    cblosc2, nbytes, ts, clevel, codec, split, filters, requested
+) -> None:
     if requested % ts:
         requested = 0
     data = bytes(nbytes)  # zeros: both sides end with a ZERO special chunk keeping the header
-    params = dict(typesize=ts, clevel=clevel, codec=codec, splitmode=split, filters=filters,
-                  filters_meta=[0] * len(filters), blocksize=requested, nthreads=1)
+    params = dict(
+        typesize=ts,
+        clevel=clevel,
+        codec=codec,
+        splitmode=split,
+        filters=filters,
+        filters_meta=[0] * len(filters),
+        blocksize=requested,
+        nthreads=1,
+    )
     ours, theirs = pb.compress2(data, **params), cblosc2.compress2(bytearray(data), **params)
     if requested > nbytes and nbytes % ts:
         # C stores the request clamped to nbytes but compresses with it rounded down to the
@@ -50,8 +59,9 @@ def test_blosc2_blocksize_and_split_match_c(cblosc2, nbytes, ts, clevel, codec, 
 def test_blosc1_blocksize_and_split_match_c(cblosc1, nbytes, ts, clevel, codec, shuffle) -> None:
     data = (bytes(range(256)) * (nbytes // 256 + 1))[:nbytes]
     ours = pb.compress_blosc1(data, typesize=ts, clevel=clevel, shuffle=shuffle, codec=codec)
-    theirs = cblosc1.compress(data, typesize=ts, clevel=clevel, shuffle=shuffle,
-                              cname=codec.name.lower())
+    theirs = cblosc1.compress(
+        data, typesize=ts, clevel=clevel, shuffle=shuffle, cname=codec.name.lower()
+    )
     assert ours[:12] == theirs[:12] or (ours[2] | 0x02) == (theirs[2] | 0x02)
     h1, h2 = pb.get_chunk_header(ours), pb.get_chunk_header(theirs)
     assert (h1.blocksize, h1.dont_split) == (h2.blocksize, h2.dont_split)

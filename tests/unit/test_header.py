@@ -22,16 +22,34 @@ def _with(buf: bytes, fmt: str, offset: int, value: int) -> bytes:
 
 
 @given(
-    st.integers(0, 255), st.integers(0, 255), st.integers(0, 255).filter(lambda f: f & 5 == 5),
-    st.integers(1, 255), st.integers(0, 2**31 - 33), st.integers(1, 536_866_816),
+    st.integers(0, 255),
+    st.integers(0, 255),
+    st.integers(0, 255).filter(lambda f: f & 5 == 5),
+    st.integers(1, 255),
+    st.integers(0, 2**31 - 33),
+    st.integers(1, 536_866_816),
     st.lists(st.integers(0, 255), min_size=6, max_size=6),
     st.lists(st.integers(0, 255), min_size=6, max_size=6),
 )
 def test_extended_roundtrip(version, versionlz, flags, ts, nbytes, bs, filters, metas) -> None:
     if version == 3:
         filters[5] = metas[5] = 0
-    h = ChunkHeader(version if version <= 6 else 5, versionlz, flags, ts, nbytes, bs, 100,
-                    tuple(filters), 1, 0, tuple(metas), 0, 0, extended=True)
+    h = ChunkHeader(
+        version if version <= 6 else 5,
+        versionlz,
+        flags,
+        ts,
+        nbytes,
+        bs,
+        100,
+        tuple(filters),
+        1,
+        0,
+        tuple(metas),
+        0,
+        0,
+        extended=True,
+    )
     assert ChunkHeader.from_bytes(h.to_bytes()) == h
 
 
@@ -42,9 +60,15 @@ def test_v1_fields() -> None:
     assert h.pipeline[5] == (1, 0) and h.nblocks == 1 and h.leftover == 0
 
 
-@pytest.mark.parametrize(("flags", "slot4", "slot5"), [
-    (0x01, (0, 0), (1, 0)), (0x04, (0, 0), (2, 0)), (0x09, (3, 0), (1, 0)), (0x00, (0, 0), (0, 0)),
-])
+@pytest.mark.parametrize(
+    ("flags", "slot4", "slot5"),
+    [
+        (0x01, (0, 0), (1, 0)),
+        (0x04, (0, 0), (2, 0)),
+        (0x09, (3, 0), (1, 0)),
+        (0x00, (0, 0), (0, 0)),
+    ],
+)
 def test_blosc1_flags_to_pipeline(flags, slot4, slot5) -> None:
     h = ChunkHeader.from_bytes(struct.pack("<BBBBiii", 2, 1, flags, 4, 64, 64, 80))
     assert not h.extended and h.header_len == 16
@@ -64,10 +88,17 @@ def test_blocksize_clamped_to_nbytes() -> None:
     assert h.blocksize == 1000 and h.effective_blocksize == 64 and h.nblocks == 1
 
 
-@pytest.mark.parametrize(("offset", "value", "field"), [
-    (4, -1, "nbytes"), (8, 0, "blocksize"), (8, -5, "blocksize"), (8, 536_866_817, "blocksize"),
-    (12, 15, "cbytes"), (12, 20, "cbytes"),
-])
+@pytest.mark.parametrize(
+    ("offset", "value", "field"),
+    [
+        (4, -1, "nbytes"),
+        (8, 0, "blocksize"),
+        (8, -5, "blocksize"),
+        (8, 536_866_817, "blocksize"),
+        (12, 15, "cbytes"),
+        (12, 20, "cbytes"),
+    ],
+)
 def test_bad_size_fields(offset, value, field) -> None:
     with pytest.raises(FormatError, match=f"{field} at offset {offset}"):
         ChunkHeader.from_bytes(_with(V1, "<i", offset, value))
@@ -98,8 +129,10 @@ def test_vl_with_special_is_rejected() -> None:
         ChunkHeader.from_bytes(bytes(b))
 
 
-@pytest.mark.parametrize(("cbytes", "nbytes", "ok"), [(36, 64, True), (35, 64, False),
-                                                      (32, 64, False), (32 + 128, 64, False)])
+@pytest.mark.parametrize(
+    ("cbytes", "nbytes", "ok"),
+    [(36, 64, True), (35, 64, False), (32, 64, False), (32 + 128, 64, False)],
+)
 def test_value_special_size_rules(cbytes, nbytes, ok) -> None:
     b = bytearray(_with(_with(V1, "<i", 12, cbytes), "<i", 4, nbytes))
     b[31] = 0x30

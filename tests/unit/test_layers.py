@@ -11,8 +11,17 @@ import pytest
 SRC = Path(__file__).parents[2] / "src" / "pyblosc2"
 # A module in layer N may import pyblosc2 modules of layers < N only (same layer: same package).
 LAYERS = {
-    "errors": 0, "constants": 0, "_bytes": 1, "_threads": 1, "params": 2,
-    "codecs": 3, "filters": 3, "chunk": 4, "api": 5, "compat": 6, "__init__": 7,
+    "errors": 0,
+    "constants": 0,
+    "_bytes": 1,
+    "_threads": 1,
+    "params": 2,
+    "codecs": 3,
+    "filters": 3,
+    "chunk": 4,
+    "api": 5,
+    "compat": 6,
+    "__init__": 7,
 }
 REFERENCE_LIBS = {"blosc2", "blosc", "numcodecs", "zarr"}
 

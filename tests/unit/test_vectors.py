@@ -47,19 +47,36 @@ REPRODUCE = {
     "V2": lambda d: pb.compress(d, typesize=4, clevel=5, codec=L.BLOSCLZ),
     "V3": lambda d: pb.compress(d, typesize=4, clevel=5, codec=L.LZ4HC),
     "V5": lambda d: pb.compress(d, typesize=4, clevel=5, codec=L.ZSTD),
-    "V6": lambda d: pb.compress2(d, typesize=4, clevel=5, codec=L.LZ4, blocksize=64,
-                                 splitmode=pb.SplitMode.ALWAYS_SPLIT, nthreads=1),
-    "V7": lambda d: pb.compress2(d, typesize=4, clevel=5, codec=L.BLOSCLZ,
-                                 splitmode=pb.SplitMode.NEVER_SPLIT, nthreads=1),
-    "V8": lambda d: pb.compress2(d, typesize=4, clevel=5, codec=L.LZ4,
-                                 splitmode=pb.SplitMode.ALWAYS_SPLIT, nthreads=1),
-    "V9": lambda d: pb.compress2(d, typesize=4, clevel=5, codec=L.BLOSCLZ,
-                                 filters=[pb.Filter.BITSHUFFLE], nthreads=1),
-    "V10": lambda d: pb.compress2(d, typesize=4, clevel=5, codec=L.LZ4,
-                                  filters=[pb.Filter.DELTA], nthreads=1),
-    "V12": lambda d: pb.compress2(d, typesize=4, clevel=5, codec=L.LZ4,
-                                  filters=[pb.Filter.SHUFFLE, pb.Filter.BYTEDELTA],
-                                  filters_meta=[0, 4], nthreads=1),
+    "V6": lambda d: pb.compress2(
+        d,
+        typesize=4,
+        clevel=5,
+        codec=L.LZ4,
+        blocksize=64,
+        splitmode=pb.SplitMode.ALWAYS_SPLIT,
+        nthreads=1,
+    ),
+    "V7": lambda d: pb.compress2(
+        d, typesize=4, clevel=5, codec=L.BLOSCLZ, splitmode=pb.SplitMode.NEVER_SPLIT, nthreads=1
+    ),
+    "V8": lambda d: pb.compress2(
+        d, typesize=4, clevel=5, codec=L.LZ4, splitmode=pb.SplitMode.ALWAYS_SPLIT, nthreads=1
+    ),
+    "V9": lambda d: pb.compress2(
+        d, typesize=4, clevel=5, codec=L.BLOSCLZ, filters=[pb.Filter.BITSHUFFLE], nthreads=1
+    ),
+    "V10": lambda d: pb.compress2(
+        d, typesize=4, clevel=5, codec=L.LZ4, filters=[pb.Filter.DELTA], nthreads=1
+    ),
+    "V12": lambda d: pb.compress2(
+        d,
+        typesize=4,
+        clevel=5,
+        codec=L.LZ4,
+        filters=[pb.Filter.SHUFFLE, pb.Filter.BYTEDELTA],
+        filters_meta=[0, 4],
+        nthreads=1,
+    ),
     "V13": lambda d: pb.compress2(d, typesize=8, clevel=5, codec=L.LZ4, nthreads=1),
     "V14": lambda d: pb.compress2(d, typesize=4, clevel=0, codec=L.LZ4, nthreads=1),
     "V15": lambda d: pb.make_special_chunk(pb.SpecialValue.VALUE, 64, 4, np.float32(1.5)),

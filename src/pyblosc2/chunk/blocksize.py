@@ -17,8 +17,9 @@ _MAX_SPLIT_BLOCK = 4 * 1024 * 1024
 _MIN_SPLIT_BLOCK = 32 * 1024
 
 
-def split_block(codec: int, clevel: int, typesize: int, blocksize: int,
-                filters: tuple[int, ...], splitmode: int) -> bool:
+def split_block(
+    codec: int, clevel: int, typesize: int, blocksize: int, filters: tuple[int, ...], splitmode: int
+) -> bool:
     """C-Blosc2's decision to store each block as ``typesize`` streams (§8.2).
 
     >>> split_block(Codec.LZ4, 5, 4, 262144, (0, 0, 0, 0, 0, 1), SplitMode.AUTO_SPLIT)
@@ -46,8 +47,15 @@ def _final(bs: int, nbytes: int, typesize: int) -> int:
     return bs
 
 
-def compute_blocksize(nbytes: int, typesize: int, clevel: int, codec: int, requested: int,
-                      filters: tuple[int, ...], splitmode: int) -> int:
+def compute_blocksize(
+    nbytes: int,
+    typesize: int,
+    clevel: int,
+    codec: int,
+    requested: int,
+    filters: tuple[int, ...],
+    splitmode: int,
+) -> int:
     """C-Blosc2's automatic block size (stune, §8.1) or the requested one, clamped.
 
     ``typesize`` is the *uncapped* element size.

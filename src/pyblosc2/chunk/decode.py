@@ -23,8 +23,8 @@ from ..filters.registry import lookup_filter
 from .header import (
     BIGENDIAN,
     INSTR_CODEC,
-    OFF_BLOSC2_FLAGS,
     OFF_BLOCKSIZE,
+    OFF_BLOSC2_FLAGS,
     OFF_CBYTES,
     OFF_FILTERS,
     OFF_FLAGS,
@@ -36,8 +36,10 @@ from .pipeline import Pipeline
 __all__ = ["ChunkReader", "decode_chunk", "decode_range"]
 
 _I32 = struct.Struct("<i")
-_NAN_PATTERNS = {4: np.frombuffer(b"\x00\x00\xc0\x7f", np.uint8),
-                 8: np.frombuffer(b"\x00\x00\x00\x00\x00\x00\xf8\x7f", np.uint8)}
+_NAN_PATTERNS = {
+    4: np.frombuffer(b"\x00\x00\xc0\x7f", np.uint8),
+    8: np.frombuffer(b"\x00\x00\x00\x00\x00\x00\xf8\x7f", np.uint8),
+}
 
 
 class _Scratch(threading.local):
@@ -79,22 +81,33 @@ class ChunkReader:
         """Parse the header and every chunk-level structure (bstarts, dictionary, filters)."""
         h = ChunkHeader.from_bytes(buf)
         if h.cbytes > len(buf):
-            raise FormatError("chunk header", "cbytes", OFF_CBYTES,
-                              f"at most {len(buf)} (buffer size)", h.cbytes)
+            raise FormatError(
+                "chunk header", "cbytes", OFF_CBYTES, f"at most {len(buf)} (buffer size)", h.cbytes
+            )
         view = memoryview(buf)[: h.cbytes]
         r = cls(h, view, np.frombuffer(view, np.uint8))
         if h.special > SpecialValue.UNINIT:
-            raise FormatError("chunk header", "blosc2_flags", OFF_BLOSC2_FLAGS,
-                              "a special value id in 0..4", h.special)
+            raise FormatError(
+                "chunk header",
+                "blosc2_flags",
+                OFF_BLOSC2_FLAGS,
+                "a special value id in 0..4",
+                h.special,
+            )
         if h.memcpyed and h.cbytes != h.nbytes + h.header_len:
-            raise FormatError("chunk header", "cbytes", OFF_CBYTES,
-                              f"nbytes + {h.header_len} = {h.nbytes + h.header_len} (memcpyed)",
-                              h.cbytes)
+            raise FormatError(
+                "chunk header",
+                "cbytes",
+                OFF_CBYTES,
+                f"nbytes + {h.header_len} = {h.nbytes + h.header_len} (memcpyed)",
+                h.cbytes,
+            )
         if h.special or h.memcpyed or (h.nbytes == 0 and h.cbytes == h.header_len):
             return r
         if h.lazy:
             raise NotImplementedError(
-                "lazy chunks (blosc2_flags bit 3) hold no data: read them through their frame")
+                "lazy chunks (blosc2_flags bit 3) hold no data: read them through their frame"
+            )
         if h.blosc2_flags & INSTR_CODEC:
             raise NotImplementedError("instrumentation chunks (blosc2_flags bit 7) hold no data")
         if h.blosc2_flags & BIGENDIAN:
@@ -106,13 +119,27 @@ class ChunkReader:
         h, hl = self.header, self.header.header_len
         nblocks = h.nblocks
         if nblocks > (h.cbytes - hl) // 4:
-            raise FormatError("chunk", "bstarts", hl,
-                              f"{nblocks} offsets within cbytes={h.cbytes}", "beyond the chunk end")
-        if not h.vl_blocks and not h.dont_split and h.typesize > 1 and \
-                h.effective_blocksize % h.typesize and h.nbytes >= h.effective_blocksize:
-            raise FormatError("chunk header", "blocksize", OFF_BLOCKSIZE,
-                              f"a multiple of typesize {h.typesize} for split blocks",
-                              h.effective_blocksize)
+            raise FormatError(
+                "chunk",
+                "bstarts",
+                hl,
+                f"{nblocks} offsets within cbytes={h.cbytes}",
+                "beyond the chunk end",
+            )
+        if (
+            not h.vl_blocks
+            and not h.dont_split
+            and h.typesize > 1
+            and h.effective_blocksize % h.typesize
+            and h.nbytes >= h.effective_blocksize
+        ):
+            raise FormatError(
+                "chunk header",
+                "blocksize",
+                OFF_BLOCKSIZE,
+                f"a multiple of typesize {h.typesize} for split blocks",
+                h.effective_blocksize,
+            )
         data_start = hl + 4 * nblocks
         self.bstarts = np.frombuffer(self.buf, "<i4", nblocks, hl).astype(np.int64)
         if h.use_dict:
@@ -120,19 +147,34 @@ class ChunkReader:
                 raise FormatError("chunk", "dsize", data_start, "4 bytes within cbytes", "missing")
             dsize = _I32.unpack_from(self.buf, data_start)[0]
             if not 0 < dsize <= MAX_DICT_SIZE or data_start + 4 + dsize > h.cbytes:
-                raise FormatError("chunk", "dsize", data_start,
-                                  f"1..{MAX_DICT_SIZE} and within cbytes={h.cbytes}", dsize)
-            self.dict_ = bytes(self.buf[data_start + 4: data_start + 4 + dsize])
+                raise FormatError(
+                    "chunk",
+                    "dsize",
+                    data_start,
+                    f"1..{MAX_DICT_SIZE} and within cbytes={h.cbytes}",
+                    dsize,
+                )
+            self.dict_ = bytes(self.buf[data_start + 4 : data_start + 4 + dsize])
             data_start += 4 + dsize
         bad = np.flatnonzero((self.bstarts < data_start) | (self.bstarts >= h.cbytes))
         if bad.size:
             j = int(bad[0])
-            raise FormatError("chunk", f"bstarts[{j}]", hl + 4 * j,
-                              f"in {data_start}..{h.cbytes - 1}", int(self.bstarts[j]))
+            raise FormatError(
+                "chunk",
+                f"bstarts[{j}]",
+                hl + 4 * j,
+                f"in {data_start}..{h.cbytes - 1}",
+                int(self.bstarts[j]),
+            )
         if h.vl_blocks and nblocks > 1 and np.any(np.diff(self.bstarts) <= 0):
             j = int(np.flatnonzero(np.diff(self.bstarts) <= 0)[0]) + 1
-            raise FormatError("chunk", f"bstarts[{j}]", hl + 4 * j,
-                              "strictly increasing offsets (VL-block chunk)", int(self.bstarts[j]))
+            raise FormatError(
+                "chunk",
+                f"bstarts[{j}]",
+                hl + 4 * j,
+                "strictly increasing offsets (VL-block chunk)",
+                int(self.bstarts[j]),
+            )
         self.codec = codec_for_format(h.compformat, h.udcompcode)
         steps = []
         for i, (fid, meta) in enumerate(h.pipeline):
@@ -140,8 +182,9 @@ class ChunkReader:
                 continue
             flt = lookup_filter(fid)
             if flt is None:
-                raise FormatError("chunk header", f"filters[{i}]", OFF_FILTERS + i,
-                                  "a known filter id", fid)
+                raise FormatError(
+                    "chunk header", f"filters[{i}]", OFF_FILTERS + i, "a known filter id", fid
+                )
             steps.append((flt, meta))
         self.pipeline = Pipeline(tuple(steps), h.typesize, h.version)
 
@@ -150,8 +193,9 @@ class ChunkReader:
         """Decode into ``out`` (a ``uint8`` array of at least ``nbytes``) or a new array."""
         h = self.header
         if out is None:
-            out = (np.zeros if h.special in (SpecialValue.ZERO, SpecialValue.UNINIT)
-                   else np.empty)(h.nbytes, np.uint8)
+            out = (np.zeros if h.special in (SpecialValue.ZERO, SpecialValue.UNINIT) else np.empty)(
+                h.nbytes, np.uint8
+            )
             fresh = True
         else:
             fresh = False
@@ -159,7 +203,7 @@ class ChunkReader:
         if h.special:
             self._fill_special(out, 0, h.nbytes, fresh)
         elif h.memcpyed:
-            out[:] = self.arr[h.header_len: h.cbytes]
+            out[:] = self.arr[h.header_len : h.cbytes]
         elif h.nbytes == 0:
             pass
         elif h.vl_blocks:
@@ -175,12 +219,12 @@ class ChunkReader:
         todo = list(blocks)
         if self.pipeline is not None and self.pipeline.has_delta and todo:
             # DELTA references block 0 of the decoded output (§9.3): decode it first.
-            self.decode_block(0, out[:h.block_size(0)], None)
+            self.decode_block(0, out[: h.block_size(0)], None)
             ref = out[:bs]
             todo = [j for j in todo if j != 0]
 
         def work(j: int) -> None:
-            self.decode_block(j, out[j * bs: j * bs + h.block_size(j)], ref)
+            self.decode_block(j, out[j * bs : j * bs + h.block_size(j)], ref)
 
         run_parallel(work, todo, nthreads)
 
@@ -202,18 +246,25 @@ class ChunkReader:
         for s in range(nst):
             where = f"block {j} stream {s}"
             if pos + 4 > cbytes:
-                raise FormatError(where, "csize", pos, f"4 bytes before cbytes={cbytes}", "truncated")
+                raise FormatError(
+                    where, "csize", pos, f"4 bytes before cbytes={cbytes}", "truncated"
+                )
             csize = _I32.unpack_from(buf, pos)[0]
             pos += 4
-            seg = target[s * neblock: (s + 1) * neblock]
+            seg = target[s * neblock : (s + 1) * neblock]
             if csize == neblock or csize > 0:
                 if pos + csize > cbytes:
-                    raise FormatError(where, "csize", pos - 4,
-                                      f"at most {cbytes - pos} (bytes left in the chunk)", csize)
+                    raise FormatError(
+                        where,
+                        "csize",
+                        pos - 4,
+                        f"at most {cbytes - pos} (bytes left in the chunk)",
+                        csize,
+                    )
                 if csize == neblock:
-                    seg[:] = self.arr[pos: pos + csize]
+                    seg[:] = self.arr[pos : pos + csize]
                 else:
-                    self._decode_stream(where, pos - 4, buf[pos: pos + csize], seg)
+                    self._decode_stream(where, pos - 4, buf[pos : pos + csize], seg)
                 pos += csize
             elif csize == 0:
                 seg[:] = 0
@@ -234,15 +285,18 @@ class ChunkReader:
         if codec is None:
             h = self.header
             if h.compformat == 6:
-                raise FormatError(where, "udcompcode", OFF_UDCOMPCODE,
-                                  "a registered codec id", h.udcompcode)
-            raise FormatError(where, "compformat", OFF_FLAGS,
-                              "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat)
+                raise FormatError(
+                    where, "udcompcode", OFF_UDCOMPCODE, "a registered codec id", h.udcompcode
+                )
+            raise FormatError(
+                where, "compformat", OFF_FLAGS, "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat
+            )
         try:
             codec.decompress_into(src, memoryview(dst), self.dict_)
         except CodecError as exc:
-            raise CodecError(f"{where} ({codec.name})", "data", offset, exc.expected,
-                             exc.got) from None
+            raise CodecError(
+                f"{where} ({codec.name})", "data", offset, exc.expected, exc.got
+            ) from None
 
     def _decode_vl(self, out: np.ndarray) -> None:
         h = self.header
@@ -252,14 +306,16 @@ class ChunkReader:
         for j, (start, end) in enumerate(zip(self.bstarts.tolist(), ends, strict=True)):
             where = f"VL block {j}"
             if end - start <= 4:
-                raise FormatError(where, "bstarts", start, "a span of more than 4 bytes",
-                                  end - start)
+                raise FormatError(
+                    where, "bstarts", start, "a span of more than 4 bytes", end - start
+                )
             size = _I32.unpack_from(self.buf, start)[0]
             if size <= 0 or pos_out + size > h.nbytes:
-                raise FormatError(where, "nbytes", start,
-                                  f"1..{h.nbytes - pos_out} (rest of nbytes)", size)
-            dst = out[pos_out: pos_out + size]
-            payload = self.buf[start + 4: end]
+                raise FormatError(
+                    where, "nbytes", start, f"1..{h.nbytes - pos_out} (rest of nbytes)", size
+                )
+            dst = out[pos_out : pos_out + size]
+            payload = self.buf[start + 4 : end]
             filtered = bool(self.pipeline.backward_steps)
             target, aux = _scratch_arrays(size) if filtered else (dst, None)
             if len(payload) == size:
@@ -270,8 +326,9 @@ class ChunkReader:
                 self.pipeline.backward(target, dst, None, aux)  # each VL block is its own ref
             pos_out += size
         if pos_out != h.nbytes:
-            raise FormatError("VL-block chunk", "nbytes", 4, f"the sum of block sizes {pos_out}",
-                              h.nbytes)
+            raise FormatError(
+                "VL-block chunk", "nbytes", 4, f"the sum of block sizes {pos_out}", h.nbytes
+            )
 
     # -- partial decoding ---------------------------------------------------------------
     def _fill_special(self, out: np.ndarray, start: int, stop: int, fresh: bool) -> None:
@@ -283,11 +340,12 @@ class ChunkReader:
         elif h.special == SpecialValue.NAN:
             pat = _NAN_PATTERNS.get(h.typesize)
             if pat is None:
-                raise FormatError("chunk header", "typesize", 3, "4 or 8 for a NaN chunk",
-                                  h.typesize)
+                raise FormatError(
+                    "chunk header", "typesize", 3, "4 or 8 for a NaN chunk", h.typesize
+                )
             _fill_pattern(out[:n], pat, start)
         else:
-            _fill_pattern(out[:n], self.arr[32: h.cbytes], start)
+            _fill_pattern(out[:n], self.arr[32 : h.cbytes], start)
 
     def decode_range(self, start: int, stop: int, nthreads: int = 1) -> np.ndarray:
         """Bytes ``[start, stop)`` of the decoded chunk, decoding only the blocks they touch."""
@@ -296,11 +354,13 @@ class ChunkReader:
         if stop <= start:
             return np.empty(0, np.uint8)
         if h.special:
-            out = (np.zeros if h.special != SpecialValue.VALUE else np.empty)(stop - start, np.uint8)
+            out = (np.zeros if h.special != SpecialValue.VALUE else np.empty)(
+                stop - start, np.uint8
+            )
             self._fill_special(out, start, stop, True)
             return out
         if h.memcpyed:
-            return self.arr[h.header_len + start: h.header_len + stop].copy()
+            return self.arr[h.header_len + start : h.header_len + stop].copy()
         if h.vl_blocks:
             return self.decode(nthreads=nthreads)[start:stop].copy()
         bs = h.effective_blocksize
@@ -321,14 +381,14 @@ class ChunkReader:
 
         def work(j: int) -> None:
             o = (j - first) * bs
-            self.decode_block(j, out[o: o + h.block_size(j)], ref)
+            self.decode_block(j, out[o : o + h.block_size(j)], ref)
 
         run_parallel(work, blocks, nthreads)
-        return out[start - first * bs: stop - first * bs]
+        return out[start - first * bs : stop - first * bs]
 
 
 def _fill_pattern(out: np.ndarray, pattern: np.ndarray, start: int) -> None:
-    """Fill ``out`` with ``pattern`` repeated, as if the repetition began ``start`` bytes earlier."""
+    """Fill ``out`` with ``pattern`` repeated, as if it had begun ``start`` bytes earlier."""
     k = len(pattern)
     if k == 0 or len(out) == 0:
         return
@@ -336,11 +396,12 @@ def _fill_pattern(out: np.ndarray, pattern: np.ndarray, start: int) -> None:
     rolled = np.concatenate([pattern[phase:], pattern[:phase]]) if phase else pattern
     whole = len(out) // k
     out[: whole * k].reshape(whole, k)[:] = rolled
-    out[whole * k:] = rolled[: len(out) - whole * k]
+    out[whole * k :] = rolled[: len(out) - whole * k]
 
 
-def decode_chunk(buf: memoryview | bytes, out: np.ndarray | None = None,
-                 nthreads: int = 1) -> np.ndarray:
+def decode_chunk(
+    buf: memoryview | bytes, out: np.ndarray | None = None, nthreads: int = 1
+) -> np.ndarray:
     """Decode a whole chunk (see :class:`ChunkReader`)."""
     return ChunkReader.open(buf).decode(out, nthreads)
 
@@ -348,4 +409,3 @@ def decode_chunk(buf: memoryview | bytes, out: np.ndarray | None = None,
 def decode_range(buf: memoryview | bytes, start: int, stop: int, nthreads: int = 1) -> np.ndarray:
     """Decode bytes ``[start, stop)`` of a chunk."""
     return ChunkReader.open(buf).decode_range(start, stop, nthreads)
-

@@ -36,8 +36,8 @@ from .header import (
     COMPFORMAT_SHIFT,
     DOBITSHUFFLE,
     DODELTA,
-    DOSHUFFLE,
     DONT_SPLIT,
+    DOSHUFFLE,
     EXTENDED_MARKER,
     MEMCPYED,
     SPECIAL_SHIFT,
@@ -88,12 +88,10 @@ def _check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], .
             seen_lossy = Filter(fid).name
         if fid == Filter.DELTA and seen_lossy:
             raise ParamError(
-                f"DELTA after {seen_lossy} corrupts data in C-Blosc2 (spec §9.3); "
-                f"put DELTA first"
+                f"DELTA after {seen_lossy} corrupts data in C-Blosc2 (spec §9.3); put DELTA first"
             )
     if spec.blosc1:
-        extra = [Filter(f).name if f in Filter._value2member_map_ else f
-                 for f, _ in slots[:5] if f]
+        extra = [Filter(f).name if f in Filter._value2member_map_ else f for f, _ in slots[:5] if f]
         if extra or slots[5][0] not in (0, Filter.SHUFFLE, Filter.BITSHUFFLE):
             raise ParamError("Blosc1 chunks can only carry SHUFFLE or BITSHUFFLE (slot 5)")
     return tuple((f, m & 0xFF) for f, m in slots)
@@ -144,8 +142,9 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         memcpyed = spec.clevel == 0 or nbytes < BLOSC1_MIN_BUFFERSIZE
     else:
         hl, version = EXTENDED_HEADER_LENGTH, BLOSC2_VERSION
-        blocksize = compute_blocksize(nbytes, ts, spec.clevel, codec.compcode, spec.blocksize,
-                                      filters, spec.splitmode)
+        blocksize = compute_blocksize(
+            nbytes, ts, spec.clevel, codec.compcode, spec.blocksize, filters, spec.splitmode
+        )
         split = split_block(codec.compcode, spec.clevel, ts_c, blocksize, filters, spec.splitmode)
         memcpyed = spec.clevel == 0 or nbytes < MIN_BUFFERSIZE
     destsize = nbytes + hl
@@ -153,7 +152,7 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
     if hl + 4 * nblocks > destsize:
         memcpyed = True
 
-    flags = (0 if spec.blosc1 else EXTENDED_MARKER)
+    flags = 0 if spec.blosc1 else EXTENDED_MARKER
     comp_flags = flags
     comp_flags |= DOSHUFFLE if Filter.SHUFFLE in filters else 0
     comp_flags |= DOBITSHUFFLE if Filter.BITSHUFFLE in filters else 0
@@ -161,9 +160,17 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
     comp_flags |= 0 if split else DONT_SPLIT
     comp_flags |= codec.compformat << COMPFORMAT_SHIFT
     header = ChunkHeader(
-        version=version, versionlz=1, flags=comp_flags, typesize=ts_c, nbytes=nbytes,
-        blocksize=blocksize, cbytes=0, filters=filters, udcompcode=int(codec.compcode),
-        compcode_meta=spec.codec_meta, filters_meta=tuple(m for _, m in slots),
+        version=version,
+        versionlz=1,
+        flags=comp_flags,
+        typesize=ts_c,
+        nbytes=nbytes,
+        blocksize=blocksize,
+        cbytes=0,
+        filters=filters,
+        udcompcode=int(codec.compcode),
+        compcode_meta=spec.codec_meta,
+        filters_meta=tuple(m for _, m in slots),
         extended=not spec.blosc1,
     )
 
@@ -173,7 +180,9 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         return _memcpy_chunk(header.with_sizes(flags=mflags), src)
 
     pipeline = Pipeline(
-        tuple((get_filter(f), m) for f, m in slots if f), ts_c, version,
+        tuple((get_filter(f), m) for f, m in slots if f),
+        ts_c,
+        version,
     )
     body = _encode_blocks(src, header, pipeline, codec, spec, split, hl, destsize, use_dict)
     if body is None:  # incompressible: raw copy with the compression flags
@@ -203,12 +212,19 @@ def _constant_streams(streams: np.ndarray) -> np.ndarray:
 
 
 def _filter_and_split(
-    j: int, arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, codec: BaseCodec,
-    clevel: int, split: bool, runs: bool, delta_ref: np.ndarray | None,
+    j: int,
+    arr: np.ndarray,
+    header: ChunkHeader,
+    pipeline: Pipeline,
+    codec: BaseCodec,
+    clevel: int,
+    split: bool,
+    runs: bool,
+    delta_ref: np.ndarray | None,
     dict_: bytes | None,
 ) -> list[_Stream]:
     bs = header.blocksize
-    block = arr[j * bs: j * bs + bs]
+    block = arr[j * bs : j * bs + bs]
     filtered = pipeline.forward(block, None if j == 0 else delta_ref)
     nstreams = header.typesize if split and len(block) == bs else 1
     neblock = len(block) // nstreams
@@ -228,8 +244,15 @@ def _filter_and_split(
 
 
 def _encode_blocks(
-    src: memoryview, header: ChunkHeader, pipeline: Pipeline, codec: BaseCodec,
-    spec: EncodeSpec, split: bool, hl: int, destsize: int, use_dict: bool,
+    src: memoryview,
+    header: ChunkHeader,
+    pipeline: Pipeline,
+    codec: BaseCodec,
+    spec: EncodeSpec,
+    split: bool,
+    hl: int,
+    destsize: int,
+    use_dict: bool,
 ) -> bytes | ChunkHeader | None:
     arr = np.frombuffer(src, dtype=np.uint8)
     nbytes = len(arr)
@@ -244,8 +267,9 @@ def _encode_blocks(
         header = header.with_sizes(blosc2_flags=USEDICT)
 
     def work(j: int) -> list[_Stream]:
-        return _filter_and_split(j, arr, header, pipeline, codec, spec.clevel, split, runs,
-                                 delta_ref, dict_)
+        return _filter_and_split(
+            j, arr, header, pipeline, codec, spec.clevel, split, runs, delta_ref, dict_
+        )
 
     blocks = run_parallel(work, range(nblocks), spec.nthreads)
 
@@ -298,8 +322,13 @@ def _encode_blocks(
 
 
 def _build_dict(
-    arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, codec: BaseCodec, split: bool,
-    nblocks: int, delta_ref: np.ndarray | None,
+    arr: np.ndarray,
+    header: ChunkHeader,
+    pipeline: Pipeline,
+    codec: BaseCodec,
+    split: bool,
+    nblocks: int,
+    delta_ref: np.ndarray | None,
 ) -> bytes | None:
     """The dictionary C-Blosc2 trains from the filtered blocks (spec §11), or None."""
     nbytes = len(arr)
@@ -309,14 +338,16 @@ def _build_dict(
     if dict_maxsize < MIN_USEFUL_DICT or sample_size == 0:
         return None
     bs = header.blocksize
-    training = np.concatenate([
-        pipeline.forward(arr[j * bs: j * bs + bs], None if j == 0 else delta_ref)
-        for j in range(nblocks)
-    ])
+    training = np.concatenate(
+        [
+            pipeline.forward(arr[j * bs : j * bs + bs], None if j == 0 else delta_ref)
+            for j in range(nblocks)
+        ]
+    )
     if codec.compcode == Codec.ZSTD:
         import zstandard
 
-        samples = [training[i * sample_size:(i + 1) * sample_size].tobytes() for i in range(ns)]
+        samples = [training[i * sample_size : (i + 1) * sample_size].tobytes() for i in range(ns)]
         try:
             zd = zstandard.train_dictionary(dict_maxsize, samples)
         except zstandard.ZstdError:
@@ -327,12 +358,13 @@ def _build_dict(
     # C writes dsize into the output before copying the training data over it (§11 step 3).
     pos = 4 * nblocks
     if pos < dsize:
-        d[pos: pos + 4] = _I32.pack(dsize)[: dsize - pos]
+        d[pos : pos + 4] = _I32.pack(dsize)[: dsize - pos]
     return bytes(d)
 
 
-def special_chunk(kind: SpecialValue, nbytes: int, typesize: int, blocksize: int,
-                  value: bytes = b"") -> bytes:
+def special_chunk(
+    kind: SpecialValue, nbytes: int, typesize: int, blocksize: int, value: bytes = b""
+) -> bytes:
     """A special-value chunk as ``blosc2_chunk_zeros``/``_nans``/``_uninit``/``_repeatval``
     write it (spec §4).
 
@@ -346,7 +378,9 @@ def special_chunk(kind: SpecialValue, nbytes: int, typesize: int, blocksize: int
         raise ParamError(f"nbytes must be in 0..{MAX_BUFFERSIZE}, got {nbytes}")
     if kind == SpecialValue.VALUE:
         if not value or nbytes % len(value):
-            raise ParamError(f"nbytes ({nbytes}) must be a multiple of the value size ({len(value)})")
+            raise ParamError(
+                f"nbytes ({nbytes}) must be a multiple of the value size ({len(value)})"
+            )
         if blocksize % len(value):
             raise ParamError("blocksize must be a multiple of the value size")
     elif typesize and nbytes % typesize and (kind != SpecialValue.ZERO or nbytes > 0):
@@ -354,8 +388,13 @@ def special_chunk(kind: SpecialValue, nbytes: int, typesize: int, blocksize: int
     if kind == SpecialValue.NAN and typesize not in (4, 8):
         raise ParamError(f"NaN chunks need typesize 4 or 8, got {typesize}")
     hdr = ChunkHeader(
-        version=BLOSC2_VERSION, versionlz=1, flags=EXTENDED_MARKER,
-        typesize=typesize if typesize <= 255 else 1, nbytes=nbytes, blocksize=max(blocksize, 1),
-        cbytes=EXTENDED_HEADER_LENGTH + len(value), blosc2_flags=int(kind) << SPECIAL_SHIFT,
+        version=BLOSC2_VERSION,
+        versionlz=1,
+        flags=EXTENDED_MARKER,
+        typesize=typesize if typesize <= 255 else 1,
+        nbytes=nbytes,
+        blocksize=max(blocksize, 1),
+        cbytes=EXTENDED_HEADER_LENGTH + len(value),
+        blosc2_flags=int(kind) << SPECIAL_SHIFT,
     )
     return hdr.to_bytes() + value

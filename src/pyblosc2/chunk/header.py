@@ -31,7 +31,9 @@ __all__ = [
 ]
 
 # -- layout -----------------------------------------------------------------------------------
-_PREFIX = struct.Struct("<BBBBiii")  # version, versionlz, flags, typesize, nbytes, blocksize, cbytes
+_PREFIX = struct.Struct(
+    "<BBBBiii"
+)  # version, versionlz, flags, typesize, nbytes, blocksize, cbytes
 _EXTENSION = struct.Struct("<6BBB6BBB")  # filters[6], udcompcode, compcode_meta, metas[6], f2, f
 OFF_VERSION, OFF_FLAGS, OFF_TYPESIZE, OFF_NBYTES, OFF_BLOCKSIZE, OFF_CBYTES = 0, 2, 3, 4, 8, 12
 OFF_FILTERS, OFF_UDCOMPCODE, OFF_FILTERS_META, OFF_FLAGS2, OFF_BLOSC2_FLAGS = 16, 22, 24, 30, 31
@@ -105,57 +107,148 @@ class ChunkHeader:
         """
         mv = buf  # a bytes-like object whose len() is its size in bytes (see _bytes.as_view)
         avail = len(mv) - offset
-        _check(avail >= MIN_HEADER_LENGTH, "length", offset, f"at least {MIN_HEADER_LENGTH} bytes", avail)
-        version, versionlz, flags, typesize, nbytes, blocksize, cbytes = _PREFIX.unpack_from(mv, offset)
-        _check(cbytes >= MIN_HEADER_LENGTH, "cbytes", offset + OFF_CBYTES, f">= {MIN_HEADER_LENGTH}", cbytes)
+        _check(
+            avail >= MIN_HEADER_LENGTH,
+            "length",
+            offset,
+            f"at least {MIN_HEADER_LENGTH} bytes",
+            avail,
+        )
+        version, versionlz, flags, typesize, nbytes, blocksize, cbytes = _PREFIX.unpack_from(
+            mv, offset
+        )
+        _check(
+            cbytes >= MIN_HEADER_LENGTH,
+            "cbytes",
+            offset + OFF_CBYTES,
+            f">= {MIN_HEADER_LENGTH}",
+            cbytes,
+        )
         _check(nbytes >= 0, "nbytes", offset + OFF_NBYTES, ">= 0", nbytes)
-        _check(nbytes <= MAX_BUFFERSIZE, "nbytes", offset + OFF_NBYTES, f"<= {MAX_BUFFERSIZE}", nbytes)
+        _check(
+            nbytes <= MAX_BUFFERSIZE, "nbytes", offset + OFF_NBYTES, f"<= {MAX_BUFFERSIZE}", nbytes
+        )
         _check(blocksize > 0, "blocksize", offset + OFF_BLOCKSIZE, "> 0", blocksize)
-        _check(blocksize <= MAX_BLOCKSIZE, "blocksize", offset + OFF_BLOCKSIZE, f"<= {MAX_BLOCKSIZE}", blocksize)
+        _check(
+            blocksize <= MAX_BLOCKSIZE,
+            "blocksize",
+            offset + OFF_BLOCKSIZE,
+            f"<= {MAX_BLOCKSIZE}",
+            blocksize,
+        )
         _check(typesize > 0, "typesize", offset + OFF_TYPESIZE, "> 0", typesize)
         extended = (flags & EXTENDED_MARKER) == EXTENDED_MARKER
         if not extended:
-            return cls(version, versionlz, flags, typesize, nbytes, blocksize, cbytes, extended=False)
+            return cls(
+                version, versionlz, flags, typesize, nbytes, blocksize, cbytes, extended=False
+            )
 
-        _check(cbytes >= EXTENDED_HEADER_LENGTH, "cbytes", offset + OFF_CBYTES,
-               f">= {EXTENDED_HEADER_LENGTH} (extended header)", cbytes)
-        _check(avail >= EXTENDED_HEADER_LENGTH, "length", offset,
-               f"at least {EXTENDED_HEADER_LENGTH} bytes (extended header)", avail)
+        _check(
+            cbytes >= EXTENDED_HEADER_LENGTH,
+            "cbytes",
+            offset + OFF_CBYTES,
+            f">= {EXTENDED_HEADER_LENGTH} (extended header)",
+            cbytes,
+        )
+        _check(
+            avail >= EXTENDED_HEADER_LENGTH,
+            "length",
+            offset,
+            f"at least {EXTENDED_HEADER_LENGTH} bytes (extended header)",
+            avail,
+        )
         ext = _EXTENSION.unpack_from(mv, offset + MIN_HEADER_LENGTH)
         filters, metas = ext[0:6], ext[8:14]
         udcompcode, compcode_meta, flags2, bflags = ext[6], ext[7], ext[14], ext[15]
         if version == ALPHA_VERSION:  # §15.1 #11: alpha left slot 5 uninitialised
             filters, metas = (*filters[:5], 0), (*metas[:5], 0)
-        hdr = cls(version, versionlz, flags, typesize, nbytes, blocksize, cbytes, tuple(filters),
-                  udcompcode, compcode_meta, tuple(metas), flags2, bflags, extended=True)
+        hdr = cls(
+            version,
+            versionlz,
+            flags,
+            typesize,
+            nbytes,
+            blocksize,
+            cbytes,
+            tuple(filters),
+            udcompcode,
+            compcode_meta,
+            tuple(metas),
+            flags2,
+            bflags,
+            extended=True,
+        )
         special = hdr.special
-        _check(not (hdr.vl_blocks and special), "blosc2_flags", offset + OFF_BLOSC2_FLAGS,
-               "no special value in a VL-block chunk", f"special {special}")
+        _check(
+            not (hdr.vl_blocks and special),
+            "blosc2_flags",
+            offset + OFF_BLOSC2_FLAGS,
+            "no special value in a VL-block chunk",
+            f"special {special}",
+        )
         if special == SpecialValue.VALUE:
             vs = cbytes - EXTENDED_HEADER_LENGTH
             ok = 0 < vs <= MAX_TYPESIZE and vs <= nbytes and nbytes % vs == 0
-            _check(ok, "cbytes", offset + OFF_CBYTES,
-                   f"32 + a value size dividing nbytes={nbytes}", cbytes)
+            _check(
+                ok,
+                "cbytes",
+                offset + OFF_CBYTES,
+                f"32 + a value size dividing nbytes={nbytes}",
+                cbytes,
+            )
         elif special not in (0, SpecialValue.ZERO, SpecialValue.VALUE):
-            _check(nbytes % typesize == 0, "nbytes", offset + OFF_NBYTES,
-                   f"a multiple of typesize {typesize} (special chunk)", nbytes)
-        _check(not (version > VL_VERSION and flags2 & ~VL_BLOCKS), "blosc2_flags2",
-               offset + OFF_FLAGS2, "only bit 0 set (unknown format version)", flags2)
-        _check(not (hdr.vl_blocks and hdr.memcpyed), "flags", offset + OFF_FLAGS,
-               "memcpyed bit clear in a VL-block chunk", hex(flags))
+            _check(
+                nbytes % typesize == 0,
+                "nbytes",
+                offset + OFF_NBYTES,
+                f"a multiple of typesize {typesize} (special chunk)",
+                nbytes,
+            )
+        _check(
+            not (version > VL_VERSION and flags2 & ~VL_BLOCKS),
+            "blosc2_flags2",
+            offset + OFF_FLAGS2,
+            "only bit 0 set (unknown format version)",
+            flags2,
+        )
+        _check(
+            not (hdr.vl_blocks and hdr.memcpyed),
+            "flags",
+            offset + OFF_FLAGS,
+            "memcpyed bit clear in a VL-block chunk",
+            hex(flags),
+        )
         return hdr
 
     def to_bytes(self) -> bytes:
         """Serialize (16 or 32 bytes)."""
-        prefix = _PREFIX.pack(self.version, self.versionlz, self.flags, self.typesize,
-                              self.nbytes, self.blocksize, self.cbytes)
+        prefix = _PREFIX.pack(
+            self.version,
+            self.versionlz,
+            self.flags,
+            self.typesize,
+            self.nbytes,
+            self.blocksize,
+            self.cbytes,
+        )
         if not self.extended:
             return prefix
-        return prefix + _EXTENSION.pack(*self.filters, self.udcompcode, self.compcode_meta,
-                                        *self.filters_meta, self.blosc2_flags2, self.blosc2_flags)
+        return prefix + _EXTENSION.pack(
+            *self.filters,
+            self.udcompcode,
+            self.compcode_meta,
+            *self.filters_meta,
+            self.blosc2_flags2,
+            self.blosc2_flags,
+        )
 
-    def with_sizes(self, *, cbytes: int | None = None, flags: int | None = None,
-                   blosc2_flags: int | None = None) -> ChunkHeader:
+    def with_sizes(
+        self,
+        *,
+        cbytes: int | None = None,
+        flags: int | None = None,
+        blosc2_flags: int | None = None,
+    ) -> ChunkHeader:
         """A copy with some fields changed (used by the writer)."""
         changes: dict[str, int] = {}
         if cbytes is not None:

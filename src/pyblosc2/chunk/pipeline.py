@@ -44,8 +44,13 @@ class Pipeline:
             cur = out
         return cur
 
-    def backward(self, src: np.ndarray, dst: np.ndarray, ref: np.ndarray | None,
-                 scratch: np.ndarray | None = None) -> None:
+    def backward(
+        self,
+        src: np.ndarray,
+        dst: np.ndarray,
+        ref: np.ndarray | None,
+        scratch: np.ndarray | None = None,
+    ) -> None:
         """Undo the filters of ``src`` into ``dst``; ``src`` may be overwritten (scratch use)."""
         steps = self.backward_steps
         if not steps:
@@ -58,7 +63,11 @@ class Pipeline:
             if last:
                 out = dst
             elif cur is src:
-                out = scratch if scratch is not None and len(scratch) >= len(src) else np.empty_like(src)
+                out = (
+                    scratch
+                    if scratch is not None and len(scratch) >= len(src)
+                    else np.empty_like(src)
+                )
                 out = out[: len(src)]
             else:
                 out = src  # ping-pong back into the source buffer

@@ -65,8 +65,9 @@ def decompress(src, nbytes: int) -> bytearray:  # type: ignore[no-untyped-def]
                     if c != 255:
                         break
             elif ip + 1 >= n:
-                raise _err("a match distance byte and a following instruction",
-                           f"stream end at {ip}")
+                raise _err(
+                    "a match distance byte and a following instruction", f"stream end at {ip}"
+                )
             lo = s[ip]
             ip += 1
             length += 3
@@ -86,11 +87,11 @@ def decompress(src, nbytes: int) -> bytearray:  # type: ignore[no-untyped-def]
             ip += 1
             st = op - dist
             if dist >= length:
-                out[op:op + length] = out[st:st + length]
+                out[op : op + length] = out[st : st + length]
             elif dist == 1:
-                out[op:op + length] = out[st:op] * length
+                out[op : op + length] = out[st:op] * length
             else:
-                out[op:op + length] = (out[st:op] * (length // dist + 1))[:length]
+                out[op : op + length] = (out[st:op] * (length // dist + 1))[:length]
             op += length
         else:
             length = ctrl + 1
@@ -98,7 +99,7 @@ def decompress(src, nbytes: int) -> bytearray:  # type: ignore[no-untyped-def]
                 raise _err(f"at most {nbytes} output bytes", f"{op + length} at stream offset {ip}")
             if ip + length > n:
                 raise _err(f"{length} literal bytes", f"{n - ip} left at offset {ip}")
-            out[op:op + length] = s[ip:ip + length]
+            out[op : op + length] = s[ip : ip + length]
             op += length
             ip += length
             if ip >= n:
@@ -116,13 +117,19 @@ def _u32_and_hashes(b: np.ndarray, hashlog: int, extra: bool) -> tuple[list, lis
     n = len(b)
     padded = np.zeros(n + 3, np.uint32)
     padded[:n] = b
-    u = padded[:n] | (padded[1:n + 1] << 8) | (padded[2:n + 2] << 16) | (padded[3:n + 3] << 24)
+    u = (
+        padded[:n]
+        | (padded[1 : n + 1] << 8)
+        | (padded[2 : n + 2] << 16)
+        | (padded[3 : n + 3] << 24)
+    )
     shift = np.uint64(32 - hashlog)
-    h = (((u.astype(np.uint64) * np.uint64(2654435761)) & np.uint64(0xFFFFFFFF)) >> shift)
+    h = ((u.astype(np.uint64) * np.uint64(2654435761)) & np.uint64(0xFFFFFFFF)) >> shift
     h9 = None
     if extra:
-        h9 = ((((u >> 8).astype(np.uint64) * np.uint64(2654435761)) & np.uint64(0xFFFFFFFF))
-              >> shift).tolist()
+        h9 = (
+            (((u >> 8).astype(np.uint64) * np.uint64(2654435761)) & np.uint64(0xFFFFFFFF)) >> shift
+        ).tolist()
     return u.tolist(), h.tolist(), h9
 
 
@@ -133,14 +140,14 @@ def _match_end(b: bytes, a: int, r: int, bound: int) -> int:
     while p < bound:
         k = min(k, bound - p)
         q = r + (p - a)
-        if b[p:p + k] == b[q:q + k]:
+        if b[p : p + k] == b[q : q + k]:
             p += k
             k = min(k * 2, 4096)
             continue
         while k > 8:  # bisect the mismatching window
             half = k // 2
             q = r + (p - a)
-            if b[p:p + half] == b[q:q + half]:
+            if b[p : p + half] == b[q : q + half]:
                 p += half
                 k -= half
             else:
@@ -162,8 +169,8 @@ def _probe_ratio(b: bytes, arr: np.ndarray, n: int, clevel: int) -> float:
     if ip_limit <= 0:
         return 0.0
     base = n - maxlen
-    region = b[base:base + limit]
-    u, h, _ = _u32_and_hashes(arr[base:base + limit], hashlog, False)
+    region = b[base : base + limit]
+    u, h, _ = _u32_and_hashes(arr[base : base + limit], hashlog, False)
     htab = [0] * (1 << hashlog)
     ip, copy, oc = 0, 4, 5
     while ip < ip_limit:
@@ -316,7 +323,9 @@ class BloscLZCodec(BaseCodec):
     compformat = 0
     name = "blosclz"
 
-    def compress(self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None) -> bytes:
+    def compress(
+        self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
+    ) -> bytes:
         return compress(src, clevel, maxout)
 
     def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytearray:

@@ -22,7 +22,9 @@ def _decompress(name: str, src: memoryview, nbytes: int, dict_: bytes | None) ->
         else:
             out = lz4.block.decompress(src, uncompressed_size=nbytes)
     except lz4.block.LZ4BlockError as exc:
-        raise stream_error(name, f"a valid LZ4 block of {nbytes} bytes", f"undecodable ({exc})") from None
+        raise stream_error(
+            name, f"a valid LZ4 block of {nbytes} bytes", f"undecodable ({exc})"
+        ) from None
     if len(out) != nbytes:
         raise stream_error(name, f"{nbytes} decoded bytes", f"{len(out)} bytes")
     return out
@@ -36,11 +38,11 @@ class LZ4Codec(BaseCodec):
     name = "lz4"
     supports_dict = True
 
-    def compress(self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None) -> bytes:
+    def compress(
+        self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
+    ) -> bytes:
         kw = {"dict": dict_} if dict_ else {}
-        out = lz4.block.compress(
-            src, mode="fast", acceleration=10 - clevel, store_size=False, **kw
-        )
+        out = lz4.block.compress(src, mode="fast", acceleration=10 - clevel, store_size=False, **kw)
         return out if len(out) <= maxout else b""
 
     def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytes:
@@ -54,8 +56,9 @@ class LZ4Codec(BaseCodec):
         try:
             n = cramjam.lz4.decompress_block_into(src, dst)
         except cramjam.DecompressionError as exc:
-            raise stream_error(self.name, f"a valid LZ4 block of {len(dst)} bytes",
-                               f"undecodable ({exc})") from None
+            raise stream_error(
+                self.name, f"a valid LZ4 block of {len(dst)} bytes", f"undecodable ({exc})"
+            ) from None
         if n != len(dst):
             raise stream_error(self.name, f"{len(dst)} decoded bytes", f"{n} bytes")
 
@@ -66,7 +69,9 @@ class LZ4HCCodec(LZ4Codec):
     compcode = Codec.LZ4HC
     name = "lz4hc"
 
-    def compress(self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None) -> bytes:
+    def compress(
+        self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
+    ) -> bytes:
         kw = {"dict": dict_} if dict_ else {}
         out = lz4.block.compress(
             src, mode="high_compression", compression=clevel, store_size=False, **kw

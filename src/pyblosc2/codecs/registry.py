@@ -56,7 +56,9 @@ def register_codec(codec: BaseCodec) -> None:
     if not DEFINED_CODECS_STOP < cid <= USER_REGISTERED_CODECS_STOP:
         raise ParamError(f"codec id must be in 32..255 for plugins, got {cid}")
     if codec.compformat != UDCODEC_FORMAT:
-        raise ParamError(f"plugin codec compformat must be {UDCODEC_FORMAT}, got {codec.compformat}")
+        raise ParamError(
+            f"plugin codec compformat must be {UDCODEC_FORMAT}, got {codec.compformat}"
+        )
     if cid in _plugins:
         raise ParamError(f"codec id {cid} is already registered ({_plugins[cid]!r})")
     _plugins[cid] = codec

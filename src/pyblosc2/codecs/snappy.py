@@ -21,7 +21,9 @@ class SnappyCodec(BaseCodec):
     compformat = 2
     name = "snappy"
 
-    def compress(self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None) -> bytes:
+    def compress(
+        self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
+    ) -> bytes:
         out = bytes(cramjam.snappy.compress_raw(src))
         return out if len(out) <= maxout else b""
 
@@ -29,7 +31,9 @@ class SnappyCodec(BaseCodec):
         try:
             declared = cramjam.snappy.decompress_raw_len(src)
         except Exception as exc:  # cramjam raises its own DecompressionError
-            raise stream_error(self.name, "a snappy length prefix", f"undecodable ({exc})") from None
+            raise stream_error(
+                self.name, "a snappy length prefix", f"undecodable ({exc})"
+            ) from None
         if declared != nbytes:
             raise stream_error(self.name, f"a declared length of {nbytes}", declared)
         try:

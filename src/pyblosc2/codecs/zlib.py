@@ -17,7 +17,9 @@ class ZlibCodec(BaseCodec):
     compformat = 3
     name = "zlib"
 
-    def compress(self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None) -> bytes:
+    def compress(
+        self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
+    ) -> bytes:
         out = zlib.compress(src, clevel)
         return out if len(out) <= maxout else b""
 
@@ -30,9 +32,12 @@ class ZlibCodec(BaseCodec):
             raise stream_error(self.name, "a valid zlib stream", f"undecodable ({exc})") from None
         if len(out) != nbytes or not d.eof:
             raise stream_error(
-                self.name, f"a complete stream of {nbytes} bytes",
+                self.name,
+                f"a complete stream of {nbytes} bytes",
                 f"{len(out)} bytes{'' if d.eof else ' and an unfinished stream'}",
             )
         if d.unused_data:
-            raise stream_error(self.name, "no bytes after the stream end", f"{len(d.unused_data)} bytes")
+            raise stream_error(
+                self.name, "no bytes after the stream end", f"{len(d.unused_data)} bytes"
+            )
         return out

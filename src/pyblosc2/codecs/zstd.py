@@ -57,13 +57,18 @@ class ZstdCodec(BaseCodec):
     name = "zstd"
     supports_dict = True
 
-    def compress(self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None) -> bytes:
+    def compress(
+        self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
+    ) -> bytes:
         level = zstd_level(clevel, bool(dict_))
 
         def make() -> zstandard.ZstdCompressor:
             zd = zstandard.ZstdCompressionDict(dict_) if dict_ else None
             return zstandard.ZstdCompressor(
-                level=level, dict_data=zd, write_checksum=False, write_content_size=True,
+                level=level,
+                dict_data=zd,
+                write_checksum=False,
+                write_content_size=True,
                 write_dict_id=True,
             )
 

@@ -32,10 +32,22 @@ __all__ = [
 USER_FILTERS_START = 160
 
 _BUILTINS: dict[int, BaseFilter] = {
-    f.id: f for f in (Shuffle(), BitShuffle(), Delta(), TruncPrec(), ByteDelta(), ByteDeltaBuggy(), IntTrunc())
+    f.id: f
+    for f in (
+        Shuffle(),
+        BitShuffle(),
+        Delta(),
+        TruncPrec(),
+        ByteDelta(),
+        ByteDeltaBuggy(),
+        IntTrunc(),
+    )
 }
 #: assigned by C-Blosc2 but needing the b2nd metalayer; not implemented here
-UNIMPLEMENTED_FILTERS = {Filter.NDCELL: "NDCELL filter (id 32)", Filter.NDMEAN: "NDMEAN filter (id 33)"}
+UNIMPLEMENTED_FILTERS = {
+    Filter.NDCELL: "NDCELL filter (id 32)",
+    Filter.NDMEAN: "NDMEAN filter (id 33)",
+}
 _user: dict[int, BaseFilter] = {}
 
 

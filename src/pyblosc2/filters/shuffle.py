@@ -42,7 +42,7 @@ def shuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
         # Extract each byte plane from the whole-word view: one pass per plane.
         v = src[:n].view(word)
         for j in range(g):
-            np.copyto(dst[j * q:(j + 1) * q], v >> (8 * j) if j else v, casting="unsafe")
+            np.copyto(dst[j * q : (j + 1) * q], v >> (8 * j) if j else v, casting="unsafe")
     else:
         dst[:n].reshape(g, q)[...] = src[:n].reshape(q, g).T
     dst[n:] = src[n:]
@@ -68,7 +68,7 @@ def unshuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
         np.copyto(out, src[:q], casting="unsafe")
         tmp = np.empty(q, word)
         for j in range(1, g):
-            np.copyto(tmp, src[j * q:(j + 1) * q], casting="unsafe")
+            np.copyto(tmp, src[j * q : (j + 1) * q], casting="unsafe")
             tmp <<= word(8 * j)
             out |= tmp
     else:
