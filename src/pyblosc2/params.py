@@ -104,19 +104,7 @@ class CParams:
     @classmethod
     def from_any(cls, value: CParams | Mapping[str, Any] | None, **kwargs: Any) -> CParams:
         """Build from a ``CParams``, a dict, or keyword arguments (python-blosc2 conventions)."""
-        if value is not None and kwargs:
-            raise ParamError("pass either cparams or individual compression parameters, not both")
-        if value is None:
-            value = kwargs
-        if isinstance(value, CParams):
-            return value
-        if not isinstance(value, Mapping):
-            raise ParamError(f"cparams must be a CParams or a dict, got {type(value).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(value) - known)
-        if unknown:
-            raise ParamError(f"unknown compression parameters {unknown}; known: {sorted(known)}")
-        return cls(**value)
+        return _from_any(cls, "cparams", "compression", value, kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-``int`` dict (JSON-friendly); ``CParams(**d)`` rebuilds it."""
@@ -146,15 +134,21 @@ class DParams:
     @classmethod
     def from_any(cls, value: DParams | Mapping[str, Any] | None, **kwargs: Any) -> DParams:
         """Build from a ``DParams``, a dict, or keyword arguments."""
-        if value is not None and kwargs:
-            raise ParamError("pass either dparams or individual decompression parameters, not both")
-        if value is None:
-            value = kwargs
-        if isinstance(value, DParams):
-            return value
-        if not isinstance(value, Mapping):
-            raise ParamError(f"dparams must be a DParams or a dict, got {type(value).__name__}")
-        unknown = sorted(set(value) - {"nthreads"})
-        if unknown:
-            raise ParamError(f"unknown decompression parameters {unknown}; known: ['nthreads']")
-        return cls(**value)
+        return _from_any(cls, "dparams", "decompression", value, kwargs)
+
+
+def _from_any(cls: type, name: str, kind: str, value: Any, kwargs: dict[str, Any]) -> Any:
+    """A ``cls`` from an instance, a dict or keyword arguments, refusing unknown keys."""
+    if value is not None and kwargs:
+        raise ParamError(f"pass either {name} or individual {kind} parameters, not both")
+    if value is None:
+        value = kwargs
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, Mapping):
+        raise ParamError(f"{name} must be a {cls.__name__} or a dict, got {type(value).__name__}")
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ParamError(f"unknown {kind} parameters {unknown}; known: {sorted(known)}")
+    return cls(**value)

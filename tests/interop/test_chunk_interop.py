@@ -288,7 +288,9 @@ def test_blosc1_bitshuffle_tail_where_c_blosc2_is_wrong(cblosc1, cblosc2) -> Non
     theirs = cblosc1.compress(data, typesize=8, clevel=5, shuffle=cblosc1.BITSHUFFLE, cname="lz4")
     assert cblosc1.decompress(theirs) == data
     assert pb.decompress2(theirs) == data
-    assert cblosc2.decompress2(theirs) != data  # C-Blosc2 gets the last bytes wrong
+    out = bytearray(b"\xaa" * len(data))
+    cblosc2.decompress2(theirs, dst=out)
+    assert out[:-3] == data[:-3] and out[-3:] == b"\xaa" * 3  # C-Blosc2 never writes the tail
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,7 +12,7 @@ import numpy as np
 from ..constants import Filter
 from ..errors import ParamError
 from .base import BaseFilter, FilterContext
-from .truncprec import signed_meta
+from .truncprec import mask_low_bits, signed_meta
 
 __all__ = ["IntTrunc"]
 
@@ -46,11 +46,7 @@ class IntTrunc(BaseFilter):
 
     def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
         zeroed = _zeroed_bits(ctx.typesize, ctx.meta)
-        dt = _UINT[ctx.typesize]
-        n = len(src) // ctx.typesize * ctx.typesize
-        mask = dt(~((1 << zeroed) - 1) & ((1 << (8 * ctx.typesize)) - 1))
-        np.bitwise_and(src[:n].view(dt), mask, out=dst[:n].view(dt))
-        dst[n:] = src[n:]
+        mask_low_bits(src, dst, ctx.typesize, zeroed, _UINT[ctx.typesize])
 
     def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
         dst[:] = src

@@ -13,7 +13,7 @@ from ..constants import Filter
 from ..errors import ParamError
 from .base import BaseFilter, FilterContext
 
-__all__ = ["TruncPrec", "signed_meta"]
+__all__ = ["TruncPrec", "mask_low_bits", "signed_meta"]
 
 _MANTISSA = {4: (23, np.uint32), 8: (52, np.uint64)}
 
@@ -21,6 +21,15 @@ _MANTISSA = {4: (23, np.uint32), 8: (52, np.uint64)}
 def signed_meta(meta: int) -> int:
     """The int8 value of a filters_meta byte."""
     return meta - 256 if meta >= 128 else meta
+
+
+def mask_low_bits(src: np.ndarray, dst: np.ndarray, typesize: int, zeroed: int, dt: type) -> None:
+    """``dst = src`` with the ``zeroed`` low bits of every ``typesize``-byte element cleared
+    (element view ``dt``); trailing bytes that form no element are copied."""
+    n = len(src) // typesize * typesize
+    mask = dt(~((1 << zeroed) - 1) & ((1 << (8 * typesize)) - 1))
+    np.bitwise_and(src[:n].view(dt), mask, out=dst[:n].view(dt))
+    dst[n:] = src[n:]
 
 
 def _zeroed_bits(typesize: int, meta: int) -> int:
@@ -53,11 +62,7 @@ class TruncPrec(BaseFilter):
 
     def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
         zeroed = _zeroed_bits(ctx.typesize, ctx.meta)
-        dt = _MANTISSA[ctx.typesize][1]
-        n = len(src) // ctx.typesize * ctx.typesize
-        mask = dt(~((1 << zeroed) - 1) & ((1 << (8 * ctx.typesize)) - 1))
-        np.bitwise_and(src[:n].view(dt), mask, out=dst[:n].view(dt))
-        dst[n:] = src[n:]
+        mask_low_bits(src, dst, ctx.typesize, zeroed, _MANTISSA[ctx.typesize][1])
 
     def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
         dst[:] = src
