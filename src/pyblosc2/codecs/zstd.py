@@ -81,8 +81,8 @@ class ZstdCodec(BaseCodec):
             zd = zstandard.ZstdCompressionDict(dict_) if dict_ else None
             return zstandard.ZstdDecompressor(dict_data=zd)
 
-        dctx = _cached(_local.decompressors, dict_ or None, make)
         try:
+            dctx = _cached(_local.decompressors, dict_ or None, make)
             # A reader bounds the output by nbytes (a hostile frame cannot make us allocate
             # more) and walks across frames; reading one byte more detects surplus output and
             # makes trailing garbage fail to parse.
