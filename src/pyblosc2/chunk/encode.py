@@ -99,8 +99,12 @@ def _check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], .
 
 @dataclass(frozen=True, slots=True)
 class _Stream:
+    """One compressed stream, waiting for the serial layout. The filtered bytes are not kept
+    (only raw streams carry them, as their payload) so that peak memory stays near the output
+    size."""
+
     kind: str  # "zero", "run", "codec", "raw"
-    data: np.ndarray  # the filtered stream
+    neblock: int
     payload: bytes = b""
     value: int = 0
 
@@ -211,35 +215,39 @@ def _constant_streams(streams: np.ndarray) -> np.ndarray:
     return maybe
 
 
-def _filter_and_split(
+def _filtered_streams(
     j: int,
     arr: np.ndarray,
     header: ChunkHeader,
     pipeline: Pipeline,
-    codec: BaseCodec,
-    clevel: int,
     split: bool,
-    runs: bool,
     delta_ref: np.ndarray | None,
-    dict_: bytes | None,
-) -> list[_Stream]:
+) -> np.ndarray:
+    """Block ``j`` through the filters, as a (nstreams, neblock) array (§6.3, §9)."""
     bs = header.blocksize
     block = arr[j * bs : j * bs + bs]
     filtered = pipeline.forward(block, None if j == 0 else delta_ref)
     nstreams = header.typesize if split and len(block) == bs else 1
     neblock = len(block) // nstreams
-    streams = filtered[: neblock * nstreams].reshape(nstreams, neblock)
-    constant = _constant_streams(streams) if runs else np.zeros(nstreams, bool)
+    return filtered[: neblock * nstreams].reshape(nstreams, neblock)
+
+
+def _compress_block(
+    streams: np.ndarray, codec: BaseCodec, clevel: int, runs: bool, dict_: bytes | None
+) -> list[_Stream]:
+    neblock = streams.shape[1]
+    constant = _constant_streams(streams) if runs else np.zeros(len(streams), bool)
     out = []
-    for s in range(nstreams):
-        data = streams[s]
+    for s, data in enumerate(streams):
         if constant[s]:
             v = int(data[0])
-            out.append(_Stream("zero" if v == 0 else "run", data, value=v))
+            out.append(_Stream("zero" if v == 0 else "run", neblock, value=v))
+            continue
+        payload = codec.compress(memoryview(data), clevel, neblock, dict_)
+        if payload and len(payload) != neblock:
+            out.append(_Stream("codec", neblock, payload))
         else:
-            payload = codec.compress(memoryview(data), clevel, neblock, dict_)
-            kind = "codec" if payload and len(payload) != neblock else "raw"
-            out.append(_Stream(kind, data, payload))
+            out.append(_Stream("raw", neblock, data.tobytes()))
     return out
 
 
@@ -266,10 +274,11 @@ def _encode_blocks(
     if dict_ is not None:
         header = header.with_sizes(blosc2_flags=USEDICT)
 
+    def streams_of(j: int) -> np.ndarray:
+        return _filtered_streams(j, arr, header, pipeline, split, delta_ref)
+
     def work(j: int) -> list[_Stream]:
-        return _filter_and_split(
-            j, arr, header, pipeline, codec, spec.clevel, split, runs, delta_ref, dict_
-        )
+        return _compress_block(streams_of(j), codec, spec.clevel, runs, dict_)
 
     blocks = run_parallel(work, range(nblocks), spec.nthreads)
 
@@ -281,9 +290,9 @@ def _encode_blocks(
     all_zero = True
     for j, streams in enumerate(blocks):
         bstarts[j] = ntbytes
-        for st in streams:
+        for k, st in enumerate(streams):
             ntbytes += 4
-            neblock = len(st.data)
+            neblock = st.neblock
             if st.kind in ("zero", "run"):
                 if ntbytes > destsize:
                     return None
@@ -302,14 +311,16 @@ def _encode_blocks(
                 maxout = destsize - ntbytes
                 if maxout <= 0:
                     return None
-            payload = st.payload if st.kind == "codec" else b""
-            if maxout < neblock and payload:
-                # The parallel pass compressed with a full budget: redo it as C would.
-                payload = codec.compress(memoryview(st.data), spec.clevel, maxout, dict_)
-            if not payload or len(payload) == neblock or len(payload) > maxout:
-                if ntbytes + neblock > destsize:
-                    return None
-                payload = st.data.tobytes()
+            payload = st.payload
+            if maxout < neblock and st.kind == "codec":
+                # The parallel pass compressed with a full budget: redo it as C would
+                # (only near the end of an almost incompressible chunk).
+                data = streams_of(j)[k]
+                payload = codec.compress(memoryview(data), spec.clevel, maxout, dict_)
+                if not payload or len(payload) == neblock or len(payload) > maxout:
+                    payload = data.tobytes()
+            if len(payload) == neblock and ntbytes + neblock > destsize:  # raw does not fit
+                return None
             pieces.append(_I32.pack(len(payload)))
             pieces.append(payload)
             ntbytes += len(payload)
