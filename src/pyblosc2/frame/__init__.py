@@ -1,0 +1,1 @@
+"""Frames: the container of a super-chunk (spec frame-format.md). Read side so far."""

@@ -1,0 +1,225 @@
+"""The frame header: the fixed 87-byte msgpack prefix and the metalayer section
+(spec frame-format.md §2, §3).
+
+C reads the prefix at fixed positions, so a writer must emit exactly these fixed-width msgpack
+types (never a generic packer's compact encodings); every position is named here once.
+Integers in the header are big-endian.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from ..errors import FormatError
+
+__all__ = ["FRAME_MAGIC", "HEADER_MINLEN", "FrameHeader"]
+
+FRAME_MAGIC = b"b2frame\x00"
+HEADER_MINLEN = 87
+META_SECTION_MIN = 10  # 93 CD xxxx DE 0000 DC 0000
+MAX_METALAYERS = 16
+MAX_NAME_LEN = 31
+# positions of the fixed prefix (frame.h FRAME_*)
+POS_HEADER_LEN, POS_FRAME_LEN, POS_FLAGS, POS_FRAME_TYPE = 11, 16, 25, 26
+POS_CODEC_FLAGS, POS_OTHER_FLAGS, POS_NBYTES, POS_CBYTES = 27, 28, 30, 39
+POS_TYPESIZE, POS_BLOCKSIZE, POS_CHUNKSIZE, POS_CTHREADS, POS_DTHREADS = 48, 53, 58, 63, 66
+POS_HAS_VLMETA, POS_NFILTERS, POS_FILTERS, POS_UDCODEC = 68, 70, 71, 77
+POS_COMPCODE_META, POS_FILTERS_META, POS_OTHER_FLAGS2 = 78, 79, 85
+POS_METALAYERS = 87
+
+_PREFIX = struct.Struct(">BB8sBiBQBBBBBBqBqBiBiBiBhBhBBB6sBB6sBB")
+VERSION_MASK = 0x0F
+OFFSETS_64 = 0x10
+VERSION_FIXED, VERSION_VARIABLE = 2, 3
+FRAME_FORMAT_MAX = 3
+CONTIGUOUS, SPARSE = 0, 1
+UDCODEC_NIBBLE = 6
+
+
+def _err(field_: str, offset: int | None, expected: object, got: object) -> FormatError:
+    return FormatError("frame header", field_, offset, expected, got)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameHeader:
+    """A parsed frame header (``metalayers`` keeps name → raw content, in stored order)."""
+
+    header_len: int
+    frame_len: int
+    general_flags: int
+    frame_type: int
+    codec_flags: int
+    other_flags: int
+    nbytes: int
+    cbytes: int
+    typesize: int
+    blocksize: int
+    chunksize: int
+    cthreads: int = 1
+    dthreads: int = 1
+    has_vlmeta: bool = False
+    filters: tuple[int, ...] = (0, 0, 0, 0, 0, 1)
+    udcodec: int = 0
+    compcode_meta: int = 0
+    filters_meta: tuple[int, ...] = (0,) * 6
+    other_flags2: int = 0
+    metalayers: tuple[tuple[str, bytes], ...] = field(default=())
+
+    @property
+    def version(self) -> int:
+        return self.general_flags & VERSION_MASK
+
+    @property
+    def codec(self) -> int:
+        """The codec id (``udcodec`` when the nibble says user codec)."""
+        nibble = self.codec_flags & 0x0F
+        return self.udcodec if nibble == UDCODEC_NIBBLE else nibble
+
+    @property
+    def clevel(self) -> int:
+        return self.codec_flags >> 4
+
+    @property
+    def splitmode(self) -> int:
+        return (self.other_flags & 3) + 1
+
+    @property
+    def use_dict(self) -> bool:
+        return bool(self.other_flags2 & 1)
+
+    @property
+    def nchunks_fixed(self) -> int | None:
+        """The chunk count implied by nbytes/chunksize (None for variable-size chunks)."""
+        if self.nbytes == 0:
+            return 0
+        if self.chunksize > 0:
+            return -(-self.nbytes // self.chunksize)
+        return None
+
+    @classmethod
+    def from_bytes(cls, buf: bytes | memoryview, *, buffer_len: int | None = None) -> FrameHeader:
+        """Parse and validate a header (spec §2.9 rules 1, 3, 4, 8).
+
+        ``buf`` holds at least the header; ``buffer_len`` is the size available for the whole
+        frame (the file size from the frame start), used to check ``frame_len``.
+        """
+        if len(buf) < HEADER_MINLEN:
+            raise _err("length", 0, f"at least {HEADER_MINLEN} bytes", len(buf))
+        f = _PREFIX.unpack_from(buf, 0)
+        header_len, frame_len = f[4], f[6]
+        gflags, ftype, codec_flags, other_flags = f[8], f[9], f[10], f[11]
+        nbytes, cbytes, typesize, blocksize, chunksize = f[13], f[15], f[17], f[19], f[21]
+        cthreads, dthreads, has_vl = f[23], f[25], f[26] == 0xC3
+        nfilters, filters, udcodec, cmeta, fmeta, oflags2 = f[28], f[29], f[30], f[31], f[32], f[33]
+        if gflags & VERSION_MASK > FRAME_FORMAT_MAX:
+            raise _err(
+                "general_flags",
+                POS_FLAGS,
+                f"a format version <= {FRAME_FORMAT_MAX}",
+                gflags & VERSION_MASK,
+            )
+        if (gflags >> 4) & 3 != 1:
+            raise NotImplementedError(
+                f"frame offsets wider than 64 bits (general_flags {gflags:#04x})"
+            )
+        if ftype not in (CONTIGUOUS, SPARSE):
+            raise _err("frame_type", POS_FRAME_TYPE, "0 (contiguous) or 1 (sparse)", ftype)
+        limit = buffer_len if buffer_len is not None else frame_len
+        if not HEADER_MINLEN + META_SECTION_MIN <= header_len <= min(frame_len, len(buf)):
+            raise _err(
+                "header_len",
+                POS_HEADER_LEN,
+                f"{HEADER_MINLEN + META_SECTION_MIN}..{min(frame_len, len(buf))}",
+                header_len,
+            )
+        if frame_len > limit:
+            raise _err("frame_len", POS_FRAME_LEN, f"at most {limit} (bytes available)", frame_len)
+        if typesize <= 0:
+            raise _err("typesize", POS_TYPESIZE, "> 0", typesize)
+        if nfilters > 6:
+            raise _err("nfilters", POS_NFILTERS, "at most 6", nfilters)
+        if nbytes < 0 or cbytes < 0:
+            raise _err(
+                "nbytes" if nbytes < 0 else "cbytes",
+                POS_NBYTES if nbytes < 0 else POS_CBYTES,
+                ">= 0",
+                min(nbytes, cbytes),
+            )
+        if nbytes > 0 and chunksize < 0:
+            raise _err("chunksize", POS_CHUNKSIZE, ">= 0 when the frame holds data", chunksize)
+        if header_len + cbytes > frame_len and ftype == CONTIGUOUS:
+            raise _err(
+                "cbytes",
+                POS_CBYTES,
+                f"at most frame_len - header_len = {frame_len - header_len}",
+                cbytes,
+            )
+        metas = _parse_metalayers(buf, header_len)
+        return cls(
+            header_len,
+            frame_len,
+            gflags,
+            ftype,
+            codec_flags,
+            other_flags,
+            nbytes,
+            cbytes,
+            typesize,
+            blocksize,
+            chunksize,
+            cthreads,
+            dthreads,
+            has_vl,
+            tuple(filters[:6]),
+            udcodec,
+            cmeta,
+            tuple(fmeta[:6]),
+            oflags2,
+            metas,
+        )
+
+
+def _parse_metalayers(buf: bytes | memoryview, header_len: int) -> tuple[tuple[str, bytes], ...]:
+    """The metalayer section (§3.1): names from the map, contents through their offsets."""
+    pos = POS_METALAYERS
+    mv = memoryview(buf)
+    if mv[pos + 4] != 0xDE:
+        raise _err("metalayer map marker", pos + 4, "0xde (map16)", hex(mv[pos + 4]))
+    (n,) = struct.unpack_from(">H", mv, pos + 5)
+    if n > MAX_METALAYERS:
+        raise _err("metalayer count", pos + 5, f"at most {MAX_METALAYERS}", n)
+    p = pos + 7
+    out = []
+    for i in range(n):
+        if p >= header_len:
+            raise _err(f"metalayer {i} name", p, "inside the header", "past header_len")
+        marker = mv[p]
+        if marker & 0xE0 != 0xA0:
+            raise _err(f"metalayer {i} name", p, "a fixstr (0xa0..0xbf)", hex(marker))
+        ln = marker & 0x1F
+        name_end = p + 1 + ln
+        if name_end + 5 > header_len or mv[name_end] != 0xD2:
+            raise _err(
+                f"metalayer {i} offset", name_end, "an int32 (0xd2) inside the header", "missing"
+            )
+        name = bytes(mv[p + 1 : name_end]).decode("utf-8", errors="surrogateescape")
+        (off,) = struct.unpack_from(">i", mv, name_end + 1)
+        if not 0 <= off <= header_len - 5 or mv[off] != 0xC6:
+            raise _err(
+                f"metalayer {name!r} offset",
+                name_end + 1,
+                "the position of a bin32 (0xc6) inside the header",
+                off,
+            )
+        (clen,) = struct.unpack_from(">I", mv, off + 1)
+        if off + 5 + clen > header_len:
+            raise _err(
+                f"metalayer {name!r} length",
+                off + 1,
+                f"at most {header_len - off - 5} (end of header)",
+                clen,
+            )
+        out.append((name, bytes(mv[off + 5 : off + 5 + clen])))
+        p = name_end + 5
+    return tuple(out)
