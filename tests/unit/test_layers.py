@@ -19,6 +19,7 @@ LAYERS = {
     "codecs": 3,
     "filters": 3,
     "chunk": 4,
+    "frame": 5,
     "api": 5,
     "compat": 6,
     "__init__": 7,
