@@ -179,6 +179,54 @@ class FrameHeader:
             metas,
         )
 
+    def to_bytes(self) -> bytes:
+        """Serialize with the fixed-width layout C reads (``header_len`` is recomputed).
+
+        >>> h = FrameHeader(0, 132, 0x12, 0, 0x55, 2, 0, 0, 4, 0, -1)
+        >>> b = h.to_bytes(); len(b), FrameHeader.from_bytes(b + bytes(35)).header_len
+        (97, 97)
+        """
+        meta = metalayer_section(self.metalayers)
+        header_len = HEADER_MINLEN + len(meta)
+        prefix = _PREFIX.pack(
+            0x9E,
+            0xA8,
+            FRAME_MAGIC,
+            0xD2,
+            header_len,
+            0xCF,
+            self.frame_len,
+            0xA4,
+            self.general_flags,
+            self.frame_type,
+            self.codec_flags,
+            self.other_flags,
+            0xD3,
+            self.nbytes,
+            0xD3,
+            self.cbytes,
+            0xD2,
+            self.typesize,
+            0xD2,
+            self.blocksize,
+            0xD2,
+            self.chunksize,
+            0xD1,
+            self.cthreads,
+            0xD1,
+            self.dthreads,
+            0xC3 if self.has_vlmeta else 0xC2,
+            0xD8,
+            6,
+            bytes(self.filters),
+            self.udcodec,
+            self.compcode_meta,
+            bytes(self.filters_meta),
+            self.other_flags2,
+            0,
+        )
+        return prefix + meta
+
 
 def _parse_metalayers(buf: bytes | memoryview, header_len: int) -> tuple[tuple[str, bytes], ...]:
     """The metalayer section (§3.1): names from the map, contents through their offsets."""
@@ -223,3 +271,29 @@ def _parse_metalayers(buf: bytes | memoryview, header_len: int) -> tuple[tuple[s
         out.append((name, bytes(mv[off + 5 : off + 5 + clen])))
         p = name_end + 5
     return tuple(out)
+
+
+def metalayer_section(metalayers: tuple[tuple[str, bytes], ...]) -> bytes:
+    """The metalayer section (§3.1) for ``(name, content)`` pairs, offsets absolute."""
+    if len(metalayers) > MAX_METALAYERS:
+        raise ValueError(f"at most {MAX_METALAYERS} metalayers, got {len(metalayers)}")
+    names = [n.encode("utf-8") for n, _ in metalayers]
+    for n in names:
+        if not 1 <= len(n) <= MAX_NAME_LEN:
+            raise ValueError(f"metalayer names must have 1..{MAX_NAME_LEN} bytes, got {n!r}")
+    idx_size = 7 + sum(6 + len(n) for n in names)
+    pos = HEADER_MINLEN + idx_size + 3  # first content's C6 byte (after DC + uint16)
+    entries, contents = [], []
+    for n, (_, content) in zip(names, metalayers, strict=True):
+        entries.append(bytes([0xA0 | len(n)]) + n + struct.pack(">Bi", 0xD2, pos))
+        contents.append(struct.pack(">BI", 0xC6, len(content)) + content)
+        pos += 5 + len(content)
+    k = len(metalayers)
+    return b"".join(
+        [
+            struct.pack(">BBHBH", 0x93, 0xCD, idx_size, 0xDE, k),
+            *entries,
+            struct.pack(">BH", 0xDC, k),
+            *contents,
+        ]
+    )

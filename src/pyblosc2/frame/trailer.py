@@ -95,3 +95,24 @@ class Trailer:
         fpt = mv[n_total - FINGERPRINT_LEN - 1]
         fp = bytes(mv[n_total - FINGERPRINT_LEN :])
         return cls(tuple(entries), fpt, fp)
+
+    def to_bytes(self) -> bytes:
+        """Serialize (§5.1); vlmeta offsets are relative to the trailer start.
+
+        >>> len(Trailer().to_bytes()), Trailer.from_bytes(Trailer().to_bytes()) == Trailer()
+        (35, True)
+        """
+        names = [n.encode("utf-8") for n, _ in self.vlmeta]
+        idx_size = 6 + sum(6 + len(n) for n in names)
+        pos = 3 + idx_size + 3  # after 94 01 93, the map, and DC + uint16
+        entries, contents = [], []
+        for n, (_, content) in zip(names, self.vlmeta, strict=True):
+            entries.append(bytes([0xA0 | len(n)]) + n + struct.pack(">Bi", 0xD2, pos))
+            contents.append(struct.pack(">BI", 0xC6, len(content)) + content)
+            pos += 5 + len(content)
+        k = len(self.vlmeta)
+        head = struct.pack(">BBBBHBH", 0x94, 0x01, 0x93, 0xCD, idx_size, 0xDE, k)
+        body = b"".join([head, *entries, struct.pack(">BH", 0xDC, k), *contents])
+        total = len(body) + 5 + 2 + FINGERPRINT_LEN
+        tail = struct.pack(">BIBB", 0xCE, total, 0xD8, self.fingerprint_type)
+        return body + tail + self.fingerprint
