@@ -15,9 +15,9 @@ from .header import CONTIGUOUS, OFFSETS_64, VERSION_FIXED, VERSION_VARIABLE, Fra
 from .index import SPECIAL_OFFSETS
 from .trailer import Trailer
 
-__all__ = ["build_cframe", "encode_index"]
+__all__ = ["SPECIAL_OFFSET_OF", "build_cframe", "encode_index"]
 
-_OFFSET_OF = {v: k for k, v in SPECIAL_OFFSETS.items()}
+SPECIAL_OFFSET_OF = {v: k for k, v in SPECIAL_OFFSETS.items()}
 # What C uses for every index it rewrites on mutation (§4.3).
 INDEX_SPEC = EncodeSpec(
     typesize=8,
@@ -71,7 +71,7 @@ def build_cframe(
     for i, (c, h) in enumerate(zip(chunks, headers, strict=True)):
         kind = SpecialValue(h.special) if h.special in (1, 2, 4) else None
         if kind is not None and chunksize > 0:
-            offsets[i] = _OFFSET_OF[kind]
+            offsets[i] = SPECIAL_OFFSET_OF[kind]
             continue
         offsets[i] = pos
         data.append(bytes(c[: h.cbytes]))

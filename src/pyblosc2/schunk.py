@@ -1,0 +1,552 @@
+"""SChunk: a sequence of chunks stored as a contiguous frame, in memory or in a file
+(frame-format.md; python-blosc2's ``SChunk`` API).
+
+Implemented: creation (with metalayers), opening (files at an offset, in-memory cframes),
+appends that write only the new chunk, index, trailer and header, chunk and item reads that
+touch only the chunks (and, on files, the blocks) they need, ``meta`` and ``vlmeta``. A failed
+append or vlmeta update rolls the frame back to its previous state. Sparse frames, mmap and
+the mutations other than append raise :class:`NotImplementedError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ._bytes import as_view, writable_view
+from .api import compress2, decompress2
+from .chunk.decode import ChunkReader
+from .chunk.header import ChunkHeader
+from .constants import EXTENDED_HEADER_LENGTH, Codec, SpecialValue
+from .errors import FormatError, ParamError
+from .frame.contiguous import FrameReader
+from .frame.header import FrameHeader
+from .frame.store import FileStore, MemoryStore
+from .frame.trailer import Trailer
+from .frame.writer import SPECIAL_OFFSET_OF, build_cframe, encode_index
+from .meta import packb, unpackb
+from .params import CParams, DParams
+
+__all__ = ["SChunk", "Storage", "open", "remove_urlpath", "schunk_from_cframe"]
+
+DEFAULT_CHUNKSIZE = 2**24
+MAX_DEFAULT_CHUNKSIZE = 2**28
+_READONLY = "Cannot do this action with reading mode"
+_SPECIAL_IDS = (SpecialValue.ZERO, SpecialValue.NAN, SpecialValue.UNINIT)
+
+
+@dataclass
+class Storage:
+    """Where and how an SChunk is stored (python-blosc2's ``Storage``)."""
+
+    contiguous: bool | None = None
+    urlpath: str | None = None
+    mode: str = "a"
+    mmap_mode: str | None = None
+    initial_mapping_size: int | None = None
+    locking: bool = False
+    meta: dict | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("r", "a", "w"):
+            raise ParamError(f"mode must be one of 'r', 'a', 'w', got {self.mode!r}")
+        if self.mmap_mode is not None:
+            raise NotImplementedError("mmap_mode is not implemented yet")
+        if self.contiguous is None:
+            self.contiguous = self.urlpath is not None
+        if self.urlpath is not None and not self.contiguous:
+            raise NotImplementedError(
+                "sparse frames (contiguous=False on disk) are not implemented yet"
+            )
+
+
+class SChunk:
+    """A super-chunk.
+
+    >>> s = SChunk(chunksize=400, cparams={"typesize": 4})
+    >>> s.append_data(np.arange(100, dtype=np.int32)); s.append_data(np.arange(50, dtype=np.int32))
+    1
+    2
+    >>> np.frombuffer(s[98:102], np.int32)
+    array([98, 99,  0,  1], dtype=int32)
+    """
+
+    def __init__(self, chunksize: int | None = None, data: Any = None, **kwargs: Any) -> None:
+        storage = kwargs.pop("storage", None)
+        cparams = kwargs.pop("cparams", None)
+        dparams = kwargs.pop("dparams", None)
+        skw = {k: kwargs.pop(k) for k in list(kwargs) if k in Storage.__dataclass_fields__}
+        if kwargs:
+            raise ParamError(f"unknown SChunk arguments {sorted(kwargs)}")
+        if storage is None:
+            storage = Storage(**skw)
+        elif isinstance(storage, dict):
+            storage = Storage(**storage)
+        elif skw:
+            raise ParamError("pass either storage or individual storage arguments, not both")
+        self._storage = storage
+        self.dparams = DParams.from_any(dparams)
+        path = storage.urlpath
+        if path is not None and storage.mode == "w":
+            remove_urlpath(path)
+        if path is not None and (storage.mode == "r" or os.path.exists(path)):
+            if (
+                storage.mode == "a"
+                and os.path.exists(path)
+                and (cparams is not None or data is not None or chunksize)
+            ):
+                raise ParamError(f"{path} exists: open it with blosc2.open() or mode='w'")
+            if not os.path.exists(path):
+                raise ParamError(f"Cannot open the SChunk in reading mode: {path} does not exist")
+            self._attach(FileStore(path, writable=storage.mode != "r"))
+            self.cparams = self._cparams_from_header(cparams)
+            return
+        if isinstance(cparams, CParams):
+            cp = cparams
+        else:
+            given = dict(cparams or {})
+            if "typesize" not in given:
+                given["typesize"] = getattr(data, "itemsize", 1) if data is not None else 1
+            cp = CParams.from_any(given)
+        self.cparams = cp
+        view = as_view(data) if data is not None else None
+        if chunksize is None:
+            chunksize = (
+                DEFAULT_CHUNKSIZE if view is None else max(1, min(len(view), MAX_DEFAULT_CHUNKSIZE))
+            )
+        self._default_chunksize = chunksize
+        metas = tuple((str(k), packb(v)) for k, v in (storage.meta or {}).items())
+        frame = build_cframe(
+            [],
+            typesize=cp.typesize,
+            chunksize=-1,
+            metalayers=metas,
+            codec=int(cp.codec),
+            clevel=cp.clevel,
+            splitmode=int(cp.splitmode),
+            filters=tuple(int(f) for f in (cp.filters + [0] * 6)[:6]),
+            filters_meta=tuple(m & 0xFF for m in (cp.filters_meta + [0] * 6)[:6]),
+            blocksize=cp.blocksize,
+        )
+        store = FileStore(path, writable=True, create=True) if path else MemoryStore()
+        store.write(0, frame)
+        self._attach(store)
+        if view is not None:
+            for pos in range(0, len(view), chunksize):
+                self.append_data(view[pos : pos + chunksize])
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _attach(self, store: FileStore | MemoryStore) -> None:
+        self._store = store
+        reader = FrameReader.open(store, exact=isinstance(store, MemoryStore))
+        self._reader = reader
+        if not hasattr(self, "_default_chunksize"):
+            cs = reader.header.chunksize
+            self._default_chunksize = cs if cs >= 0 else DEFAULT_CHUNKSIZE
+
+    def _cparams_from_header(self, given: Any) -> CParams:
+        h = self.header
+        if given is not None:
+            cp = CParams.from_any(given)
+            return replace(cp, typesize=h.typesize)
+        return CParams(
+            codec=h.codec,
+            clevel=h.clevel,
+            typesize=h.typesize,
+            blocksize=max(h.blocksize, 0),
+            splitmode=h.splitmode,
+            filters=list(h.filters),
+            filters_meta=list(h.filters_meta),
+            use_dict=h.use_dict,
+            codec_meta=h.compcode_meta,
+        )
+
+    @property
+    def header(self) -> FrameHeader:
+        return self._reader.header
+
+    def _check_writable(self) -> None:
+        if self._storage.mode == "r":
+            raise ValueError(_READONLY)
+
+    def _commit(
+        self, header: FrameHeader, offsets: np.ndarray, trailer: Trailer, chunk: bytes | None = None
+    ) -> None:
+        """Write ``chunk`` (at the end of the data area), the index and the trailer, then the
+        header; on any failure restore the previous bytes so the frame stays readable."""
+        store, old = self._store, self.header
+        old_tail_pos = old.header_len + old.cbytes
+        old_tail = bytes(store.read(old_tail_pos, old.frame_len - old_tail_pos))
+        index = encode_index(offsets) if len(offsets) else b""
+        tail = b"".join([chunk or b"", index, trailer.to_bytes()])
+        new = replace(
+            header,
+            frame_len=header.header_len + header.cbytes + len(index) + len(trailer.to_bytes()),
+            has_vlmeta=bool(trailer.vlmeta),
+        )
+        new_header = new.to_bytes()
+        if len(new_header) != old.header_len:
+            raise FormatError("frame header", "header_len", 11, old.header_len, len(new_header))
+        try:
+            store.write(old_tail_pos, tail)
+            store.truncate(old_tail_pos + len(tail))
+            store.write(0, new_header)
+        except BaseException:
+            store.write(old_tail_pos, old_tail)
+            store.truncate(old.frame_len)
+            store.write(0, old.to_bytes())
+            raise
+        self._reader = FrameReader(store, new, trailer, offsets)
+
+    # -- properties -----------------------------------------------------------------------
+    @property
+    def nchunks(self) -> int:
+        return self._reader.nchunks
+
+    @property
+    def nbytes(self) -> int:
+        return self.header.nbytes
+
+    @property
+    def cbytes(self) -> int:
+        return self.header.frame_len
+
+    @property
+    def cratio(self) -> float:
+        return self.nbytes / self.cbytes
+
+    @property
+    def chunksize(self) -> int:
+        cs = self.header.chunksize
+        return self._default_chunksize if cs < 0 else cs
+
+    @property
+    def chunkshape(self) -> int:
+        return self.chunksize // self.typesize
+
+    @property
+    def typesize(self) -> int:
+        return self.header.typesize
+
+    @property
+    def blocksize(self) -> int:
+        return self.header.blocksize
+
+    @property
+    def urlpath(self) -> str | None:
+        return self._storage.urlpath
+
+    @property
+    def contiguous(self) -> bool:
+        return bool(self._storage.contiguous)
+
+    @property
+    def mode(self) -> str:
+        return self._storage.mode
+
+    @property
+    def meta(self) -> Meta:
+        return Meta(self)
+
+    @property
+    def vlmeta(self) -> VLMeta:
+        return VLMeta(self)
+
+    def __len__(self) -> int:
+        return self.nbytes // self.typesize
+
+    # -- chunks ---------------------------------------------------------------------------
+    def append_chunk(self, chunk: Any) -> int:
+        """Append an already compressed chunk; returns the new number of chunks."""
+        self._check_writable()
+        chunk = bytes(as_view(chunk))
+        ch = ChunkHeader.from_bytes(chunk)
+        if ch.cbytes > len(chunk):
+            raise FormatError("chunk header", "cbytes", 12, f"at most {len(chunk)}", ch.cbytes)
+        h = self.header
+        chunksize = h.chunksize
+        if chunksize < 0:
+            chunksize = ch.nbytes if ch.nbytes else 0
+        elif chunksize > 0:
+            last_short = h.nbytes % chunksize != 0
+            if last_short or ch.nbytes > chunksize or ch.nbytes == 0:
+                chunksize = 0  # C switches to variable-size chunks (frame-format.md §2.7)
+        if ch.typesize != h.typesize and ch.typesize != 1 and h.typesize <= 255:
+            raise ParamError(f"chunk typesize {ch.typesize} differs from the SChunk's {h.typesize}")
+        offsets = self._reader.offsets.copy()
+        pieces: list[bytes] = []
+        cbytes = h.cbytes
+        if chunksize == 0 and h.chunksize > 0 and (offsets < 0).any():
+            # Special offsets record no size, which a variable-size frame needs: store those
+            # chunks as 32-byte chunks (C would write the offsets and then fail to read them).
+            for k in np.flatnonzero(offsets < 0):
+                raw = bytes(self._reader.get_chunk(int(k)))
+                offsets[k] = cbytes
+                pieces.append(raw)
+                cbytes += len(raw)
+        if ch.special in _SPECIAL_IDS and chunksize > 0:
+            offset = SPECIAL_OFFSET_OF[SpecialValue(ch.special)]
+        else:
+            offset = cbytes
+            pieces.append(chunk[: ch.cbytes])
+            cbytes += ch.cbytes
+        stored = b"".join(pieces)
+        flags = h.general_flags
+        if chunksize == 0:
+            flags = (flags & 0xB0) | 0x40 | 3
+        offsets = np.append(offsets, np.int64(offset))
+        header = replace(
+            h, nbytes=h.nbytes + ch.nbytes, cbytes=cbytes, chunksize=chunksize, general_flags=flags
+        )
+        self._commit(header, offsets, self._reader.trailer, stored)
+        return self.nchunks
+
+    def append_data(self, data: Any) -> int:
+        """Compress ``data`` (normally ``chunksize`` bytes) and append it as one chunk."""
+        self._check_writable()
+        # A chunk larger than chunksize, or one after a short last chunk, makes the frame
+        # variable-sized, as C-Blosc2 does (frame-format.md §2.7).
+        return self.append_chunk(compress2(as_view(data), cparams=self.cparams))
+
+    def get_chunk(self, nchunk: int) -> bytes:
+        """The compressed chunk (special offsets give a synthesised 32-byte chunk)."""
+        return bytes(self._reader.get_chunk(self._chunk_index(nchunk)))
+
+    def decompress_chunk(self, nchunk: int, dst: Any = None) -> bytes | None:
+        """Decompress chunk ``nchunk`` into ``dst`` (returns None) or a new bytes object."""
+        return decompress2(
+            self._reader.get_chunk(self._chunk_index(nchunk)), dst, dparams=self.dparams
+        )
+
+    def _chunk_index(self, n: int) -> int:
+        if not -self.nchunks <= n < self.nchunks:
+            raise IndexError(f"nchunk {n} out of range for {self.nchunks} chunks")
+        return n % self.nchunks
+
+    def iterchunks(self, dtype: Any) -> Iterator[np.ndarray]:
+        """Yield each chunk decompressed into an array of ``dtype``."""
+        for n in range(self.nchunks):
+            yield np.frombuffer(self.decompress_chunk(n), dtype=dtype)
+
+    def iterchunks_info(self) -> Iterator[ChunkInfo]:
+        """Yield a :class:`ChunkInfo` per chunk (reads chunk headers only)."""
+        for n in range(self.nchunks):
+            raw = self._reader.get_chunk(n)
+            ch = ChunkHeader.from_bytes(raw[:EXTENDED_HEADER_LENGTH])
+            value = bytes(raw[32 : ch.cbytes]) if ch.special == SpecialValue.VALUE else None
+            yield ChunkInfo(n, ch.nbytes / ch.cbytes, SpecialValue(ch.special), value, False)
+
+    # -- items ----------------------------------------------------------------------------
+    def get_slice(self, start: int = 0, stop: int | None = None, out: Any = None) -> bytes | None:
+        """Items ``[start, stop)``, reading only the chunks (and blocks) they cover."""
+        n = len(self)
+        start, stop, _ = slice(start, stop).indices(n)
+        stop = max(stop, start)
+        ts = self.typesize
+        result = np.empty((stop - start) * ts, np.uint8) if out is None else writable_view(out)
+        if out is not None and len(result) < (stop - start) * ts:
+            raise ParamError(f"out has {len(result)} bytes, the slice needs {(stop - start) * ts}")
+        pos, first = start * ts, start * ts
+        end = stop * ts
+        for k, (c0, c1) in self._chunk_spans(pos, end):
+            lo, hi = max(pos, c0) - c0, min(end, c1) - c0
+            result[max(pos, c0) - first : min(end, c1) - first] = self._chunk_range(k, lo, hi)
+        return result[: end - first].tobytes() if out is None else None
+
+    def _chunk_spans(self, lo: int, hi: int) -> Iterator[tuple[int, tuple[int, int]]]:
+        cs = self.header.chunksize
+        if cs > 0:
+            for k in range(lo // cs, min(-(-hi // cs), self.nchunks)):
+                yield k, (k * cs, min((k + 1) * cs, self.nbytes))
+            return
+        pos = 0
+        for k in range(self.nchunks):  # variable sizes: walk the chunk headers
+            nb = ChunkHeader.from_bytes(self._reader.get_chunk(k)[:32]).nbytes
+            if pos + nb > lo and pos < hi:
+                yield k, (pos, pos + nb)
+            pos += nb
+
+    def _chunk_range(self, k: int, lo: int, hi: int) -> np.ndarray:
+        """Bytes ``[lo, hi)`` of chunk ``k``; on files only the needed blocks are read."""
+        raw = self._reader.get_chunk(k)
+        reader = ChunkReader.open(raw)
+        return reader.decode_range(lo, hi, self.dparams.nthreads)
+
+    def __getitem__(self, key: int | slice) -> bytes:
+        if isinstance(key, slice):
+            if key.step not in (None, 1):
+                raise IndexError("step must be 1")
+            return self.get_slice(key.start or 0, key.stop)  # type: ignore[return-value]
+        n = len(self)
+        if not -n <= key < n:
+            raise IndexError(f"index {key} out of range for {n} items")
+        key %= n
+        return self.get_slice(key, key + 1)  # type: ignore[return-value]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise NotImplementedError("SChunk.__setitem__ is not implemented yet")
+
+    def insert_chunk(self, nchunk: int, chunk: Any) -> int:
+        raise NotImplementedError("SChunk.insert_chunk is not implemented yet")
+
+    def update_chunk(self, nchunk: int, chunk: Any) -> int:
+        raise NotImplementedError("SChunk.update_chunk is not implemented yet")
+
+    def delete_chunk(self, nchunk: int) -> int:
+        raise NotImplementedError("SChunk.delete_chunk is not implemented yet")
+
+    def to_cframe(self) -> bytes:
+        """The frame's bytes."""
+        return bytes(self._store.read(0, self.header.frame_len))
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkInfo:
+    """What :meth:`SChunk.iterchunks_info` yields."""
+
+    nchunk: int
+    cratio: float
+    special: SpecialValue
+    repeated_value: bytes | None
+    lazychunk: bool
+
+
+class Meta(Mapping[str, Any]):
+    """Fixed-size metalayers in the header (update in place with same-size content)."""
+
+    def __init__(self, schunk: SChunk) -> None:
+        self._s = schunk
+
+    def _items(self) -> dict[str, bytes]:
+        return dict(self._s.header.metalayers)
+
+    def __getitem__(self, key: str) -> Any:
+        items = self._items()
+        if key not in items:
+            raise KeyError(f"{key} not found")
+        return unpackb(items[key])
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        s = self._s
+        s._check_writable()
+        items = self._items()
+        if key not in items:
+            raise NotImplementedError("metalayers can only be added when the SChunk is created")
+        content = packb(value)
+        if len(content) != len(items[key]):
+            raise ValueError("The length of the content in a metalayer cannot change.")
+        metas = tuple((k, content if k == key else v) for k, v in s.header.metalayers)
+        header = replace(s.header, metalayers=metas)
+        s._store.write(0, header.to_bytes())
+        s._reader = replace(s._reader, header=header)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def getall(self) -> dict[str, Any]:
+        return {k: self[k] for k in self}
+
+
+class VLMeta(MutableMapping[str, Any]):
+    """Variable-length metalayers in the trailer, values stored as python-blosc2 does."""
+
+    def __init__(self, schunk: SChunk) -> None:
+        self._s = schunk
+
+    def _items(self) -> dict[str, bytes]:
+        return dict(self._s._reader.trailer.vlmeta)
+
+    def __getitem__(self, key: str) -> Any:
+        items = self._items()
+        if key not in items:
+            raise KeyError(key)
+        return unpackb(decompress2(items[key]))
+
+    def _write(self, entries: tuple[tuple[str, bytes], ...]) -> None:
+        s = self._s
+        s._check_writable()
+        if len(entries) > 16:
+            raise ParamError("an SChunk holds at most 16 vlmeta entries")
+        trailer = replace(s._reader.trailer, vlmeta=entries)
+        s._commit(s.header, s._reader.offsets, trailer)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not 1 <= len(key.encode()) <= 31:
+            raise ParamError(f"vlmeta names must have 1..31 bytes, got {key!r}")
+        stored = compress2(
+            packb(value), typesize=1, codec=Codec.ZSTD, clevel=5, nthreads=self._s.cparams.nthreads
+        )
+        entries = self._s._reader.trailer.vlmeta
+        if key in dict(entries):
+            new = tuple((k, stored if k == key else v) for k, v in entries)
+        else:
+            new = (*entries, (key, stored))
+        self._write(new)
+
+    def __delitem__(self, key: str) -> None:
+        entries = self._s._reader.trailer.vlmeta
+        if key not in dict(entries):
+            raise KeyError(key)
+        self._write(tuple((k, v) for k, v in entries if k != key))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def getall(self) -> dict[str, Any]:
+        return {k: self[k] for k in self}
+
+
+def open(
+    urlpath: str | os.PathLike[str], mode: str = "r", offset: int = 0, **kwargs: Any
+) -> SChunk:
+    """Open a frame file (at ``offset``) as an SChunk."""
+    path = os.fspath(urlpath)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"No such file or directory: {path}")
+    if os.path.isdir(path):
+        raise NotImplementedError("sparse frames (directories) are not implemented yet")
+    if offset:
+        if mode != "r":
+            raise NotImplementedError("writing to a frame embedded at an offset")
+        s = SChunk.__new__(SChunk)
+        s._storage = Storage(urlpath=path, mode="r", contiguous=True)
+        s.dparams = DParams.from_any(kwargs.get("dparams"))
+        s._attach(FileStore(path, offset))
+        s.cparams = s._cparams_from_header(kwargs.get("cparams"))
+        return s
+    return SChunk(urlpath=path, mode="r" if mode == "r" else "a", **kwargs)
+
+
+def schunk_from_cframe(cframe: Any, copy: bool = False) -> SChunk:
+    """An in-memory SChunk over a cframe (the bytes are always copied: frames are mutable)."""
+    s = SChunk.__new__(SChunk)
+    s._storage = Storage(mode="a")
+    s.dparams = DParams()
+    s._attach(MemoryStore(bytes(as_view(cframe))))
+    s.cparams = s._cparams_from_header(None)
+    return s
+
+
+def remove_urlpath(path: str | os.PathLike[str] | None) -> None:
+    """Remove a frame file (or a sparse-frame directory); a missing path is a no-op."""
+    if path is None:
+        return
+    p = os.fsdecode(path)
+    if os.path.isdir(p):
+        for name in os.listdir(p):
+            os.unlink(os.path.join(p, name))
+        os.rmdir(p)
+    elif os.path.exists(p):
+        os.unlink(p)
+        if os.path.exists(p + ".b2lock"):
+            os.unlink(p + ".b2lock")
