@@ -141,7 +141,9 @@ def compress_blosc1(
         raise ParamError(
             f"shuffle must be one of NOFILTER (0), SHUFFLE (1), BITSHUFFLE (2), got {shuffle}"
         )
-    ts = parse_int(typesize, "typesize", 1, 255)
+    # C-Blosc 1.x records a typesize above 255 as 1 (no shuffle across wider items).
+    ts = parse_int(typesize, "typesize", 1, 2**31 - 1)
+    ts = ts if ts <= 255 else 1
     cp = CParams(
         typesize=ts,
         clevel=clevel,

@@ -241,3 +241,12 @@ def test_mutations_property(name: str, data: st.DataObject) -> None:
 @given(st.binary(min_size=0, max_size=300))
 def test_random_bytes(buf: bytes) -> None:
     assert outcome(buf) in ("ok", "error", "different")
+
+
+def test_empty_chunk_with_data_is_rejected() -> None:
+    """nbytes 0 with bytes after the header (not memcpyed): C returns an empty result, but
+    such a chunk was not written by any Blosc; reject it rather than hide the bytes."""
+    hdr = pb.chunk.header.ChunkHeader(5, 1, 0x25, 4, 0, 1, 40, (0, 0, 0, 0, 0, 1), 1, 0,
+                                      (0,) * 6, 0, 0, True)
+    with pytest.raises(pb.FormatError, match="cbytes"):
+        pb.decompress2(hdr.to_bytes() + bytes(8))

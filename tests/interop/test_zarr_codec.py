@@ -544,11 +544,11 @@ def test_corrupt_chunks_raise_format_error(zarr_mod, zc, use_ours, how) -> None:
 
 
 def test_zero_nbytes_is_not_silent(zarr_mod, zc, use_ours) -> None:
-    """nbytes = 0 with a payload behind the header: the chunk layer accepts it as an empty
-    chunk (as C-Blosc2 does), so zarr, not pyblosc2, reports the size mismatch."""
+    """nbytes = 0 with a payload behind the header: C-Blosc2 returns an empty result; the
+    chunk layer rejects it, and zarr surfaces pyblosc2's error."""
     store, key = _one_chunk_store(
         zarr_mod, zc.BloscCodec(cname="lz4", typesize=4, shuffle="shuffle")
     )
     store[key] = type(store[key]).from_bytes(_corrupt(store[key].to_bytes(), "set32:4=0"))
-    with pytest.raises(ValueError, match="cannot reshape array of size 0"):
+    with pytest.raises(pb.FormatError, match="empty chunk"):
         _read(zarr_mod, store)

@@ -220,3 +220,12 @@ def test_vl_block_chunk_from_c(cblosc2) -> None:
     )
     assert pb.get_chunk_header(chunk).vl_blocks
     assert pb.decompress2(chunk) == b"".join(blocks)
+
+
+def test_blosc1_wide_typesize_is_recorded_as_one(numcodecs_mod) -> None:
+    """numcodecs hands the item size to C-Blosc 1.x, which records a typesize > 255 as 1."""
+    data = np.array([bytes([i]) * 300 for i in range(40)], dtype="S300")
+    theirs = bytes(numcodecs_mod.Blosc(cname="lz4", clevel=5).encode(data))
+    ours = pb.compress_blosc1(data, typesize=300, clevel=5, codec=pb.Codec.LZ4)
+    assert ours[3] == theirs[3] == 1
+    assert bytes(numcodecs_mod.Blosc().decode(ours)) == data.tobytes()

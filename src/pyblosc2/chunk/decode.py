@@ -104,6 +104,14 @@ class ChunkReader:
             )
         if h.special or h.memcpyed or (h.nbytes == 0 and h.cbytes == h.header_len):
             return r
+        if h.nbytes == 0:
+            raise FormatError(
+                "chunk header",
+                "cbytes",
+                OFF_CBYTES,
+                f"{h.header_len} for an empty chunk (nbytes 0)",
+                h.cbytes,
+            )
         if h.lazy:
             raise NotImplementedError(
                 "lazy chunks (blosc2_flags bit 3) hold no data: read them through their frame"
