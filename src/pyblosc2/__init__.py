@@ -1,6 +1,7 @@
 """pyblosc2: the Blosc/Blosc2 storage formats in pure Python + numpy.
 
-``import pyblosc2 as blosc2`` works for code using python-blosc2's chunk-level core.
+``import pyblosc2 as blosc2`` works for code using python-blosc2's chunk-level core and the
+contiguous-frame part of its SChunk API.
 """
 
 from .api import (
@@ -30,6 +31,7 @@ from .constants import (
 )
 from .errors import Blosc2Error, CodecError, FormatError, ParamError
 from .params import CParams, DParams
+from .schunk import SChunk, Storage, open, remove_urlpath, schunk_from_cframe
 
 __version__ = "0.1.0.dev0"
 
@@ -48,8 +50,10 @@ __all__ = [
     "Filter",
     "FormatError",
     "ParamError",
+    "SChunk",
     "SpecialValue",
     "SplitMode",
+    "Storage",
     "Tuner",
     "__version__",
     "compress",
@@ -61,5 +65,8 @@ __all__ = [
     "get_chunk_header",
     "getitem",
     "make_special_chunk",
+    "open",
+    "remove_urlpath",
+    "schunk_from_cframe",
     "set_nthreads",
 ]

@@ -176,13 +176,17 @@ class SChunk:
     def _commit(
         self, header: FrameHeader, offsets: np.ndarray, trailer: Trailer, chunk: bytes | None = None
     ) -> None:
-        """Write ``chunk`` (at the end of the data area), the index and the trailer, then the
-        header; on any failure restore the previous bytes so the frame stays readable."""
+        """Write ``chunk`` (the last bytes of the new data area), the index and the trailer,
+        then the header; on any failure restore the previous bytes so the frame stays
+        readable. Appends only overwrite the old index and trailer, which is all that is kept
+        for the rollback."""
         store, old = self._store, self.header
-        old_tail_pos = old.header_len + old.cbytes
-        old_tail = bytes(store.read(old_tail_pos, old.frame_len - old_tail_pos))
+        chunk = chunk or b""
+        pos = header.header_len + header.cbytes - len(chunk)
+        keep_from = min(pos, old.header_len + old.cbytes)
+        old_tail = bytes(store.read(keep_from, old.frame_len - keep_from))
         index = encode_index(offsets) if len(offsets) else b""
-        tail = b"".join([chunk or b"", index, trailer.to_bytes()])
+        tail = b"".join([chunk, index, trailer.to_bytes()])
         new = replace(
             header,
             frame_len=header.header_len + header.cbytes + len(index) + len(trailer.to_bytes()),
@@ -192,11 +196,11 @@ class SChunk:
         if len(new_header) != old.header_len:
             raise FormatError("frame header", "header_len", 11, old.header_len, len(new_header))
         try:
-            store.write(old_tail_pos, tail)
-            store.truncate(old_tail_pos + len(tail))
+            store.write(pos, tail)
+            store.truncate(pos + len(tail))
             store.write(0, new_header)
         except BaseException:
-            store.write(old_tail_pos, old_tail)
+            store.write(keep_from, old_tail)
             store.truncate(old.frame_len)
             store.write(0, old.to_bytes())
             raise
@@ -264,16 +268,14 @@ class SChunk:
         """Append an already compressed chunk; returns the new number of chunks."""
         self._check_writable()
         chunk = bytes(as_view(chunk))
-        ch = ChunkHeader.from_bytes(chunk)
-        if ch.cbytes > len(chunk):
-            raise FormatError("chunk header", "cbytes", 12, f"at most {len(chunk)}", ch.cbytes)
+        ch = _check_chunk(chunk)
         h = self.header
         chunksize = h.chunksize
         if chunksize < 0:
-            chunksize = ch.nbytes if ch.nbytes else 0
+            chunksize = ch.nbytes
         elif chunksize > 0:
             last_short = h.nbytes % chunksize != 0
-            if last_short or ch.nbytes > chunksize or ch.nbytes == 0:
+            if last_short or ch.nbytes > chunksize:
                 chunksize = 0  # C switches to variable-size chunks (frame-format.md §2.7)
         if ch.typesize != h.typesize and ch.typesize != 1 and h.typesize <= 255:
             raise ParamError(f"chunk typesize {ch.typesize} differs from the SChunk's {h.typesize}")
@@ -387,21 +389,166 @@ class SChunk:
         key %= n
         return self.get_slice(key, key + 1)  # type: ignore[return-value]
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        raise NotImplementedError("SChunk.__setitem__ is not implemented yet")
+    # -- mutations other than append --------------------------------------------------------
+    def _chunk_sizes(self) -> list[int]:
+        """Uncompressed size of every chunk (from the header for fixed sizes)."""
+        r = self._reader
+        if self.header.chunksize > 0:
+            return [r.chunk_nbytes(k) for k in range(r.nchunks)]
+        return [
+            ChunkHeader.from_bytes(r.get_chunk(k)[:EXTENDED_HEADER_LENGTH]).nbytes
+            for k in range(r.nchunks)
+        ]
+
+    def _rewrite(self, refs: list[int | bytes]) -> int:
+        """Make the chunk list ``refs``: an int reuses stored chunk k, bytes is a new chunk.
+
+        New bytes are written at the end of the data area (bytes no offset refers to any more
+        stay as dead space, which readers accept, frame-format.md §4.7); the chunk size
+        becomes variable when the sizes stop being regular, as in C-Blosc2.
+        """
+        self._check_writable()
+        h, r = self.header, self._reader
+        old_sizes = self._chunk_sizes()
+        sizes, kinds = [], []
+        for ref in refs:
+            if isinstance(ref, bytes):
+                ch = _check_chunk(ref)
+                sizes.append(ch.nbytes)
+                kinds.append(SpecialValue(ch.special) if ch.special in _SPECIAL_IDS else None)
+            else:
+                sizes.append(old_sizes[ref])
+                kinds.append(None)
+        cs = h.chunksize if h.chunksize > 0 else (sizes[0] if sizes and h.chunksize < 0 else 0)
+        regular = cs > 0 and all(x == cs for x in sizes[:-1]) and (not sizes or 0 < sizes[-1] <= cs)
+        chunksize = cs if regular else (0 if sizes else h.chunksize)
+        offsets = np.empty(len(refs), np.int64)
+        pieces: list[bytes] = []
+        cbytes = h.cbytes if sizes else 0
+        for i, ref in enumerate(refs):
+            if isinstance(ref, bytes):
+                if kinds[i] is not None and chunksize > 0:
+                    offsets[i] = SPECIAL_OFFSET_OF[kinds[i]]
+                    continue
+                raw = ref[: ChunkHeader.from_bytes(ref).cbytes]
+            else:
+                old = int(r.offsets[ref])
+                if old >= 0 or chunksize > 0:
+                    offsets[i] = old
+                    continue
+                raw = bytes(r.get_chunk(ref))  # a special offset needs a size: store it
+            offsets[i] = cbytes
+            pieces.append(raw)
+            cbytes += len(raw)
+        flags = h.general_flags
+        if chunksize == 0 and sizes:
+            flags = (flags & 0xB0) | 0x40 | 3
+        header = replace(
+            h, nbytes=sum(sizes), cbytes=cbytes, chunksize=chunksize, general_flags=flags
+        )
+        self._commit(header, offsets, r.trailer, b"".join(pieces))
+        return self.nchunks
 
     def insert_chunk(self, nchunk: int, chunk: Any) -> int:
-        raise NotImplementedError("SChunk.insert_chunk is not implemented yet")
+        """Insert a compressed chunk before position ``nchunk``."""
+        if not 0 <= nchunk <= self.nchunks:
+            raise IndexError(f"nchunk {nchunk} out of range 0..{self.nchunks}")
+        refs: list[int | bytes] = list(range(self.nchunks))
+        refs.insert(nchunk, bytes(as_view(chunk)))
+        return self._rewrite(refs)
+
+    def insert_data(self, nchunk: int, data: Any, copy: bool) -> int:
+        """Compress ``data`` and insert it as chunk ``nchunk``."""
+        return self.insert_chunk(nchunk, compress2(as_view(data), cparams=self.cparams))
 
     def update_chunk(self, nchunk: int, chunk: Any) -> int:
-        raise NotImplementedError("SChunk.update_chunk is not implemented yet")
+        """Replace chunk ``nchunk`` by a compressed chunk."""
+        n = self._chunk_index(nchunk)
+        refs: list[int | bytes] = list(range(self.nchunks))
+        refs[n] = bytes(as_view(chunk))
+        return self._rewrite(refs)
+
+    def update_data(self, nchunk: int, data: Any, copy: bool) -> int:
+        """Compress ``data`` and make it chunk ``nchunk``."""
+        if self.nchunks == 0:
+            return 0
+        return self.update_chunk(nchunk, compress2(as_view(data), cparams=self.cparams))
 
     def delete_chunk(self, nchunk: int) -> int:
-        raise NotImplementedError("SChunk.delete_chunk is not implemented yet")
+        """Remove chunk ``nchunk``."""
+        n = self._chunk_index(nchunk)
+        return self._rewrite([k for k in range(self.nchunks) if k != n])
+
+    def reorder_offsets(self, order: Any) -> None:
+        """Permute the chunks: new chunk ``i`` is old chunk ``order[i]``."""
+        order = np.asarray(order)
+        if order.ndim != 1 or sorted(order.tolist()) != list(range(self.nchunks)):
+            raise ValueError(f"order must be a permutation of range({self.nchunks})")
+        self._rewrite([int(k) for k in order])
+
+    def fill_special(
+        self, nitems: int, special_value: SpecialValue | int, value: Any = None
+    ) -> int:
+        """Fill an empty SChunk with ``nitems`` items of a special value."""
+        from .api import make_special_chunk
+
+        if self.nchunks:
+            raise ValueError("fill_special needs an empty SChunk")
+        kind = SpecialValue(special_value)
+        if (value is None) != (kind != SpecialValue.VALUE):
+            raise ValueError("value is needed for (and only for) SpecialValue.VALUE")
+        ts, cs = self.typesize, self.chunksize
+        total = nitems * ts
+        chunks = []
+        for pos in range(0, total, cs):
+            nb = min(cs, total - pos)
+            chunks.append(make_special_chunk(kind, nb, ts, value))
+        return self._rewrite(chunks)
+
+    def __setitem__(self, key: slice, value: Any) -> None:
+        """Write items ``key.start:key.stop``; writing past the end grows the SChunk."""
+        if not isinstance(key, slice) or key.step not in (None, 1):
+            raise IndexError("only slices with step 1 are supported")
+        ts, cs = self.typesize, self.chunksize
+        data = np.frombuffer(as_view(value), np.uint8)
+        start = (key.start or 0) * ts
+        stop = start + len(data) if key.stop is None else key.stop * ts
+        if stop - start != len(data):
+            raise ValueError(f"value has {len(data)} bytes, the slice needs {stop - start}")
+        if self.header.chunksize <= 0 and self.nchunks:
+            raise NotImplementedError("__setitem__ on variable-size SChunks")
+        pos = start
+        while pos < stop:
+            k, within = divmod(pos, cs)
+            take = min(cs - within, stop - pos)
+            if k < self.nchunks:
+                cur = np.frombuffer(self.decompress_chunk(k), np.uint8).copy()
+                need = within + take
+                if len(cur) < need:
+                    cur = np.concatenate([cur, np.zeros(need - len(cur), np.uint8)])
+                cur[within : within + take] = data[pos - start : pos - start + take]
+                self.update_data(k, cur, copy=True)
+            else:
+                if within:
+                    raise ValueError("writes past the end must start at the current end")
+                self.append_data(data[pos - start : pos - start + take])
+            pos += take
 
     def to_cframe(self) -> bytes:
         """The frame's bytes."""
         return bytes(self._store.read(0, self.header.frame_len))
+
+
+def _check_chunk(chunk: bytes) -> ChunkHeader:
+    """The header of a chunk given to a mutation: whole, and not empty (a frame has no way to
+    hold a chunk of 0 bytes, frame-format.md §2.7)."""
+    ch = ChunkHeader.from_bytes(chunk)
+    if ch.cbytes > len(chunk):
+        raise FormatError("chunk header", "cbytes", 12, f"at most {len(chunk)}", ch.cbytes)
+    if ch.nbytes == 0:
+        raise ParamError("cannot store an empty chunk in an SChunk")
+    ChunkReader.open(chunk)  # the rest of the chunk-level structure must be valid too
+    return ch
 
 
 @dataclass(frozen=True, slots=True)

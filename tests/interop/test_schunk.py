@@ -169,7 +169,7 @@ def test_remove_urlpath(tmp_path) -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.binary(min_size=0, max_size=3000), min_size=1, max_size=8))
+@given(st.lists(st.binary(min_size=1, max_size=3000), min_size=1, max_size=8))
 def test_append_property(tmp_path_factory, pieces) -> None:
     path = str(tmp_path_factory.mktemp("p") / "h.b2frame")
     s = SChunk(chunksize=3000, urlpath=path, cparams={"typesize": 1, "codec": pb.Codec.LZ4})
@@ -179,3 +179,72 @@ def test_append_property(tmp_path_factory, pieces) -> None:
         model += p
         reopened = pb_open(path)
         assert reopened[:] == model and len(reopened) == len(model)
+
+
+OPS = st.one_of(
+    st.tuples(st.just("append"), st.integers(0, 100)),
+    st.tuples(st.just("insert"), st.integers(0, 10)),
+    st.tuples(st.just("update"), st.integers(0, 10)),
+    st.tuples(st.just("delete"), st.integers(0, 10)),
+    st.tuples(st.just("reorder"), st.randoms(use_true_random=False)),
+    st.tuples(st.just("setitem"), st.integers(0, 600)),
+    st.tuples(st.just("zeros"), st.integers(0, 10)),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=st.lists(OPS, min_size=1, max_size=10), on_disk=st.booleans())
+def test_mutation_sequences_against_a_model(cblosc2, tmp_path_factory, ops, on_disk) -> None:
+    """Random append/insert/update/delete/reorder/set-slice sequences against a list model,
+    reopening the frame after every step; C reads the final frame."""
+    path = str(tmp_path_factory.mktemp("m") / "s.b2frame") if on_disk else None
+    s = SChunk(chunksize=400, urlpath=path, cparams={"typesize": 4, "codec": pb.Codec.LZ4})
+    chunks: list[bytes] = []
+    for counter, (op, arg) in enumerate(ops, 1):
+        full = np.arange(counter * 100, counter * 100 + 100, dtype=np.int32).tobytes()
+        regular = all(len(c) == 400 for c in chunks)
+        if op == "append" and regular:
+            piece = full if arg >= 30 else full[: 4 * max(arg, 1)]
+            s.append_data(piece)
+            chunks.append(piece)
+        elif op == "insert" and regular:
+            k = arg % (len(chunks) + 1)
+            s.insert_data(k, full, copy=True)
+            chunks.insert(k, full)
+        elif op == "update" and chunks and regular:
+            k = arg % len(chunks)
+            s.update_data(k, full, copy=True)
+            chunks[k] = full
+        elif op == "zeros" and chunks and regular:
+            k = arg % len(chunks)
+            s.update_data(k, bytes(400), copy=True)
+            chunks[k] = bytes(400)
+        elif op == "delete" and chunks:
+            k = arg % len(chunks)
+            s.delete_chunk(k)
+            del chunks[k]
+        elif op == "reorder" and chunks:
+            order = list(range(len(chunks)))
+            arg.shuffle(order)
+            s.reorder_offsets(order)
+            chunks = [chunks[i] for i in order]
+        elif op == "setitem" and regular and chunks:
+            flat = bytearray(b"".join(chunks))
+            start = min(arg, len(flat) // 4)
+            val = np.arange(30, dtype=np.int32).tobytes()
+            s[start : start + 30] = val
+            flat[start * 4 : start * 4 + 120] = val
+            chunks = [bytes(flat[i : i + 400]) for i in range(0, len(flat), 400)]
+        model = b"".join(chunks)
+        view = pb_open(path) if on_disk else s
+        assert view.nbytes == len(model)
+        assert b"".join(view.decompress_chunk(i) for i in range(view.nchunks)) == model
+    c = cblosc2.schunk_from_cframe(s.to_cframe(), copy=True)
+    assert b"".join(c.decompress_chunk(i) for i in range(c.nchunks)) == b"".join(chunks)
+
+
+def test_empty_chunks_are_refused() -> None:
+    s = SChunk(chunksize=400, cparams={"typesize": 4})
+    with pytest.raises(pb.ParamError, match="empty chunk"):
+        s.append_data(b"")
+    assert s.nchunks == 0

@@ -22,6 +22,8 @@ LAYERS = {
     "frame": 5,
     "api": 5,
     "compat": 6,
+    "schunk": 6,
+    "meta": 3,
     "__init__": 7,
 }
 REFERENCE_LIBS = {"blosc2", "blosc", "numcodecs", "zarr"}
