@@ -374,9 +374,7 @@ class SChunk:
 
     def _chunk_range(self, k: int, lo: int, hi: int) -> np.ndarray:
         """Bytes ``[lo, hi)`` of chunk ``k``; on files only the needed blocks are read."""
-        raw = self._reader.get_chunk(k)
-        reader = ChunkReader.open(raw)
-        return reader.decode_range(lo, hi, self.dparams.nthreads)
+        return self._reader.read_chunk_range(k, lo, hi)
 
     def __getitem__(self, key: int | slice) -> bytes:
         if isinstance(key, slice):

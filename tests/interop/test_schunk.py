@@ -248,3 +248,32 @@ def test_empty_chunks_are_refused() -> None:
     with pytest.raises(pb.ParamError, match="empty chunk"):
         s.append_data(b"")
     assert s.nchunks == 0
+
+
+@pytest.mark.parametrize("filters", [[pb.Filter.SHUFFLE], [pb.Filter.DELTA, pb.Filter.SHUFFLE]])
+@pytest.mark.parametrize("clevel", [0, 5])
+def test_small_slice_reads_only_needed_blocks(tmp_path, filters, clevel) -> None:
+    """A 4 MB chunk of 64 KB blocks: a 7-item slice reads the header, the block starts and
+    one block (two with DELTA), not the whole chunk."""
+    path = str(tmp_path / "blocks.b2frame")
+    data = np.random.default_rng(0).integers(0, 1000, 2_000_000).astype(np.float64)
+    s = SChunk(
+        chunksize=4_000_000,
+        urlpath=path,
+        cparams={
+            "typesize": 8,
+            "codec": pb.Codec.LZ4,
+            "blocksize": 65536,
+            "filters": filters,
+            "filters_meta": [0] * len(filters),
+            "clevel": clevel,
+        },
+    )
+    for i in range(4):
+        s.append_data(data[i * 500_000 : (i + 1) * 500_000])
+    r = pb_open(path)
+    chunk_cbytes = pb.get_cbuffer_sizes(r.get_chunk(2))[1]
+    before = r._store.bytes_read
+    got = np.frombuffer(r.get_slice(1_300_000, 1_300_007), np.float64)
+    assert np.array_equal(got, data[1_300_000:1_300_007])
+    assert r._store.bytes_read - before < chunk_cbytes / 4

@@ -11,6 +11,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..chunk.decode import ChunkReader
 from ..chunk.encode import special_chunk
 from ..chunk.header import ChunkHeader
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
@@ -20,6 +21,8 @@ from .index import decode_index, special_of
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
 
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
+
+PARTIAL_READ_MIN = 1 << 18  # chunks smaller than this are read whole
 
 
 class ByteSource(Protocol):
@@ -60,6 +63,12 @@ class FileSource:
 
     def close(self) -> None:
         os.close(self._fd)
+
+
+def _partial_sources() -> tuple[type, ...]:
+    from .store import FileStore
+
+    return (FileSource, FileStore)
 
 
 @dataclass(slots=True)
@@ -193,3 +202,55 @@ class FrameReader:
                 ch.cbytes,
             )
         return self.source.read(pos, ch.cbytes)
+
+    def read_chunk_range(self, n: int, lo: int, hi: int) -> np.ndarray:
+        """Bytes ``[lo, hi)`` of chunk ``n``, reading only the blocks they need (plus block 0
+        for DELTA): the chunk header, block starts and dictionary, then each needed block's
+        span (to the next larger block start, frame-format.md §4.5)."""
+        off = int(self.offsets[n])
+        h = self.header
+        small = off < 0 or not isinstance(self.source, _partial_sources())
+        pos = h.header_len + off
+        first = None if small else bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
+        ch = None if first is None else ChunkHeader.from_bytes(first)
+        if (
+            ch is None
+            or ch.cbytes < PARTIAL_READ_MIN
+            or ch.special
+            or ch.vl_blocks
+            or ch.nbytes == 0
+            or off + ch.cbytes > h.cbytes
+        ):
+            return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
+        if ch.memcpyed:
+            hl = ch.header_len
+            hi = min(hi, ch.nbytes)
+            return np.frombuffer(bytes(self.source.read(pos + hl + lo, max(hi - lo, 0))), np.uint8)
+        buf = np.zeros(ch.cbytes, np.uint8)  # untouched pages cost nothing
+        nblocks = ch.nblocks
+        meta_end = ch.header_len + 4 * nblocks
+        if meta_end + (4 if ch.use_dict else 0) > ch.cbytes:
+            return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
+        buf[:meta_end] = np.frombuffer(self.source.read(pos, meta_end), np.uint8)
+        if ch.use_dict:
+            dsize = int.from_bytes(self.source.read(pos + meta_end, 4), "little", signed=True)
+            end = min(meta_end + 4 + max(dsize, 0), ch.cbytes)
+            buf[meta_end:end] = np.frombuffer(
+                self.source.read(pos + meta_end, end - meta_end), np.uint8
+            )
+        starts = buf[ch.header_len : meta_end].view("<i4").astype(np.int64)
+        bs = ch.effective_blocksize
+        need = set(range(lo // bs, (max(hi, lo + 1) - 1) // bs + 1))
+        if any(f == 3 for f, _ in ch.pipeline):  # DELTA needs block 0
+            need.add(0)
+        order = np.sort(starts)
+        for j in sorted(need):
+            if not 0 <= j < nblocks:
+                continue
+            a = int(starts[j])
+            later = order[order > a]
+            b = int(later[0]) if later.size else ch.cbytes
+            if not meta_end <= a < b <= ch.cbytes:
+                return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
+            buf[a:b] = np.frombuffer(self.source.read(pos + a, b - a), np.uint8)
+        return ChunkReader.open(memoryview(buf)).decode_range(lo, hi)
