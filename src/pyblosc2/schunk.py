@@ -24,6 +24,7 @@ from .chunk.header import ChunkHeader
 from .constants import EXTENDED_HEADER_LENGTH, Codec, SpecialValue
 from .errors import FormatError, ParamError
 from .frame.contiguous import FrameReader
+from .frame.fingerprint import FP_KEY, FPT_128, chunk_digest, list_fingerprint, offset_digest
 from .frame.header import FrameHeader
 from .frame.store import FileStore, MemoryStore
 from .frame.trailer import Trailer
@@ -76,6 +77,7 @@ class SChunk:
     """
 
     def __init__(self, chunksize: int | None = None, data: Any = None, **kwargs: Any) -> None:
+        fingerprint = bool(kwargs.pop("fingerprint", False))
         storage = kwargs.pop("storage", None)
         cparams = kwargs.pop("cparams", None)
         dparams = kwargs.pop("dparams", None)
@@ -135,6 +137,8 @@ class SChunk:
         store = FileStore(path, writable=True, create=True) if path else MemoryStore()
         store.write(0, frame)
         self._attach(store)
+        if fingerprint:
+            self._commit(self.header, self._reader.offsets, self._reader.trailer, digests=b"")
         if view is not None:
             for pos in range(0, len(view), chunksize):
                 self.append_data(view[pos : pos + chunksize])
@@ -173,14 +177,28 @@ class SChunk:
         if self._storage.mode == "r":
             raise ValueError(_READONLY)
 
+    def _digests(self) -> bytes | None:
+        """The per-chunk digest list, or None when fingerprinting is off."""
+        raw = dict(self._reader.trailer.vlmeta).get(FP_KEY)
+        return None if raw is None else unpackb(decompress2(raw))
+
     def _commit(
-        self, header: FrameHeader, offsets: np.ndarray, trailer: Trailer, chunk: bytes | None = None
+        self,
+        header: FrameHeader,
+        offsets: np.ndarray,
+        trailer: Trailer,
+        chunk: bytes | None = None,
+        digests: bytes | None = None,
     ) -> None:
         """Write ``chunk`` (the last bytes of the new data area), the index and the trailer,
         then the header; on any failure restore the previous bytes so the frame stays
         readable. Appends only overwrite the old index and trailer, which is all that is kept
         for the rollback."""
         store, old = self._store, self.header
+        if digests is not None:  # fingerprinting on: refresh the list and the trailer digest
+            entry = compress2(packb(digests), typesize=1, codec=Codec.ZSTD, clevel=5, nthreads=1)
+            others = tuple((k, v) for k, v in trailer.vlmeta if k != FP_KEY)
+            trailer = Trailer((*others, (FP_KEY, entry)), FPT_128, list_fingerprint(digests))
         chunk = chunk or b""
         pos = header.header_len + header.cbytes - len(chunk)
         keep_from = min(pos, old.header_len + old.cbytes)
@@ -304,8 +322,89 @@ class SChunk:
         header = replace(
             h, nbytes=h.nbytes + ch.nbytes, cbytes=cbytes, chunksize=chunksize, general_flags=flags
         )
-        self._commit(header, offsets, self._reader.trailer, stored)
+        digests = self._digests()
+        if digests is not None:
+            digests = self._updated_digests(digests, offsets, pieces, stored)
+        self._commit(header, offsets, self._reader.trailer, stored, digests)
         return self.nchunks
+
+    def _updated_digests(
+        self, old: bytes, offsets: np.ndarray, pieces: list[bytes], stored: bytes
+    ) -> bytes:
+        """Digests after an append: only the new chunk is hashed (unless special chunks had to
+        be stored as bytes, or the list was stale: then every chunk is)."""
+        if len(old) != 8 * (len(offsets) - 1) or len(pieces) > 1:
+            return self._all_digests(offsets, stored)
+        last = int(offsets[-1])
+        return old + (offset_digest(last) if last < 0 else chunk_digest(stored))
+
+    def _all_digests(self, offsets: np.ndarray, pending: bytes = b"") -> bytes:
+        """Digests of every chunk for the index ``offsets``; ``pending`` holds the bytes about
+        to be written at the current end of the data area."""
+        h, src = self.header, self._store
+        out = bytearray()
+        for off in offsets.tolist():
+            if off < 0:
+                out += offset_digest(off)
+            elif off >= h.cbytes:
+                k = off - h.cbytes
+                ch = ChunkHeader.from_bytes(pending[k : k + EXTENDED_HEADER_LENGTH])
+                out += chunk_digest(pending[k : k + ch.cbytes])
+            else:
+                pos = h.header_len + off
+                ch = ChunkHeader.from_bytes(src.read(pos, EXTENDED_HEADER_LENGTH))
+                out += chunk_digest(src.read(pos, ch.cbytes))
+        return bytes(out)
+
+    def verify(self) -> list[int]:
+        """Rehash every chunk; return the indices of damaged chunks (empty: all intact).
+
+        Raises :class:`FormatError` when fingerprinting is off, or when the digest list does
+        not match the trailer fingerprint or the chunk count (a frame changed by a writer that
+        does not keep the list, e.g. C-Blosc2, is reported as stale).
+        """
+        digests = self._digests()
+        tr = self._reader.trailer
+        if digests is None:
+            raise FormatError(
+                "frame trailer",
+                "fingerprint",
+                None,
+                "a pyblosc2 fingerprint (SChunk(..., fingerprint=True))",
+                "none",
+            )
+        if tr.fingerprint_type != FPT_128 or tr.fingerprint != list_fingerprint(digests):
+            raise FormatError(
+                "frame trailer",
+                "fingerprint",
+                None,
+                "the XXH3-128 of the chunk digest list",
+                "a different value (stale or damaged digest list)",
+            )
+        if len(digests) != 8 * self.nchunks:
+            raise FormatError(
+                "frame trailer",
+                "fingerprint",
+                None,
+                f"{self.nchunks} chunk digests",
+                f"{len(digests) // 8}",
+            )
+        damaged = []
+        h = self.header
+        for n, off in enumerate(self._reader.offsets.tolist()):
+            want = digests[8 * n : 8 * n + 8]
+            if off < 0:
+                got = offset_digest(off)
+            else:
+                pos = h.header_len + off
+                try:
+                    ch = ChunkHeader.from_bytes(self._store.read(pos, EXTENDED_HEADER_LENGTH))
+                    got = chunk_digest(self._store.read(pos, ch.cbytes))
+                except FormatError:
+                    got = b""
+            if got != want:
+                damaged.append(n)
+        return damaged
 
     def append_data(self, data: Any) -> int:
         """Compress ``data`` (normally ``chunksize`` bytes) and append it as one chunk."""
@@ -444,7 +543,28 @@ class SChunk:
         header = replace(
             h, nbytes=sum(sizes), cbytes=cbytes, chunksize=chunksize, general_flags=flags
         )
-        self._commit(header, offsets, r.trailer, b"".join(pieces))
+        stored = b"".join(pieces)
+        digests = None
+        if self._digests() is not None:
+            # only the new bytes are hashed; digests of reused chunks are moved along
+            old = self._digests() or b""
+            out = bytearray()
+            for i, ref in enumerate(refs):
+                off = int(offsets[i])
+                if (
+                    isinstance(ref, int)
+                    and len(old) == 8 * r.nchunks
+                    and off == int(r.offsets[ref])
+                ):
+                    out += old[8 * ref : 8 * ref + 8]
+                elif off < 0:
+                    out += offset_digest(off)
+                else:
+                    k = off - h.cbytes
+                    ch = ChunkHeader.from_bytes(stored[k : k + 32])
+                    out += chunk_digest(stored[k : k + ch.cbytes])
+            digests = bytes(out)
+        self._commit(header, offsets, r.trailer, stored, digests)
         return self.nchunks
 
     def insert_chunk(self, nchunk: int, chunk: Any) -> int:
@@ -606,7 +726,7 @@ class VLMeta(MutableMapping[str, Any]):
         self._s = schunk
 
     def _items(self) -> dict[str, bytes]:
-        return dict(self._s._reader.trailer.vlmeta)
+        return {k: v for k, v in self._s._reader.trailer.vlmeta if k != FP_KEY}
 
     def __getitem__(self, key: str) -> Any:
         items = self._items()
