@@ -10,6 +10,8 @@ the mutations other than append raise :class:`NotImplementedError`.
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import os
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, replace
@@ -23,9 +25,9 @@ from .chunk.decode import ChunkReader
 from .chunk.header import ChunkHeader
 from .constants import EXTENDED_HEADER_LENGTH, Codec, SpecialValue
 from .errors import FormatError, ParamError
-from .frame.contiguous import FrameReader
+from .frame.contiguous import FrameReader, chunk_path
 from .frame.fingerprint import FP_KEY, FPT_128, chunk_digest, list_fingerprint, offset_digest
-from .frame.header import FrameHeader
+from .frame.header import POS_FRAME_TYPE, SPARSE, FrameHeader
 from .frame.store import FileStore, MemoryStore
 from .frame.trailer import Trailer
 from .frame.writer import SPECIAL_OFFSET_OF, build_cframe, encode_index
@@ -34,6 +36,7 @@ from .params import CParams, DParams
 
 __all__ = ["SChunk", "Storage", "open", "remove_urlpath", "schunk_from_cframe"]
 
+SPARSE_INDEX = "chunks.b2frame"
 DEFAULT_CHUNKSIZE = 2**24
 MAX_DEFAULT_CHUNKSIZE = 2**28
 _READONLY = "Cannot do this action with reading mode"
@@ -59,10 +62,6 @@ class Storage:
             raise NotImplementedError("mmap_mode is not implemented yet")
         if self.contiguous is None:
             self.contiguous = self.urlpath is not None
-        if self.urlpath is not None and not self.contiguous:
-            raise NotImplementedError(
-                "sparse frames (contiguous=False on disk) are not implemented yet"
-            )
 
 
 class SChunk:
@@ -104,7 +103,10 @@ class SChunk:
                 raise ParamError(f"{path} exists: open it with blosc2.open() or mode='w'")
             if not os.path.exists(path):
                 raise ParamError(f"Cannot open the SChunk in reading mode: {path} does not exist")
-            self._attach(FileStore(path, writable=storage.mode != "r"))
+            if os.path.isdir(path):
+                self._attach_sparse(path, writable=storage.mode != "r")
+            else:
+                self._attach(FileStore(path, writable=storage.mode != "r"))
             self.cparams = self._cparams_from_header(cparams)
             return
         if isinstance(cparams, CParams):
@@ -120,7 +122,7 @@ class SChunk:
             chunksize = (
                 DEFAULT_CHUNKSIZE if view is None else max(1, min(len(view), MAX_DEFAULT_CHUNKSIZE))
             )
-        self._default_chunksize = chunksize
+        self._default_chunksize = self._requested_chunksize = chunksize
         metas = tuple((str(k), packb(v)) for k, v in (storage.meta or {}).items())
         frame = build_cframe(
             [],
@@ -134,9 +136,18 @@ class SChunk:
             filters_meta=tuple(m & 0xFF for m in (cp.filters_meta + [0] * 6)[:6]),
             blocksize=cp.blocksize,
         )
-        store = FileStore(path, writable=True, create=True) if path else MemoryStore()
-        store.write(0, frame)
-        self._attach(store)
+        if path is not None and not storage.contiguous:
+            if fingerprint:
+                raise NotImplementedError("fingerprints of sparse frames")
+            os.makedirs(path)
+            index_file = os.path.join(path, SPARSE_INDEX)
+            with builtins.open(index_file, "xb") as f:
+                f.write(frame[:POS_FRAME_TYPE] + bytes([SPARSE]) + frame[POS_FRAME_TYPE + 1 :])
+            self._attach_sparse(path, writable=True)
+        else:
+            store = FileStore(path, writable=True, create=True) if path else MemoryStore()
+            store.write(0, frame)
+            self._attach(store)
         if fingerprint:
             self._commit(self.header, self._reader.offsets, self._reader.trailer, digests=b"")
         if view is not None:
@@ -144,9 +155,20 @@ class SChunk:
                 self.append_data(view[pos : pos + chunksize])
 
     # -- plumbing ---------------------------------------------------------------------------
-    def _attach(self, store: FileStore | MemoryStore) -> None:
+    def _attach_sparse(self, directory: str, writable: bool) -> None:
+        """Attach to a sparse frame: ``chunks.b2frame`` plus one file per chunk (§6)."""
+        index_file = os.path.join(directory, SPARSE_INDEX)
+        if not os.path.exists(index_file):
+            raise FormatError(
+                "sparse frame", SPARSE_INDEX, None, f"a file in {directory}", "missing"
+            )
+        self._attach(FileStore(index_file, writable=writable), sparse_dir=directory)
+
+    def _attach(self, store: FileStore | MemoryStore, sparse_dir: str | None = None) -> None:
         self._store = store
-        reader = FrameReader.open(store, exact=isinstance(store, MemoryStore))
+        reader = FrameReader.open(
+            store, exact=isinstance(store, MemoryStore), sparse_dir=sparse_dir
+        )
         self._reader = reader
         if not hasattr(self, "_default_chunksize"):
             cs = reader.header.chunksize
@@ -194,6 +216,9 @@ class SChunk:
         then the header; on any failure restore the previous bytes so the frame stays
         readable. Appends only overwrite the old index and trailer, which is all that is kept
         for the rollback."""
+        if self._reader.sparse_dir is not None:
+            self._commit_sparse(header, offsets, trailer, {})
+            return
         store, old = self._store, self.header
         if digests is not None:  # fingerprinting on: refresh the list and the trailer digest
             entry = compress2(packb(digests), typesize=1, codec=Codec.ZSTD, clevel=5, nthreads=1)
@@ -286,11 +311,13 @@ class SChunk:
         """Append an already compressed chunk; returns the new number of chunks."""
         self._check_writable()
         chunk = bytes(as_view(chunk))
+        if self._reader.sparse_dir is not None:
+            return self._rewrite([*range(self.nchunks), chunk])
         ch = _check_chunk(chunk)
         h = self.header
         chunksize = h.chunksize
         if chunksize < 0:
-            chunksize = ch.nbytes
+            chunksize = self._first_chunksize(ch.nbytes)
         elif chunksize > 0:
             last_short = h.nbytes % chunksize != 0
             if last_short or ch.nbytes > chunksize:
@@ -487,6 +514,13 @@ class SChunk:
         return self.get_slice(key, key + 1)  # type: ignore[return-value]
 
     # -- mutations other than append --------------------------------------------------------
+    def _first_chunksize(self, nbytes: int) -> int:
+        """The chunk size a frame gets from its first chunk: the size the SChunk was created
+        with when that chunk fits (a short first chunk, as python-blosc2 reports), else the
+        chunk's own size (as C-Blosc2 sets it for frames it did not create)."""
+        requested = getattr(self, "_requested_chunksize", None)
+        return requested if requested and nbytes <= requested else nbytes
+
     def _chunk_sizes(self) -> list[int]:
         """Uncompressed size of every chunk (from the header for fixed sizes)."""
         r = self._reader
@@ -505,6 +539,8 @@ class SChunk:
         becomes variable when the sizes stop being regular, as in C-Blosc2.
         """
         self._check_writable()
+        if self._reader.sparse_dir is not None:
+            return self._rewrite_sparse(refs)
         h, r = self.header, self._reader
         old_sizes = self._chunk_sizes()
         sizes, kinds = [], []
@@ -516,7 +552,11 @@ class SChunk:
             else:
                 sizes.append(old_sizes[ref])
                 kinds.append(None)
-        cs = h.chunksize if h.chunksize > 0 else (sizes[0] if sizes and h.chunksize < 0 else 0)
+        cs = h.chunksize
+        if cs < 0:
+            cs = self._first_chunksize(sizes[0]) if sizes else 0
+        elif cs == 0 and sizes:
+            cs = sizes[0]  # sizes that became regular again make the frame fixed-size again
         regular = cs > 0 and all(x == cs for x in sizes[:-1]) and (not sizes or 0 < sizes[-1] <= cs)
         chunksize = cs if regular else (0 if sizes else h.chunksize)
         offsets = np.empty(len(refs), np.int64)
@@ -566,6 +606,87 @@ class SChunk:
             digests = bytes(out)
         self._commit(header, offsets, r.trailer, stored, digests)
         return self.nchunks
+
+    def _rewrite_sparse(self, refs: list[int | bytes]) -> int:
+        """``_rewrite`` for sparse frames: new chunks get new ids (1 + the largest id in use)
+        and new files; the index file is then replaced atomically, so a failure at any point
+        leaves the previous frame intact; files no longer referenced are removed last."""
+        h, r = self.header, self._reader
+        old_sizes = self._chunk_sizes()
+        used = [int(o) for o in r.offsets if o >= 0]
+        next_id = max(used, default=-1) + 1
+        sizes, offsets, new_files = [], np.empty(len(refs), np.int64), {}
+        kinds = []
+        for ref in refs:
+            if isinstance(ref, bytes):
+                ch = _check_chunk(ref)
+                sizes.append(ch.nbytes)
+                kinds.append(SpecialValue(ch.special) if ch.special in _SPECIAL_IDS else None)
+            else:
+                sizes.append(old_sizes[ref])
+                kinds.append(None)
+        cs = h.chunksize
+        if cs < 0:
+            cs = self._first_chunksize(sizes[0]) if sizes else 0
+        elif cs == 0 and sizes:
+            cs = sizes[0]  # sizes that became regular again make the frame fixed-size again
+        regular = cs > 0 and all(x == cs for x in sizes[:-1]) and (not sizes or 0 < sizes[-1] <= cs)
+        chunksize = cs if regular else (0 if sizes else h.chunksize)
+        for i, ref in enumerate(refs):
+            if isinstance(ref, bytes):
+                if kinds[i] is not None and chunksize > 0:
+                    offsets[i] = SPECIAL_OFFSET_OF[kinds[i]]
+                    continue
+                raw = ref[: ChunkHeader.from_bytes(ref).cbytes]
+            else:
+                old = int(r.offsets[ref])
+                if old >= 0 or chunksize > 0:
+                    offsets[i] = old
+                    continue
+                raw = bytes(r.get_chunk(ref))
+            offsets[i] = next_id
+            new_files[next_id] = raw
+            next_id += 1
+        flags = h.general_flags
+        if chunksize == 0 and sizes:
+            flags = (flags & 0xB0) | 0x40 | 3
+        header = replace(h, nbytes=sum(sizes), chunksize=chunksize, general_flags=flags)
+        self._commit_sparse(header, offsets, r.trailer, new_files)
+        return self.nchunks
+
+    def _commit_sparse(
+        self,
+        header: FrameHeader,
+        offsets: np.ndarray,
+        trailer: Trailer,
+        new_files: dict[int, bytes],
+    ) -> None:
+        directory = self._reader.sparse_dir
+        assert directory is not None
+        for cid, data in new_files.items():
+            with builtins.open(chunk_path(directory, cid), "wb") as f:
+                f.write(data)
+        live = {int(o) for o in offsets if o >= 0}
+        total = sum(os.path.getsize(chunk_path(directory, cid)) for cid in live)
+        index = encode_index(offsets) if len(offsets) else b""
+        tbytes = trailer.to_bytes()
+        new = replace(
+            header,
+            cbytes=total,
+            has_vlmeta=bool(trailer.vlmeta),
+            frame_len=header.header_len + len(index) + len(tbytes),
+        )
+        frame = new.to_bytes() + index + tbytes
+        index_file = os.path.join(directory, SPARSE_INDEX)
+        tmp = index_file + ".tmp"
+        with builtins.open(tmp, "wb") as f:
+            f.write(frame)
+        self._store.close()
+        os.replace(tmp, index_file)
+        for cid in {int(o) for o in self._reader.offsets if o >= 0} - live:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(chunk_path(directory, cid))
+        self._attach(FileStore(index_file, writable=True), sparse_dir=directory)
 
     def insert_chunk(self, nchunk: int, chunk: Any) -> int:
         """Insert a compressed chunk before position ``nchunk``."""
@@ -653,8 +774,23 @@ class SChunk:
             pos += take
 
     def to_cframe(self) -> bytes:
-        """The frame's bytes."""
-        return bytes(self._store.read(0, self.header.frame_len))
+        """The SChunk as a contiguous frame (a sparse frame is gathered into one)."""
+        if self._reader.sparse_dir is None:
+            return bytes(self._store.read(0, self.header.frame_len))
+        h = self.header
+        return build_cframe(
+            [self.get_chunk(n) for n in range(self.nchunks)],
+            typesize=h.typesize,
+            chunksize=h.chunksize,
+            metalayers=h.metalayers,
+            vlmeta=self._reader.trailer.vlmeta,
+            codec=h.codec,
+            clevel=h.clevel,
+            splitmode=h.splitmode,
+            filters=h.filters,
+            filters_meta=h.filters_meta,
+            blocksize=h.blocksize,
+        )
 
 
 def _check_chunk(chunk: bytes) -> ChunkHeader:
@@ -778,8 +914,6 @@ def open(
     path = os.fspath(urlpath)
     if not os.path.exists(path):
         raise FileNotFoundError(f"No such file or directory: {path}")
-    if os.path.isdir(path):
-        raise NotImplementedError("sparse frames (directories) are not implemented yet")
     if offset:
         if mode != "r":
             raise NotImplementedError("writing to a frame embedded at an offset")

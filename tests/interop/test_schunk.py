@@ -193,12 +193,19 @@ OPS = st.one_of(
 
 
 @settings(max_examples=40, deadline=None)
-@given(ops=st.lists(OPS, min_size=1, max_size=10), on_disk=st.booleans())
-def test_mutation_sequences_against_a_model(cblosc2, tmp_path_factory, ops, on_disk) -> None:
+@given(
+    ops=st.lists(OPS, min_size=1, max_size=10), where=st.sampled_from(["memory", "file", "sparse"])
+)
+def test_mutation_sequences_against_a_model(cblosc2, tmp_path_factory, ops, where) -> None:
     """Random append/insert/update/delete/reorder/set-slice sequences against a list model,
     reopening the frame after every step; C reads the final frame."""
-    path = str(tmp_path_factory.mktemp("m") / "s.b2frame") if on_disk else None
-    s = SChunk(chunksize=400, urlpath=path, cparams={"typesize": 4, "codec": pb.Codec.LZ4})
+    path = None if where == "memory" else str(tmp_path_factory.mktemp("m") / "s.b2frame")
+    s = SChunk(
+        chunksize=400,
+        urlpath=path,
+        contiguous=where != "sparse",
+        cparams={"typesize": 4, "codec": pb.Codec.LZ4},
+    )
     chunks: list[bytes] = []
     for counter, (op, arg) in enumerate(ops, 1):
         full = np.arange(counter * 100, counter * 100 + 100, dtype=np.int32).tobytes()
@@ -236,7 +243,7 @@ def test_mutation_sequences_against_a_model(cblosc2, tmp_path_factory, ops, on_d
             flat[start * 4 : start * 4 + 120] = val
             chunks = [bytes(flat[i : i + 400]) for i in range(0, len(flat), 400)]
         model = b"".join(chunks)
-        view = pb_open(path) if on_disk else s
+        view = pb_open(path) if path else s
         assert view.nbytes == len(model)
         assert b"".join(view.decompress_chunk(i) for i in range(view.nchunks)) == model
     c = cblosc2.schunk_from_cframe(s.to_cframe(), copy=True)
@@ -277,3 +284,43 @@ def test_small_slice_reads_only_needed_blocks(tmp_path, filters, clevel) -> None
     got = np.frombuffer(r.get_slice(1_300_000, 1_300_007), np.float64)
     assert np.array_equal(got, data[1_300_000:1_300_007])
     assert r._store.bytes_read - before < chunk_cbytes / 4
+
+
+def test_sparse_frames_both_ways(cblosc2, tmp_path) -> None:
+    """Sparse frames (a directory of .chunk files + chunks.b2frame, frame-format.md §6)."""
+    theirs = str(tmp_path / "theirs.b2frame")
+    c = cblosc2.SChunk(
+        chunksize=CHUNK,
+        urlpath=theirs,
+        contiguous=False,
+        cparams=cblosc2.CParams(typesize=4, nthreads=1),
+        meta={"m": 1},
+    )
+    data = _fill(c, short=False)
+    c.delete_chunk(1)
+    c.insert_data(0, np.full(1000, 5, np.int32), copy=True)
+    c.vlmeta["v"] = "x"
+    expected = b"".join(c.decompress_chunk(i) for i in range(c.nchunks))
+    del c
+    s = pb_open(theirs, mode="a")
+    assert s[:] == expected and s.meta["m"] == 1 and s.vlmeta["v"] == "x"
+    s.append_data(np.arange(1000, dtype=np.int32))
+    s.update_data(2, np.full(1000, -2, np.int32), copy=True)
+    s.delete_chunk(0)
+    model = [s.decompress_chunk(i) for i in range(s.nchunks)]
+    c2 = cblosc2.open(theirs)
+    assert [c2.decompress_chunk(i) for i in range(c2.nchunks)] == model
+    assert cblosc2.schunk_from_cframe(s.to_cframe(), copy=True)[:] == b"".join(model)
+
+    ours = str(tmp_path / "ours.b2frame")
+    s2 = SChunk(
+        chunksize=CHUNK, urlpath=ours, contiguous=False, cparams={"typesize": 4}, meta={"m": [1]}
+    )
+    data = _fill(s2, short=False)
+    s2.vlmeta["k"] = (1, 2)
+    c3 = cblosc2.open(ours, mode="a")
+    assert c3[:] == data and c3.meta["m"] == [1] and c3.vlmeta["k"] == (1, 2)
+    c3.append_data(np.arange(1000, dtype=np.int32))
+    del c3
+    assert pb_open(ours)[:] == data + np.arange(1000, dtype=np.int32).tobytes()
+    assert len(data) == 7 * CHUNK

@@ -16,7 +16,7 @@ from ..chunk.encode import special_chunk
 from ..chunk.header import ChunkHeader
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
 from ..errors import FormatError
-from .header import CONTIGUOUS, FRAME_MAGIC, HEADER_MINLEN, FrameHeader
+from .header import CONTIGUOUS, FRAME_MAGIC, HEADER_MINLEN, SPARSE, FrameHeader
 from .index import decode_index, special_of
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
 
@@ -79,11 +79,15 @@ class FrameReader:
     header: FrameHeader
     trailer: Trailer
     offsets: np.ndarray
+    sparse_dir: str | None = None
 
     @classmethod
-    def open(cls, source: ByteSource, *, exact: bool = False) -> FrameReader:
+    def open(
+        cls, source: ByteSource, *, exact: bool = False, sparse_dir: str | None = None
+    ) -> FrameReader:
         """Parse the frame at the start of ``source`` (``exact``: the source must be exactly
-        the frame, as for in-memory cframes)."""
+        the frame, as for in-memory cframes). ``sparse_dir``: ``source`` is the
+        ``chunks.b2frame`` of that sparse-frame directory (§6)."""
         prefix = source.read(0, HEADER_MINLEN)
         if len(prefix) < HEADER_MINLEN:
             raise FormatError(
@@ -101,8 +105,15 @@ class FrameReader:
             raise FormatError(
                 "frame header", "frame_len", 16, f"the buffer size {source.size}", h.frame_len
             )
-        if h.frame_type != CONTIGUOUS:
-            raise NotImplementedError("sparse frames (frame_type 1) are not implemented yet")
+        expected_type = CONTIGUOUS if sparse_dir is None else SPARSE
+        if h.frame_type != expected_type:
+            raise FormatError(
+                "frame header",
+                "frame_type",
+                26,
+                f"{expected_type} ({'sparse' if sparse_dir else 'contiguous'})",
+                h.frame_type,
+            )
         if h.frame_len < h.header_len + TRAILER_MINLEN:
             raise FormatError(
                 "frame header", "frame_len", 16, f">= header_len + {TRAILER_MINLEN}", h.frame_len
@@ -115,7 +126,7 @@ class FrameReader:
         if h.nbytes == 0:
             offsets = np.empty(0, np.int64)
         else:
-            ipos = h.header_len + h.cbytes
+            ipos = h.header_len + (h.cbytes if sparse_dir is None else 0)
             if ipos + EXTENDED_HEADER_LENGTH > tpos:
                 raise FormatError(
                     "frame header",
@@ -126,7 +137,7 @@ class FrameReader:
                     h.cbytes,
                 )
             offsets = decode_index(source.read(ipos, tpos - ipos), h.nchunks_fixed, ipos)
-        return cls(source, h, trailer, offsets)
+        return cls(source, h, trailer, offsets, sparse_dir)
 
     @property
     def nchunks(self) -> int:
@@ -183,6 +194,8 @@ class FrameReader:
             if kind == SpecialValue.NAN and ts not in (4, 8):
                 raise FormatError("frame header", "typesize", 48, "4 or 8 for NaN chunks", ts)
             return special_chunk(kind, nb, ts, bs)
+        if self.sparse_dir is not None:
+            return read_chunk_file(self.sparse_dir, off, n)
         if off > h.cbytes - EXTENDED_HEADER_LENGTH:
             raise FormatError(
                 "index chunk",
@@ -209,7 +222,11 @@ class FrameReader:
         span (to the next larger block start, frame-format.md §4.5)."""
         off = int(self.offsets[n])
         h = self.header
-        small = off < 0 or not isinstance(self.source, _partial_sources())
+        small = (
+            off < 0
+            or self.sparse_dir is not None
+            or not isinstance(self.source, _partial_sources())
+        )
         pos = h.header_len + off
         first = None if small else bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
         ch = None if first is None else ChunkHeader.from_bytes(first)
@@ -254,3 +271,31 @@ class FrameReader:
                 return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
             buf[a:b] = np.frombuffer(self.source.read(pos + a, b - a), np.uint8)
         return ChunkReader.open(memoryview(buf)).decode_range(lo, hi)
+
+
+MAX_CHUNK_ID = 0xFFFFFFFF
+
+
+def chunk_path(directory: str, chunk_id: int) -> str:
+    """The file of chunk ``chunk_id`` in a sparse frame (8 upper-case hex digits, §6.1)."""
+    return os.path.join(directory, f"{chunk_id:08X}.chunk")
+
+
+def read_chunk_file(directory: str, chunk_id: int, n: int) -> bytes:
+    """The whole ``.chunk`` file of a sparse frame's chunk ``n``, validated."""
+    if chunk_id > MAX_CHUNK_ID:
+        raise FormatError(
+            "index chunk", f"offset[{n}]", None, f"a chunk id <= {MAX_CHUNK_ID}", chunk_id
+        )
+    path = chunk_path(directory, chunk_id)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise FormatError(
+            "sparse frame", f"chunk {n}", None, f"the file {path}", "missing"
+        ) from None
+    ch = ChunkHeader.from_bytes(data)
+    if ch.cbytes > len(data):
+        raise FormatError(f"chunk file {path}", "cbytes", 12, f"at most {len(data)}", ch.cbytes)
+    return data[: ch.cbytes]
