@@ -482,7 +482,11 @@ class SChunk:
         end = stop * ts
         for k, (c0, c1) in self._chunk_spans(pos, end):
             lo, hi = max(pos, c0) - c0, min(end, c1) - c0
-            result[max(pos, c0) - first : min(end, c1) - first] = self._chunk_range(k, lo, hi)
+            dst = result[max(pos, c0) - first : min(end, c1) - first]
+            if lo == 0 and hi == c1 - c0:  # the whole chunk: decode straight into the output
+                ChunkReader.open(self._reader.get_chunk(k)).decode(dst, self.dparams.nthreads)
+            else:
+                dst[:] = self._chunk_range(k, lo, hi)
         return result[: end - first].tobytes() if out is None else None
 
     def _chunk_spans(self, lo: int, hi: int) -> Iterator[tuple[int, tuple[int, int]]]:
