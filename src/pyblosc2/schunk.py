@@ -175,21 +175,30 @@ class SChunk:
             self._default_chunksize = cs if cs >= 0 else DEFAULT_CHUNKSIZE
 
     def _cparams_from_header(self, given: Any) -> CParams:
+        """Compression defaults for new chunks: the frame header's (C does the same)."""
         h = self.header
         if given is not None:
-            cp = CParams.from_any(given)
-            return replace(cp, typesize=h.typesize)
-        return CParams(
-            codec=h.codec,
-            clevel=h.clevel,
-            typesize=h.typesize,
-            blocksize=max(h.blocksize, 0),
-            splitmode=h.splitmode,
-            filters=list(h.filters),
-            filters_meta=list(h.filters_meta),
-            use_dict=h.use_dict,
-            codec_meta=h.compcode_meta,
-        )
+            return replace(CParams.from_any(given), typesize=h.typesize)
+        try:
+            return CParams(
+                codec=h.codec,
+                clevel=h.clevel,
+                typesize=h.typesize,
+                blocksize=max(h.blocksize, 0),
+                splitmode=h.splitmode,
+                filters=list(h.filters),
+                filters_meta=list(h.filters_meta),
+                use_dict=h.use_dict,
+                codec_meta=h.compcode_meta,
+            )
+        except ParamError as exc:
+            raise FormatError(
+                "frame header",
+                "compression parameters",
+                27,
+                "valid codec, clevel, split mode and filters",
+                str(exc),
+            ) from None
 
     @property
     def header(self) -> FrameHeader:

@@ -15,7 +15,7 @@ from ..chunk.decode import ChunkReader
 from ..chunk.encode import special_chunk
 from ..chunk.header import ChunkHeader
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
-from ..errors import FormatError
+from ..errors import FormatError, ParamError
 from .header import CONTIGUOUS, FRAME_MAGIC, HEADER_MINLEN, SPARSE, FrameHeader
 from .index import decode_index, special_of
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
@@ -193,9 +193,20 @@ class FrameReader:
             bs = h.blocksize if 0 < h.blocksize <= nb else max(nb, 1)
             if kind == SpecialValue.NAN and ts not in (4, 8):
                 raise FormatError("frame header", "typesize", 48, "4 or 8 for NaN chunks", ts)
-            return special_chunk(kind, nb, ts, bs)
+            try:
+                return special_chunk(kind, nb, ts, bs)
+            except ParamError as exc:
+                raise FormatError(
+                    "frame header",
+                    "chunksize/typesize",
+                    58,
+                    f"sizes a {kind.name} chunk can have",
+                    str(exc),
+                ) from None
         if self.sparse_dir is not None:
-            return read_chunk_file(self.sparse_dir, off, n)
+            data = read_chunk_file(self.sparse_dir, off, n)
+            self._check_size(n, ChunkHeader.from_bytes(data), None)
+            return data
         if off > h.cbytes - EXTENDED_HEADER_LENGTH:
             raise FormatError(
                 "index chunk",
@@ -206,6 +217,7 @@ class FrameReader:
             )
         pos = h.header_len + off
         ch = ChunkHeader.from_bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
+        self._check_size(n, ch, pos)
         if off + ch.cbytes > h.cbytes:
             raise FormatError(
                 f"chunk {n}",
@@ -215,6 +227,18 @@ class FrameReader:
                 ch.cbytes,
             )
         return self.source.read(pos, ch.cbytes)
+
+    def _check_size(self, n: int, ch: ChunkHeader, pos: int | None) -> None:
+        """A stored chunk must hold the size the frame header implies (§2.7, chunk spec
+        §15.2.10): otherwise item positions computed from ``chunksize`` would be wrong."""
+        if self.header.chunksize > 0 and ch.nbytes != self.chunk_nbytes(n):
+            raise FormatError(
+                f"chunk {n}",
+                "nbytes",
+                None if pos is None else pos + 4,
+                f"{self.chunk_nbytes(n)} (from the frame's nbytes and chunksize)",
+                ch.nbytes,
+            )
 
     def read_chunk_range(self, n: int, lo: int, hi: int) -> np.ndarray:
         """Bytes ``[lo, hi)`` of chunk ``n``, reading only the blocks they need (plus block 0
@@ -230,6 +254,8 @@ class FrameReader:
         pos = h.header_len + off
         first = None if small else bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
         ch = None if first is None else ChunkHeader.from_bytes(first)
+        if ch is not None:
+            self._check_size(n, ch, pos)
         if (
             ch is None
             or ch.cbytes < PARTIAL_READ_MIN

@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from ..constants import MAX_TYPESIZE
 from ..errors import FormatError
 
 __all__ = ["FRAME_MAGIC", "HEADER_MINLEN", "FrameHeader"]
@@ -18,6 +19,7 @@ __all__ = ["FRAME_MAGIC", "HEADER_MINLEN", "FrameHeader"]
 FRAME_MAGIC = b"b2frame\x00"
 HEADER_MINLEN = 87
 META_SECTION_MIN = 10  # 93 CD xxxx DE 0000 DC 0000
+TRAILER_MIN = 25
 MAX_METALAYERS = 16
 MAX_NAME_LEN = 31
 # positions of the fixed prefix (frame.h FRAME_*)
@@ -126,6 +128,13 @@ class FrameHeader:
         if ftype not in (CONTIGUOUS, SPARSE):
             raise _err("frame_type", POS_FRAME_TYPE, "0 (contiguous) or 1 (sparse)", ftype)
         limit = buffer_len if buffer_len is not None else frame_len
+        if not HEADER_MINLEN + META_SECTION_MIN + TRAILER_MIN <= frame_len <= limit:
+            raise _err(
+                "frame_len",
+                POS_FRAME_LEN,
+                f"{HEADER_MINLEN + META_SECTION_MIN + TRAILER_MIN}..{limit} (bytes available)",
+                frame_len,
+            )
         if not HEADER_MINLEN + META_SECTION_MIN <= header_len <= min(frame_len, len(buf)):
             raise _err(
                 "header_len",
@@ -135,8 +144,8 @@ class FrameHeader:
             )
         if frame_len > limit:
             raise _err("frame_len", POS_FRAME_LEN, f"at most {limit} (bytes available)", frame_len)
-        if typesize <= 0:
-            raise _err("typesize", POS_TYPESIZE, "> 0", typesize)
+        if not 0 < typesize <= MAX_TYPESIZE:
+            raise _err("typesize", POS_TYPESIZE, f"1..{MAX_TYPESIZE}", typesize)
         if nfilters > 6:
             raise _err("nfilters", POS_NFILTERS, "at most 6", nfilters)
         if nbytes < 0 or cbytes < 0:
