@@ -1,11 +1,11 @@
 """SChunk: a sequence of chunks stored as a contiguous frame, in memory or in a file
 (frame-format.md; python-blosc2's ``SChunk`` API).
 
-Implemented: creation (with metalayers), opening (files at an offset, in-memory cframes),
-appends that write only the new chunk, index, trailer and header, chunk and item reads that
-touch only the chunks (and, on files, the blocks) they need, ``meta`` and ``vlmeta``. A failed
-append or vlmeta update rolls the frame back to its previous state. Sparse frames, mmap and
-the mutations other than append raise :class:`NotImplementedError`.
+Contiguous frames (memory, files, files at an offset, ``mmap_mode``) and sparse frames
+(directories): creation with metalayers, appends that write only the new chunk, index, trailer
+and header, insert/update/delete/reorder/fill_special/slice assignment, reads that touch only
+the chunks (and, on files, the blocks) they need, ``meta``, ``vlmeta`` and an opt-in integrity
+fingerprint. A failed mutation restores the previous frame.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .errors import FormatError, ParamError
 from .frame.contiguous import FrameReader, chunk_path
 from .frame.fingerprint import FP_KEY, FPT_128, chunk_digest, list_fingerprint, offset_digest
 from .frame.header import POS_FRAME_TYPE, SPARSE, FrameHeader
-from .frame.store import FileStore, MemoryStore
+from .frame.store import FileStore, MemoryStore, MmapStore
 from .frame.trailer import Trailer
 from .frame.writer import SPECIAL_OFFSET_OF, build_cframe, encode_index
 from .meta import packb, unpackb
@@ -37,6 +37,8 @@ from .params import CParams, DParams
 __all__ = ["SChunk", "Storage", "open", "remove_urlpath", "schunk_from_cframe"]
 
 SPARSE_INDEX = "chunks.b2frame"
+# mmap_mode -> the mode it implies (python-blosc2 conventions, frame-format.md §9.5)
+_MMAP_MODES = {"r": "r", "r+": "a", "w+": "w", "c": "a"}
 DEFAULT_CHUNKSIZE = 2**24
 MAX_DEFAULT_CHUNKSIZE = 2**28
 _READONLY = "Cannot do this action with reading mode"
@@ -58,10 +60,18 @@ class Storage:
     def __post_init__(self) -> None:
         if self.mode not in ("r", "a", "w"):
             raise ParamError(f"mode must be one of 'r', 'a', 'w', got {self.mode!r}")
-        if self.mmap_mode is not None:
-            raise NotImplementedError("mmap_mode is not implemented yet")
         if self.contiguous is None:
             self.contiguous = self.urlpath is not None
+        if self.mmap_mode is not None:
+            if self.mmap_mode not in _MMAP_MODES:
+                raise ParamError(
+                    f"mmap_mode must be one of {sorted(_MMAP_MODES)}, got {self.mmap_mode!r}"
+                )
+            if self.urlpath is None or not self.contiguous:
+                raise ParamError("mmap_mode needs a urlpath and a contiguous frame")
+            if self.locking:
+                raise ParamError("mmap_mode and locking cannot be combined")
+            self.mode = _MMAP_MODES[self.mmap_mode]
 
 
 class SChunk:
@@ -105,6 +115,11 @@ class SChunk:
                 raise ParamError(f"Cannot open the SChunk in reading mode: {path} does not exist")
             if os.path.isdir(path):
                 self._attach_sparse(path, writable=storage.mode != "r")
+            elif storage.mmap_mode == "r":
+                self._attach(MmapStore(path))
+            elif storage.mmap_mode == "c":  # copy-on-write: changes never reach the file
+                with builtins.open(path, "rb") as f:
+                    self._attach(MemoryStore(f.read()))
             else:
                 self._attach(FileStore(path, writable=storage.mode != "r"))
             self.cparams = self._cparams_from_header(cparams)
@@ -164,7 +179,9 @@ class SChunk:
             )
         self._attach(FileStore(index_file, writable=writable), sparse_dir=directory)
 
-    def _attach(self, store: FileStore | MemoryStore, sparse_dir: str | None = None) -> None:
+    def _attach(
+        self, store: FileStore | MemoryStore | MmapStore, sparse_dir: str | None = None
+    ) -> None:
         self._store = store
         reader = FrameReader.open(
             store, exact=isinstance(store, MemoryStore), sparse_dir=sparse_dir
@@ -936,6 +953,8 @@ def open(
         s._attach(FileStore(path, offset))
         s.cparams = s._cparams_from_header(kwargs.get("cparams"))
         return s
+    if "mmap_mode" in kwargs:
+        return SChunk(urlpath=path, **kwargs)
     return SChunk(urlpath=path, mode="r" if mode == "r" else "a", **kwargs)
 
 

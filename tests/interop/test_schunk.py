@@ -324,3 +324,31 @@ def test_sparse_frames_both_ways(cblosc2, tmp_path) -> None:
     del c3
     assert pb_open(ours)[:] == data + np.arange(1000, dtype=np.int32).tobytes()
     assert len(data) == 7 * CHUNK
+
+
+@pytest.mark.parametrize("mmap_mode", ["r", "r+", "c"])
+def test_mmap_modes(cblosc2, tmp_path, mmap_mode) -> None:
+    path = str(tmp_path / "mm.b2frame")
+    # no short last chunk: C's slicing of variable-size frames divides by zero (§9.7)
+    data = _fill(SChunk(chunksize=CHUNK, urlpath=path, cparams={"typesize": 4}), short=False)
+    s = pb_open(path, mmap_mode=mmap_mode)
+    assert s[:] == data and s.mode == ("r" if mmap_mode == "r" else "a")
+    if mmap_mode == "r":
+        with pytest.raises(ValueError, match="reading mode"):
+            s.append_data(bytes(CHUNK))
+        return
+    s.append_data(np.full(1000, 4, np.int32))
+    on_disk = cblosc2.open(path)[:]
+    if mmap_mode == "c":  # copy-on-write: the file is unchanged
+        assert on_disk == data and s.nbytes == len(data) + CHUNK
+    else:
+        assert on_disk == data + np.full(1000, 4, np.int32).tobytes()
+
+
+def test_mmap_mode_w_plus_creates(tmp_path) -> None:
+    path = str(tmp_path / "w.b2frame")
+    s = SChunk(chunksize=CHUNK, urlpath=path, cparams={"typesize": 4}, mmap_mode="w+")
+    s.append_data(np.arange(1000, dtype=np.int32))
+    assert pb_open(path, mmap_mode="r")[:] == np.arange(1000, dtype=np.int32).tobytes()
+    with pytest.raises(pb.ParamError, match="mmap_mode"):
+        SChunk(urlpath=path, mmap_mode="x")

@@ -82,3 +82,39 @@ class FileStore:
 
     def __del__(self) -> None:
         self.close()
+
+
+class MmapStore:
+    """A read-only memory map of a frame file (``mmap_mode='r'``): reads are views."""
+
+    def __init__(self, path: str | os.PathLike[str], offset: int = 0) -> None:
+        import mmap
+
+        self.path = os.fspath(path)
+        self.offset = offset
+        with open(self.path, "rb") as f:
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        self._view = memoryview(self._map)
+        self.bytes_read = 0
+
+    @property
+    def size(self) -> int:
+        return len(self._map) - self.offset
+
+    def read(self, pos: int, n: int) -> memoryview:
+        start = self.offset + pos
+        view = self._view[start : start + n]
+        self.bytes_read += len(view)
+        return view
+
+    def write(self, pos: int, data: bytes | memoryview) -> None:
+        raise ValueError("Cannot do this action with reading mode")
+
+    def truncate(self, size: int) -> None:
+        raise ValueError("Cannot do this action with reading mode")
+
+    def close(self) -> None:
+        if self._view is not None:
+            self._view.release()
+            self._view = None  # type: ignore[assignment]
+            self._map.close()
