@@ -49,6 +49,31 @@ def _cached(cache: dict, key, make):  # type: ignore[no-untyped-def]
     return obj
 
 
+_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def _single_frame_size(src: memoryview) -> int:
+    """The length of the zstd frame at the start of ``src`` found by walking its block
+    headers (RFC 8878 §3.1.1), or -1 if it is not a plain frame that can be walked."""
+    if len(src) < 6 or bytes(src[:4]) != _MAGIC:
+        return -1
+    try:
+        pos = zstandard.frame_header_size(src)
+    except zstandard.ZstdError:
+        return -1
+    checksum = 4 if src[4] & 0x04 else 0
+    n = len(src)
+    while pos + 3 <= n:
+        b = src[pos] | (src[pos + 1] << 8) | (src[pos + 2] << 16)
+        last, btype, bsize = b & 1, (b >> 1) & 3, b >> 3
+        if btype == 3:
+            return -1
+        pos += 3 + (1 if btype == 1 else bsize)
+        if last:
+            return pos + checksum
+    return -1
+
+
 class ZstdCodec(BaseCodec):
     """Zstandard (codec id 5, compformat 4)."""
 
@@ -81,6 +106,19 @@ class ZstdCodec(BaseCodec):
             zd = zstandard.ZstdCompressionDict(dict_) if dict_ else None
             return zstandard.ZstdDecompressor(dict_data=zd)
 
+        if _single_frame_size(src) == len(src):
+            # One frame spanning the whole stream (what every Blosc writer produces):
+            # decompress() releases the GIL, unlike the streaming reader below.
+            try:
+                dctx = _cached(_local.decompressors, dict_ or None, make)
+                out = dctx.decompress(src, max_output_size=nbytes)
+            except zstandard.ZstdError as exc:
+                raise stream_error(
+                    self.name, "a valid zstd frame", f"undecodable ({exc})"
+                ) from None
+            if len(out) != nbytes:
+                raise stream_error(self.name, f"{nbytes} decoded bytes", f"{len(out)} bytes")
+            return out
         try:
             dctx = _cached(_local.decompressors, dict_ or None, make)
             # A reader bounds the output by nbytes (a hostile frame cannot make us allocate
