@@ -30,8 +30,18 @@ from .constants import (
     Tuner,
 )
 from .errors import Blosc2Error, CodecError, FormatError, ParamError
+from .ndarray.ndarray import (
+    NDArray,
+    asarray,
+    empty,
+    full,
+    ndarray_from_cframe,
+    ones,
+    open,
+    zeros,
+)
 from .params import CParams, DParams
-from .schunk import SChunk, Storage, open, remove_urlpath, schunk_from_cframe
+from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
 
 __version__ = "0.1.0.dev0"
 
@@ -49,6 +59,7 @@ __all__ = [
     "DParams",
     "Filter",
     "FormatError",
+    "NDArray",
     "ParamError",
     "SChunk",
     "SpecialValue",
@@ -56,17 +67,23 @@ __all__ = [
     "Storage",
     "Tuner",
     "__version__",
+    "asarray",
     "compress",
     "compress2",
     "compress_blosc1",
     "decompress",
     "decompress2",
+    "empty",
+    "full",
     "get_cbuffer_sizes",
     "get_chunk_header",
     "getitem",
     "make_special_chunk",
+    "ndarray_from_cframe",
+    "ones",
     "open",
     "remove_urlpath",
     "schunk_from_cframe",
     "set_nthreads",
+    "zeros",
 ]

@@ -31,7 +31,7 @@ from .frame.header import POS_FRAME_TYPE, SPARSE, FrameHeader
 from .frame.store import FileStore, MemoryStore, MmapStore
 from .frame.trailer import Trailer
 from .frame.writer import SPECIAL_OFFSET_OF, build_cframe, encode_index
-from .meta import packb, unpackb
+from .meta import RawMetalayer, packb, unpackb
 from .params import CParams, DParams
 
 __all__ = ["SChunk", "Storage", "open", "remove_urlpath", "schunk_from_cframe"]
@@ -138,7 +138,10 @@ class SChunk:
                 DEFAULT_CHUNKSIZE if view is None else max(1, min(len(view), MAX_DEFAULT_CHUNKSIZE))
             )
         self._default_chunksize = self._requested_chunksize = chunksize
-        metas = tuple((str(k), packb(v)) for k, v in (storage.meta or {}).items())
+        metas = tuple(
+            (str(k), bytes(v) if isinstance(v, RawMetalayer) else packb(v))
+            for k, v in (storage.meta or {}).items()
+        )
         frame = build_cframe(
             [],
             typesize=cp.typesize,

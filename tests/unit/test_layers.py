@@ -23,8 +23,9 @@ LAYERS = {
     "api": 5,
     "compat": 6,
     "schunk": 6,
+    "ndarray": 7,
     "meta": 3,
-    "__init__": 7,
+    "__init__": 8,
 }
 REFERENCE_LIBS = {"blosc2", "blosc", "numcodecs", "zarr"}
 # zarr is an optional dependency, imported only by the zarr codec adapter.

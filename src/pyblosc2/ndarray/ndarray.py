@@ -1,0 +1,447 @@
+"""NDArray: a typed N-d array stored in a super-chunk with the ``b2nd`` metalayer
+(frame-format.md §8.3-§8.5).
+
+A chunk's decompressed buffer is its blocks in C order over the block grid, each block a
+C-contiguous ``blocks``-shaped array; chunks are padded to whole blocks and the array to whole
+chunks (padding is written as zeros). Reads decode only the chunks a selection intersects;
+writes recompress only the chunks they touch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..constants import SpecialValue
+from ..errors import FormatError, ParamError
+from ..meta import RawMetalayer
+from ..params import CParams
+from ..schunk import SChunk
+from .b2nd_meta import MAX_DIM, B2NDMeta
+
+__all__ = [
+    "NDArray",
+    "asarray",
+    "copy",
+    "empty",
+    "full",
+    "ndarray_from_cframe",
+    "ones",
+    "open",
+    "zeros",
+]
+
+BLOCK_TARGET = 1 << 16  # bytes per block: fits L2 with room for the codec's work
+CHUNK_TARGET = 1 << 22  # bytes per chunk: a few MB, as python-blosc2 favours
+
+
+def _fit(
+    shape: tuple[int, ...], itemsize: int, target: int, upper: tuple[int, ...] | None = None
+) -> tuple[int, ...]:
+    """A shape within ``shape`` (and ``upper``) of about ``target`` bytes, shrinking the
+    leading dimensions first so that the trailing ones stay contiguous."""
+    out = [max(1, min(s, u)) for s, u in zip(shape, upper or shape, strict=True)]
+    i = 0
+    while math.prod(out) * itemsize > target and i < len(out):
+        if out[i] > 1:
+            out[i] = max(1, out[i] // 2)
+        else:
+            i += 1
+    return tuple(out)
+
+
+def default_chunks_blocks(
+    shape: tuple[int, ...],
+    itemsize: int,
+    chunks: tuple[int, ...] | None,
+    blocks: tuple[int, ...] | None,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The automatic partition: chunks of ~4 MiB, blocks of ~64 KiB, both obtained by halving
+    the leading dimensions first (so a block is a run of whole trailing rows where it can be).
+    An explicit choice is honoured exactly."""
+    if any(s == 0 for s in shape):
+        z = tuple(0 if s == 0 else (c or s) for s, c in zip(shape, chunks or shape, strict=True))
+        return z, tuple(0 if s == 0 else 1 for s in shape) if blocks is None else blocks
+    if chunks is None:
+        chunks = _fit(shape, itemsize, CHUNK_TARGET)
+    if blocks is None:
+        blocks = _fit(chunks, itemsize, BLOCK_TARGET, chunks)
+    return tuple(int(c) for c in chunks), tuple(int(b) for b in blocks)
+
+
+class NDArray:
+    """An N-d array in a super-chunk.
+
+    >>> a = asarray(np.arange(35, dtype=np.int16).reshape(5, 7), chunks=(3, 4), blocks=(2, 3))
+    >>> a[1:4, 2:6]
+    array([[ 9, 10, 11, 12],
+           [16, 17, 18, 19],
+           [23, 24, 25, 26]], dtype=int16)
+    """
+
+    def __init__(
+        self, schunk: SChunk, meta: B2NDMeta | None = None, *, _validate: bool = True
+    ) -> None:
+        if meta is None:
+            raw = dict(schunk.header.metalayers).get("b2nd")
+            if raw is None:
+                raise FormatError("frame", "metalayers", None, "a 'b2nd' metalayer", "none")
+            meta = B2NDMeta.from_bytes(raw, schunk.typesize)
+        self.schunk = schunk
+        self._meta = meta
+        t = meta.dtype.itemsize
+        self._ext = tuple(
+            -(-c // b) * b if b else 0 for c, b in zip(meta.chunks, meta.blocks, strict=True)
+        )
+        self._grid = tuple(
+            -(-s // c) if c else 0 for s, c in zip(meta.shape, meta.chunks, strict=True)
+        )
+        expected = math.prod(self._grid) if meta.shape else 1
+        if _validate and all(meta.shape) and schunk.nchunks != expected:
+            raise FormatError(
+                "b2nd array", "nchunks", None, f"{expected} (from the shape)", schunk.nchunks
+            )
+        if schunk.nchunks and schunk.chunksize != math.prod(self._ext) * t:
+            raise FormatError(
+                "b2nd array",
+                "chunksize",
+                58,
+                f"{math.prod(self._ext) * t} (padded chunk * itemsize)",
+                schunk.chunksize,
+            )
+
+    # -- properties -----------------------------------------------------------------------
+    shape = property(lambda self: self._meta.shape)
+    chunks = property(lambda self: self._meta.chunks)
+    blocks = property(lambda self: self._meta.blocks)
+    dtype = property(lambda self: self._meta.dtype)
+    ndim = property(lambda self: len(self._meta.shape))
+    size = property(lambda self: math.prod(self._meta.shape))
+    nbytes = property(lambda self: self.size * self.dtype.itemsize)
+    cbytes = property(lambda self: self.schunk.cbytes)
+    cratio = property(lambda self: self.nbytes / self.cbytes)
+    meta = property(lambda self: self.schunk.meta)
+    vlmeta = property(lambda self: self.schunk.vlmeta)
+
+    @property
+    def info(self) -> str:
+        """A readable summary."""
+        cp = self.schunk.cparams
+        return (
+            f"NDArray shape={self.shape} dtype={self.dtype} chunks={self.chunks} "
+            f"blocks={self.blocks} nbytes={self.nbytes} cbytes={self.cbytes} "
+            f"cratio={self.cratio:.2f} codec={cp.codec!r} clevel={cp.clevel} "
+            f"filters={list(cp.filters)}"
+        )
+
+    def __repr__(self) -> str:
+        return f"<NDArray shape={self.shape} dtype={self.dtype}>"
+
+    def __len__(self) -> int:
+        return self.shape[0] if self.shape else 0
+
+    # -- chunk <-> array ------------------------------------------------------------------
+    def _block_grid(self) -> tuple[int, ...]:
+        return tuple(e // b for e, b in zip(self._ext, self.blocks, strict=True))
+
+    def _chunk_array(self, nchunk: int) -> np.ndarray:
+        """Chunk ``nchunk`` as an ``extchunk``-shaped array."""
+        raw = np.frombuffer(self.schunk.decompress_chunk(nchunk), self.dtype)
+        if not self.ndim:
+            return raw.reshape(())
+        nb, nd = self._block_grid(), self.ndim
+        arr = raw.reshape(nb + self.blocks)
+        order = [x for i in range(nd) for x in (i, nd + i)]
+        return arr.transpose(order).reshape(self._ext)
+
+    def _chunk_buffer(self, arr: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`_chunk_array`."""
+        if not self.ndim:
+            return np.ascontiguousarray(arr).reshape(-1)
+        nb, nd = self._block_grid(), self.ndim
+        split = arr.reshape([x for pair in zip(nb, self.blocks, strict=True) for x in pair])
+        order = [2 * i for i in range(nd)] + [2 * i + 1 for i in range(nd)]
+        return np.ascontiguousarray(split.transpose(order)).reshape(-1)
+
+    def _compress(self, arr: np.ndarray) -> bytes:
+        from ..api import compress2
+
+        return compress2(self._chunk_buffer(arr), cparams=self.schunk.cparams)
+
+    # -- boxes ----------------------------------------------------------------------------
+    def _chunks_in(self, lo: tuple[int, ...], hi: tuple[int, ...]):  # type: ignore[no-untyped-def]
+        ranges = [range(a // c, -(-b // c)) for a, b, c in zip(lo, hi, self.chunks, strict=True)]
+        for coords in itertools.product(*ranges):
+            yield coords, int(np.ravel_multi_index(coords, self._grid)) if self.ndim else 0
+
+    def _read_box(self, lo: tuple[int, ...], hi: tuple[int, ...]) -> np.ndarray:
+        out = np.empty(tuple(b - a for a, b in zip(lo, hi, strict=True)), self.dtype)
+        if out.size == 0:
+            return out
+        if not self.ndim:
+            out[()] = self._chunk_array(0)[()]
+            return out
+        for coords, n in self._chunks_in(lo, hi):
+            origin = [c * s for c, s in zip(coords, self.chunks, strict=True)]
+            src, dst = [], []
+            for a, b, o, c in zip(lo, hi, origin, self.chunks, strict=True):
+                s0, s1 = max(a, o), min(b, o + c)
+                src.append(slice(s0 - o, s1 - o))
+                dst.append(slice(s0 - a, s1 - a))
+            out[tuple(dst)] = self._chunk_array(n)[tuple(src)]
+        return out
+
+    def _write_box(self, lo: tuple[int, ...], value: np.ndarray) -> None:
+        hi = tuple(a + s for a, s in zip(lo, value.shape, strict=True))
+        if not self.ndim:
+            self.schunk.update_chunk(0, self._compress(value.reshape(())))
+            return
+        for coords, n in self._chunks_in(lo, hi):
+            origin = [c * s for c, s in zip(coords, self.chunks, strict=True)]
+            valid = [min(c, s - o) for c, s, o in zip(self.chunks, self.shape, origin, strict=True)]
+            src, dst, full = [], [], True
+            for a, b, o, v in zip(lo, hi, origin, valid, strict=True):
+                s0, s1 = max(a, o), min(b, o + v)
+                dst.append(slice(s0 - o, s1 - o))
+                src.append(slice(s0 - a, s1 - a))
+                full &= s0 == o and s1 == o + v
+            arr = np.zeros(self._ext, self.dtype) if full else self._chunk_array(n).copy()
+            arr[tuple(dst)] = value[tuple(src)]
+            self.schunk.update_chunk(n, self._compress(arr))
+
+    # -- indexing -------------------------------------------------------------------------
+    def _normalize(self, key: Any) -> tuple[list[range], list[int]]:
+        if not isinstance(key, tuple):
+            key = (key,)
+        if any(k is Ellipsis for k in key):
+            i = next(j for j, k in enumerate(key) if k is Ellipsis)
+            fill = (slice(None),) * (self.ndim - len(key) + 1)
+            key = key[:i] + fill + key[i + 1 :]
+        if len(key) > self.ndim:
+            raise IndexError(f"too many indices: array is {self.ndim}-dimensional")
+        key = key + (slice(None),) * (self.ndim - len(key))
+        ranges, squeeze = [], []
+        for d, (k, n) in enumerate(zip(key, self.shape, strict=True)):
+            if isinstance(k, slice):
+                ranges.append(range(*k.indices(n)))
+            elif isinstance(k, int | np.integer):
+                i = int(k)
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
+                ranges.append(range(i % n, i % n + 1))
+                squeeze.append(d)
+            else:
+                raise NotImplementedError(
+                    f"indexing with {type(k).__name__} (use ints, slices and Ellipsis)"
+                )
+        return ranges, squeeze
+
+    @staticmethod
+    def _box(ranges: list[range]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[slice, ...]]:
+        lo, hi, local = [], [], []
+        for r in ranges:
+            if len(r) == 0:
+                lo.append(0)
+                hi.append(0)
+                local.append(slice(0, 0))
+                continue
+            a, b = min(r[0], r[-1]), max(r[0], r[-1]) + 1
+            lo.append(a)
+            hi.append(b)
+            stop = r[-1] - a + (1 if r.step > 0 else -1)
+            local.append(slice(r[0] - a, None if stop < 0 else stop, r.step))
+        return tuple(lo), tuple(hi), tuple(local)
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        ranges, squeeze = self._normalize(key)
+        lo, hi, local = self._box(ranges)
+        out = self._read_box(lo, hi)[local] if self.ndim else self._read_box((), ())
+        return (
+            out.reshape([len(r) for d, r in enumerate(ranges) if d not in squeeze])
+            if squeeze
+            else out
+        )
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        ranges, squeeze = self._normalize(key)
+        lo, hi, local = self._box(ranges)
+        shape = tuple(len(r) for r in ranges)
+        visible = tuple(n for d, n in enumerate(shape) if d not in squeeze)
+        val = np.broadcast_to(np.asarray(value, dtype=self.dtype), visible).reshape(shape)
+        if val.size == 0:
+            return
+        if all(r.step == 1 for r in ranges):
+            self._write_box(lo, np.ascontiguousarray(val))
+            return
+        box = self._read_box(lo, hi)  # steps: read-modify-write the bounding box
+        box[local] = val
+        self._write_box(lo, box)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self[...]
+        return out if dtype is None else out.astype(dtype)
+
+    # -- whole array ----------------------------------------------------------------------
+    def to_cframe(self) -> bytes:
+        return self.schunk.to_cframe()
+
+    def save(self, urlpath: str, contiguous: bool = True) -> None:
+        """Write a copy to ``urlpath``."""
+        copy(self, urlpath=urlpath, contiguous=contiguous)
+
+    def iterchunks_info(self):  # type: ignore[no-untyped-def]
+        return self.schunk.iterchunks_info()
+
+    def resize(self, newshape: tuple[int, ...]) -> None:
+        raise NotImplementedError("NDArray.resize is not implemented yet")
+
+
+# -- constructors -------------------------------------------------------------------------
+def _new(shape: tuple[int, ...], dtype: Any, chunks: Any, blocks: Any, kwargs: dict) -> NDArray:
+    dtype = np.dtype(dtype)
+    shape = tuple(int(s) for s in (shape if isinstance(shape, tuple | list) else (shape,)))
+    if len(shape) > MAX_DIM:
+        raise ParamError(f"at most {MAX_DIM} dimensions, got {len(shape)}")
+    chunks, blocks = default_chunks_blocks(
+        shape,
+        dtype.itemsize,
+        None if chunks is None else tuple(chunks),
+        None if blocks is None else tuple(blocks),
+    )
+    if len(chunks) != len(shape) or len(blocks) != len(shape):
+        raise ParamError("chunks and blocks must have one entry per dimension")
+    for s, c, b in zip(shape, chunks, blocks, strict=True):
+        if s and not 0 < b <= c:
+            raise ParamError(f"need 0 < blocks <= chunks, got chunks={chunks} blocks={blocks}")
+    meta = B2NDMeta(shape, chunks, blocks, dtype)
+    t = dtype.itemsize
+    ext = [-(-c // b) * b if b else 0 for c, b in zip(chunks, blocks, strict=True)]
+    cp = kwargs.pop("cparams", None)
+    cp = CParams.from_any(cp) if cp is not None else CParams()
+    filters_meta = list(cp.filters_meta)
+    if dtype.kind == "U" and cp.filters[-1:] == [1] and len(filters_meta) == 6:
+        filters_meta[5] = 4  # python-blosc2 shuffles unicode in 4-byte groups
+    cp = replace(
+        cp,
+        typesize=t if t <= 255 else 1,
+        blocksize=math.prod(blocks) * t if blocks else 0,
+        filters_meta=filters_meta,
+    )
+    user_meta = dict(kwargs.pop("meta", None) or {})
+    smeta = {"b2nd": RawMetalayer(meta.to_bytes()), **user_meta}
+    chunksize = max(math.prod(ext) * t, 1)
+    schunk = SChunk(chunksize=chunksize, cparams=cp, meta=smeta, **kwargs)
+    return NDArray(schunk, meta, _validate=False)
+
+
+def _fill(arr: NDArray, special: SpecialValue, value: Any = None) -> NDArray:
+    if not arr.shape or all(arr.shape):
+        n = math.prod(arr._grid) if arr.ndim else 1
+        if special == SpecialValue.VALUE:
+            from ..api import make_special_chunk
+
+            v = np.asarray(value, arr.dtype)
+            # C slices block by block: the chunk's blocksize must be one b2nd block (§8.3)
+            chunk = make_special_chunk(
+                SpecialValue.VALUE,
+                arr.schunk.chunksize,
+                arr.schunk.typesize,
+                v,
+                blocksize=arr.schunk.cparams.blocksize,
+            )
+            for _ in range(n):
+                arr.schunk.append_chunk(chunk)
+        else:
+            arr.schunk.fill_special(n * arr.schunk.chunksize // arr.schunk.typesize, special)
+    return arr
+
+
+def empty(
+    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+) -> NDArray:
+    """An array whose items are unspecified (stored as zeros)."""
+    return _fill(_new(shape, dtype, chunks, blocks, kwargs), SpecialValue.ZERO)
+
+
+def zeros(
+    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+) -> NDArray:
+    """An array of zeros (special-value chunks: nothing is stored)."""
+    return _fill(_new(shape, dtype, chunks, blocks, kwargs), SpecialValue.ZERO)
+
+
+def full(
+    shape: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    chunks: Any = None,
+    blocks: Any = None,
+    **kwargs: Any,
+) -> NDArray:
+    """An array filled with ``fill_value`` (repeated-value chunks)."""
+    dtype = np.asarray(fill_value).dtype if dtype is None else dtype
+    arr = _new(shape, dtype, chunks, blocks, kwargs)
+    if np.asarray(fill_value, arr.dtype).tobytes() == bytes(arr.dtype.itemsize):
+        return _fill(arr, SpecialValue.ZERO)
+    return _fill(arr, SpecialValue.VALUE, fill_value)
+
+
+def ones(
+    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+) -> NDArray:
+    """An array of ones."""
+    return full(shape, 1, dtype, chunks, blocks, **kwargs)
+
+
+def asarray(array: Any, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
+    """Store a numpy array (or anything ``np.asarray`` accepts) as an NDArray."""
+    data = np.asarray(array)
+    arr = _new(data.shape, data.dtype, chunks, blocks, kwargs)
+    if data.size == 0:
+        return arr
+    if not data.ndim:
+        arr.schunk.append_chunk(arr._compress(data))
+        return arr
+    for coords in itertools.product(*[range(g) for g in arr._grid]):
+        origin = [c * s for c, s in zip(coords, arr.chunks, strict=True)]
+        region = tuple(
+            slice(o, min(o + c, s)) for o, c, s in zip(origin, arr.chunks, arr.shape, strict=True)
+        )
+        piece = np.zeros(arr._ext, arr.dtype)
+        piece[tuple(slice(0, r.stop - r.start) for r in region)] = data[region]
+        arr.schunk.append_chunk(arr._compress(piece))
+    return arr
+
+
+def copy(arr: NDArray, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
+    """A copy of ``arr`` with new storage, chunks, blocks or cparams."""
+    kwargs.setdefault("cparams", arr.schunk.cparams)
+    return asarray(arr[...], chunks or arr.chunks, blocks or arr.blocks, **kwargs)
+
+
+def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> SChunk | NDArray:
+    """Open a frame: an :class:`NDArray` when it has a ``b2nd`` metalayer, else an SChunk.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.b2nd")
+    >>> _ = asarray(np.arange(10), urlpath=path)
+    >>> open(path)[3:5]
+    array([3, 4])
+    """
+    from ..schunk import open as open_schunk
+
+    schunk = open_schunk(urlpath, mode, offset, **kwargs)
+    if "b2nd" in dict(schunk.header.metalayers):
+        return NDArray(schunk)
+    return schunk
+
+
+def ndarray_from_cframe(cframe: Any, copy: bool = False) -> NDArray:
+    """An NDArray over an in-memory cframe with a ``b2nd`` metalayer."""
+    from ..schunk import schunk_from_cframe
+
+    return NDArray(schunk_from_cframe(cframe, copy))
