@@ -30,6 +30,16 @@ from .constants import (
     Tuner,
 )
 from .errors import Blosc2Error, CodecError, FormatError, ParamError
+from .ndarray.extra import (
+    arange,
+    evaluate,
+    frombuffer,
+    linspace,
+    load_array,
+    pack_array2,
+    save_array,
+    unpack_array2,
+)
 from .ndarray.ndarray import (
     NDArray,
     asarray,
@@ -67,6 +77,7 @@ __all__ = [
     "Storage",
     "Tuner",
     "__version__",
+    "arange",
     "asarray",
     "compress",
     "compress2",
@@ -74,16 +85,23 @@ __all__ = [
     "decompress",
     "decompress2",
     "empty",
+    "evaluate",
+    "frombuffer",
     "full",
     "get_cbuffer_sizes",
     "get_chunk_header",
     "getitem",
+    "linspace",
+    "load_array",
     "make_special_chunk",
     "ndarray_from_cframe",
     "ones",
     "open",
+    "pack_array2",
     "remove_urlpath",
+    "save_array",
     "schunk_from_cframe",
     "set_nthreads",
+    "unpack_array2",
     "zeros",
 ]

@@ -870,7 +870,7 @@ class Meta(Mapping[str, Any]):
         items = self._items()
         if key not in items:
             raise NotImplementedError("metalayers can only be added when the SChunk is created")
-        content = packb(value)
+        content = bytes(value) if isinstance(value, RawMetalayer) else packb(value)
         if len(content) != len(items[key]):
             raise ValueError("The length of the content in a metalayer cannot change.")
         metas = tuple((k, content if k == key else v) for k, v in s.header.metalayers)

@@ -145,3 +145,66 @@ def test_random_slices_against_numpy(data) -> None:
     a[key] = value
     x[key] = value
     np.testing.assert_array_equal(a[...], x)
+
+
+@pytest.mark.parametrize("newshape", [(8, 9), (4, 3), (5, 7), (2, 12)])
+def test_resize_both_ways(cblosc2, newshape) -> None:
+    x = np.arange(35, dtype=np.int16).reshape(5, 7)
+    want = np.zeros(newshape, np.int16)
+    keep = tuple(slice(0, min(a, b)) for a, b in zip(x.shape, newshape, strict=True))
+    want[keep] = x[keep]
+    ours = pb.asarray(x, chunks=(3, 4), blocks=(2, 3))
+    ours.resize(newshape)
+    np.testing.assert_array_equal(ours[...], want)
+    np.testing.assert_array_equal(cblosc2.ndarray_from_cframe(ours.to_cframe())[:], want)
+    theirs = cblosc2.asarray(x, chunks=(3, 4), blocks=(2, 3))
+    theirs.resize(newshape)
+    np.testing.assert_array_equal(pb.ndarray_from_cframe(theirs.to_cframe())[...], want)
+
+
+def test_shrink_then_grow_shows_zeros() -> None:
+    a = pb.asarray(np.ones((10, 10)), chunks=(4, 4), blocks=(2, 2))
+    a.resize((3, 3))
+    a.resize((10, 10))
+    want = np.zeros((10, 10))
+    want[:3, :3] = 1
+    np.testing.assert_array_equal(a[...], want)
+
+
+@pytest.mark.parametrize("dtype", ["<f4", [("x", "<i4"), ("y", "<f8")], "<U3"], ids=str)
+def test_pack_save_load_both_ways(cblosc2, tmp_path, dtype) -> None:
+    x = np.zeros((4, 6), dtype=dtype)
+    np.testing.assert_array_equal(cblosc2.unpack_array2(pb.pack_array2(x)), x)
+    np.testing.assert_array_equal(pb.unpack_array2(cblosc2.pack_array2(x)), x)
+    p1, p2 = str(tmp_path / "a.b2frame"), str(tmp_path / "b.b2frame")
+    pb.save_array(x, p1)
+    cblosc2.save_array(x, p2)
+    np.testing.assert_array_equal(cblosc2.load_array(p1), x)
+    np.testing.assert_array_equal(pb.load_array(p2), x)
+
+
+def test_evaluate_chunk_by_chunk(monkeypatch) -> None:
+    x = np.arange(600.0).reshape(20, 30)
+    y = np.linspace(0, 1, 30)
+    a = pb.asarray(x, chunks=(7, 11), blocks=(3, 4))
+    b = pb.asarray(y, chunks=(11,), blocks=(4,))
+    reads = []
+    original = pb.NDArray._chunk_array
+
+    def spy(self, n):
+        reads.append(n)
+        return original(self, n)
+
+    monkeypatch.setattr(pb.NDArray, "_chunk_array", spy)
+    out = pb.evaluate("a * b + 2 * c", {"a": a, "b": b, "c": 3.0})
+    assert len(reads) == 2 * a.schunk.nchunks  # one chunk of each operand per output chunk
+    np.testing.assert_allclose(out[...], x * y + 6.0)
+    assert out.chunks == a.chunks
+
+
+def test_constructors_like_numpy() -> None:
+    np.testing.assert_array_equal(pb.arange(0, 12, shape=(3, 4))[...], np.arange(12).reshape(3, 4))
+    np.testing.assert_array_equal(pb.linspace(0, 1, 10)[...], np.linspace(0, 1, 10))
+    np.testing.assert_array_equal(
+        pb.frombuffer(bytes(range(6)), (2, 3))[...], np.arange(6, dtype=np.uint8).reshape(2, 3)
+    )

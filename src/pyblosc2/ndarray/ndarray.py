@@ -297,7 +297,51 @@ class NDArray:
         return self.schunk.iterchunks_info()
 
     def resize(self, newshape: tuple[int, ...]) -> None:
-        raise NotImplementedError("NDArray.resize is not implemented yet")
+        """Change the shape (same number of dimensions); new items are zero.
+
+        The ``b2nd`` metalayer is updated in place (its length does not depend on the shape)
+        and the chunk grid is rebuilt: kept chunks are reused, edge chunks whose valid extent
+        changes are rewritten with their data beyond the valid part zeroed, new chunks are
+        special zero chunks.
+        """
+        from ..api import make_special_chunk
+
+        newshape = tuple(int(n) for n in newshape)
+        if len(newshape) != self.ndim or any(n < 0 for n in newshape):
+            raise ParamError(f"newshape must have {self.ndim} non-negative entries, got {newshape}")
+        if not all(self.shape) or not all(newshape):
+            raise NotImplementedError("resizing arrays with zero-length dimensions")
+        old_shape, old_grid = self.shape, self._grid
+        grid = tuple(-(-n // c) for n, c in zip(newshape, self.chunks, strict=True))
+        zero = make_special_chunk(
+            SpecialValue.ZERO,
+            self.schunk.chunksize,
+            self.schunk.typesize,
+            blocksize=self.schunk.cparams.blocksize,
+        )
+        refs: list[int | bytes] = []
+        for coords in itertools.product(*[range(g) for g in grid]):
+            if not all(c < g for c, g in zip(coords, old_grid, strict=True)):
+                refs.append(zero)
+                continue
+            n = int(np.ravel_multi_index(coords, old_grid))
+            origin = [c * k for c, k in zip(coords, self.chunks, strict=True)]
+            keep = [
+                min(k, o_s - o, n_s - o)
+                for k, o_s, n_s, o in zip(self.chunks, old_shape, newshape, origin, strict=True)
+            ]
+            if all(kp == k for kp, k in zip(keep, self.chunks, strict=True)):
+                refs.append(n)
+                continue
+            arr = np.zeros(self._ext, self.dtype)
+            region = tuple(slice(0, kp) for kp in keep)
+            arr[region] = self._chunk_array(n)[region]
+            refs.append(self._compress(arr))
+        meta = replace(self._meta, shape=newshape)
+        self.schunk.meta["b2nd"] = RawMetalayer(meta.to_bytes())
+        self.schunk._rewrite(refs)
+        self._meta = meta
+        self._grid = grid
 
 
 # -- constructors -------------------------------------------------------------------------

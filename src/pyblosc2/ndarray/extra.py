@@ -1,0 +1,182 @@
+"""More NDArray constructors, array packing (python-blosc2's ``pack_array2`` & co.) and
+chunk-wise expression evaluation (frame-format.md §9.3)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import FormatError, ParamError
+from ..schunk import SChunk, schunk_from_cframe
+from ..schunk import open as open_schunk
+from .ndarray import NDArray, asarray, empty
+
+__all__ = [
+    "arange",
+    "evaluate",
+    "frombuffer",
+    "linspace",
+    "load_array",
+    "pack_array2",
+    "save_array",
+    "unpack_array2",
+]
+
+PACK_KEY = "__pack_tensor__"
+MAX_PACK_CHUNKSIZE = 2**28
+
+
+def frombuffer(buffer: Any, shape: Any, dtype: Any = np.uint8, **kwargs: Any) -> NDArray:
+    """An NDArray from raw bytes."""
+    return asarray(np.frombuffer(buffer, dtype=dtype).reshape(shape), **kwargs)
+
+
+def arange(
+    start: Any,
+    stop: Any = None,
+    step: Any = 1,
+    dtype: Any = None,
+    shape: Any = None,
+    c_order: bool = True,
+    **kwargs: Any,
+) -> NDArray:
+    """Like ``np.arange``, optionally reshaped (C order only)."""
+    if not c_order:
+        raise NotImplementedError("arange(c_order=False)")
+    data = np.arange(start, stop, step, dtype=dtype)
+    return asarray(data if shape is None else data.reshape(shape), **kwargs)
+
+
+def linspace(
+    start: Any,
+    stop: Any,
+    num: Any = None,
+    dtype: Any = None,
+    endpoint: bool = True,
+    shape: Any = None,
+    c_order: bool = True,
+    **kwargs: Any,
+) -> NDArray:
+    """Like ``np.linspace``, optionally reshaped (C order only)."""
+    if not c_order:
+        raise NotImplementedError("linspace(c_order=False)")
+    if num is None:
+        num = math.prod(shape if isinstance(shape, tuple | list) else (shape,))
+    data = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    return asarray(data if shape is None else data.reshape(shape), **kwargs)
+
+
+def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict) -> SChunk:
+    arr = np.ascontiguousarray(arr)
+    if chunksize is None:
+        chunksize = max(1, min(arr.nbytes, MAX_PACK_CHUNKSIZE))
+    cp = dict(kwargs.pop("cparams", None) or {})
+    cp.setdefault("typesize", arr.dtype.itemsize if arr.dtype.itemsize <= 255 else 1)
+    s = SChunk(chunksize=chunksize, data=arr, cparams=cp, **kwargs)
+    dtype = arr.dtype.descr if arr.dtype.kind == "V" else arr.dtype.str
+    s.vlmeta[PACK_KEY] = ("numpy", tuple(arr.shape), dtype)
+    return s
+
+
+def pack_array2(arr: np.ndarray, chunksize: int | None = None, **kwargs: Any) -> bytes:
+    """A cframe holding ``arr`` as python-blosc2's ``pack_array2`` writes it.
+
+    >>> unpack_array2(pack_array2(np.arange(6).reshape(2, 3))).tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    return _pack(arr, chunksize, kwargs).to_cframe()
+
+
+def _unpack(s: SChunk) -> np.ndarray:
+    try:
+        kind, shape, dtype = s.vlmeta[PACK_KEY]
+    except KeyError:
+        raise FormatError("packed array", "vlmeta", None, f"a {PACK_KEY!r} entry", "none") from None
+    if kind != "numpy":
+        raise NotImplementedError(f"unpacking {kind} tensors")
+    dt = np.lib.format.descr_to_dtype(
+        dtype if isinstance(dtype, str) else [tuple(f) for f in dtype]
+    )
+    out = np.empty(shape, dt)
+    if out.nbytes != s.nbytes:
+        raise FormatError("packed array", "nbytes", 30, out.nbytes, s.nbytes)
+    s.get_slice(0, s.nbytes // s.typesize, out=out)
+    return out
+
+
+def unpack_array2(cframe: bytes) -> np.ndarray:
+    """Inverse of :func:`pack_array2`."""
+    return _unpack(schunk_from_cframe(cframe))
+
+
+def save_array(arr: np.ndarray, urlpath: str, chunksize: int | None = None, **kwargs: Any) -> int:
+    """Write ``arr`` to a frame file as ``save_array`` does; returns the file size."""
+    import os
+
+    kwargs.setdefault("mode", "w")
+    _pack(arr, chunksize, {**kwargs, "urlpath": urlpath, "contiguous": True})
+    return os.stat(urlpath).st_size
+
+
+def load_array(urlpath: str, dparams: Any = None) -> np.ndarray:
+    """Read an array written by :func:`save_array`."""
+    return _unpack(open_schunk(urlpath, "r", dparams=dparams))
+
+
+def evaluate(
+    expression: str, local_dict: dict[str, Any] | None = None, out: Any = None, **kwargs: Any
+) -> NDArray:
+    """Evaluate a numexpr ``expression`` over NDArray/numpy operands chunk by chunk.
+
+    Operands broadcast together; only one chunk of each operand is decompressed at a time, so
+    memory stays bounded by a few chunks. The result is a new NDArray (``kwargs`` go to its
+    constructor) or ``out``.
+
+    >>> a = asarray(np.arange(10.0)); b = asarray(np.ones(10))
+    >>> evaluate("a * 2 + b", {"a": a, "b": b})[:4]
+    array([1., 3., 5., 7.])
+    """
+    import numexpr
+
+    ops = dict(local_dict or {})
+    shapes = [np.shape(v) if not isinstance(v, NDArray) else v.shape for v in ops.values()]
+    shape = np.broadcast_shapes(*shapes) if shapes else ()
+    first = next((v for v in ops.values() if isinstance(v, NDArray) and v.shape == shape), None)
+    probe = {
+        k: (np.empty((1,) * len(shape), v.dtype) if isinstance(v, NDArray) else np.asarray(v))
+        for k, v in ops.items()
+    }
+    dtype = numexpr.evaluate(
+        expression, local_dict={k: v.reshape(-1)[:1] if v.ndim else v for k, v in probe.items()}
+    ).dtype
+    if out is None:
+        if first is not None:
+            kwargs.setdefault("chunks", first.chunks)
+            kwargs.setdefault("blocks", first.blocks)
+        out = empty(shape, dtype, **kwargs)
+    if out.shape != shape:
+        raise ParamError(f"out has shape {out.shape}, the expression gives {shape}")
+    if not shape:
+        out[()] = numexpr.evaluate(
+            expression,
+            local_dict={k: (v[()] if isinstance(v, NDArray) else v) for k, v in ops.items()},
+        )
+        return out
+    grid = [range(0, s, c) for s, c in zip(shape, out.chunks, strict=True)]
+    for origin in itertools.product(*grid):
+        box = tuple(
+            slice(o, min(o + c, s)) for o, c, s in zip(origin, out.chunks, shape, strict=True)
+        )
+        local = {}
+        for k, v in ops.items():
+            vs = np.shape(v) if not isinstance(v, NDArray) else v.shape
+            sub = tuple(
+                slice(None) if n == 1 else b
+                for b, n in zip(box[len(box) - len(vs) :], vs, strict=True)
+            )
+            local[k] = v[sub] if isinstance(v, NDArray) else np.asarray(v)[sub]
+        out[box] = numexpr.evaluate(expression, local_dict=local)
+    return out
