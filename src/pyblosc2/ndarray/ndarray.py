@@ -192,8 +192,36 @@ class NDArray:
                 s0, s1 = max(a, o), min(b, o + c)
                 src.append(slice(s0 - o, s1 - o))
                 dst.append(slice(s0 - a, s1 - a))
-            out[tuple(dst)] = self._chunk_array(n)[tuple(src)]
+            if not self._read_blocks(n, src, out, dst):
+                out[tuple(dst)] = self._chunk_array(n)[tuple(src)]
         return out
+
+    def _read_blocks(self, n: int, src: list[slice], out: np.ndarray, dst: list[slice]) -> bool:
+        """Copy the in-chunk region ``src`` of chunk ``n`` block by block, decoding (and on
+        files reading) only the blocks it intersects; False when that would touch more than
+        half of the chunk's blocks (one whole-chunk decode is then cheaper)."""
+        grid = self._block_grid()
+        ranges = [
+            range(s.start // b, (s.stop - 1) // b + 1)
+            for s, b in zip(src, self.blocks, strict=True)
+        ]
+        if math.prod(len(r) for r in ranges) * 2 > math.prod(grid):
+            return False
+        t = self.dtype.itemsize
+        bbytes = math.prod(self.blocks) * t
+        reader = self.schunk._reader
+        for bc in itertools.product(*ranges):
+            nb = int(np.ravel_multi_index(bc, grid))
+            raw = reader.read_chunk_range(n, nb * bbytes, (nb + 1) * bbytes)
+            block = np.frombuffer(raw, self.dtype).reshape(self.blocks)
+            b_src, b_dst = [], []
+            for s, d, c, b in zip(src, dst, bc, self.blocks, strict=True):
+                o = c * b
+                s0, s1 = max(s.start, o), min(s.stop, o + b)
+                b_src.append(slice(s0 - o, s1 - o))
+                b_dst.append(slice(d.start + s0 - s.start, d.start + s1 - s.start))
+            out[tuple(b_dst)] = block[tuple(b_src)]
+        return True
 
     def _write_box(self, lo: tuple[int, ...], value: np.ndarray) -> None:
         hi = tuple(a + s for a, s in zip(lo, value.shape, strict=True))
