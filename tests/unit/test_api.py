@@ -229,3 +229,21 @@ def test_blosc1_wide_typesize_is_recorded_as_one(numcodecs_mod) -> None:
     ours = pb.compress_blosc1(data, typesize=300, clevel=5, codec=pb.Codec.LZ4)
     assert ours[3] == theirs[3] == 1
     assert bytes(numcodecs_mod.Blosc().decode(ours)) == data.tobytes()
+
+
+def test_readme_examples_run(tmp_path, monkeypatch) -> None:
+    """The README's Python examples (all but the zarr ones) run, twice in a row."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    blocks = [
+        b
+        for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+        if "zarr" not in b and "numcodecs" not in b
+    ]
+    assert len(blocks) >= 3
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        for block in blocks:
+            exec(compile(block, "README.md", "exec"), {})
