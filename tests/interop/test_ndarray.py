@@ -232,3 +232,18 @@ def test_single_element_decodes_one_block(monkeypatch, tmp_path) -> None:
     assert len(decoded) == 1
     assert store.bytes_read - before < chunk_bytes / 8
     np.testing.assert_array_equal(a[30:34, 5:9, 60], x[30:34, 5:9, 60])  # spans blocks
+
+
+def test_copy_with_new_partition_and_cparams(cblosc2, tmp_path) -> None:
+    x = np.arange(2000, dtype=np.int64).reshape(40, 50)
+    a = pb.asarray(x, chunks=(10, 10), blocks=(5, 5))
+    b = a.copy(
+        chunks=(20, 25),
+        blocks=(4, 5),
+        cparams={"codec": pb.Codec.LZ4, "clevel": 9},
+        urlpath=str(tmp_path / "b.b2nd"),
+    )
+    assert b.chunks == (20, 25) and b.schunk.cparams.codec == pb.Codec.LZ4
+    np.testing.assert_array_equal(cblosc2.open(str(tmp_path / "b.b2nd"))[:], x)
+    a.save(str(tmp_path / "c.b2nd"))
+    np.testing.assert_array_equal(cblosc2.open(str(tmp_path / "c.b2nd"))[:], x)

@@ -317,6 +317,10 @@ class NDArray:
     def to_cframe(self) -> bytes:
         return self.schunk.to_cframe()
 
+    def copy(self, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
+        """A copy with new storage, partition or ``cparams`` (the current ones by default)."""
+        return copy(self, chunks, blocks, **kwargs)
+
     def save(self, urlpath: str, contiguous: bool = True) -> None:
         """Write a copy to ``urlpath``."""
         copy(self, urlpath=urlpath, contiguous=contiguous)
