@@ -166,17 +166,35 @@ def evaluate(
         )
         return out
     grid = [range(0, s, c) for s, c in zip(shape, out.chunks, strict=True)]
+    step = out.blocks[0] if out.blocks and out.blocks[0] else 1
     for origin in itertools.product(*grid):
         box = tuple(
             slice(o, min(o + c, s)) for o, c, s in zip(origin, out.chunks, shape, strict=True)
         )
-        local = {}
-        for k, v in ops.items():
+        piece = np.empty(tuple(b.stop - b.start for b in box), dtype)
+
+        def part(v: Any, region: tuple[slice, ...]) -> np.ndarray:
             vs = np.shape(v) if not isinstance(v, NDArray) else v.shape
             sub = tuple(
                 slice(None) if n == 1 else b
-                for b, n in zip(box[len(box) - len(vs) :], vs, strict=True)
+                for b, n in zip(region[len(region) - len(vs) :], vs, strict=True)
             )
-            local[k] = v[sub] if isinstance(v, NDArray) else np.asarray(v)[sub]
-        out[box] = numexpr.evaluate(expression, local_dict=local)
+            return v[sub] if isinstance(v, NDArray) else np.asarray(v)[sub]
+
+        # Operands broadcast along the first axis are read once per output chunk; the others
+        # one block row at a time, decoding only that slab's blocks, so memory stays near one
+        # output chunk whatever the number of operands.
+        spans_rows = {
+            k: len(np.shape(v) if not isinstance(v, NDArray) else v.shape) == len(shape)
+            and (v.shape if isinstance(v, NDArray) else np.shape(v))[0] > 1
+            for k, v in ops.items()
+        }
+        fixed = {k: part(v, box) for k, v in ops.items() if not spans_rows[k]}
+        for r0 in range(box[0].start, box[0].stop, step):
+            slab = (slice(r0, min(r0 + step, box[0].stop)), *box[1:])
+            local = dict(fixed)
+            local.update({k: part(v, slab) for k, v in ops.items() if spans_rows[k]})
+            rows = slice(r0 - box[0].start, slab[0].stop - box[0].start)
+            numexpr.evaluate(expression, local_dict=local, out=piece[rows])
+        out[box] = piece
     return out
