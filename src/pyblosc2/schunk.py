@@ -564,6 +564,29 @@ class SChunk:
             for k in range(r.nchunks)
         ]
 
+    def _plan(self, refs: list[int | bytes]) -> tuple[list[int], list[Any], int]:
+        """Sizes, special kinds and the resulting chunk size of the chunk list ``refs``: fixed
+        while the sizes are regular (all equal but a shorter last one), else variable (0), as
+        in C-Blosc2 (frame-format.md §2.7)."""
+        old_sizes = self._chunk_sizes()
+        sizes, kinds = [], []
+        for ref in refs:
+            if isinstance(ref, bytes):
+                ch = _check_chunk(ref)
+                sizes.append(ch.nbytes)
+                kinds.append(SpecialValue(ch.special) if ch.special in _SPECIAL_IDS else None)
+            else:
+                sizes.append(old_sizes[ref])
+                kinds.append(None)
+        h = self.header
+        cs = h.chunksize
+        if cs < 0:
+            cs = self._first_chunksize(sizes[0]) if sizes else 0
+        elif cs == 0 and sizes:
+            cs = sizes[0]  # sizes that became regular again make the frame fixed-size again
+        regular = cs > 0 and all(x == cs for x in sizes[:-1]) and (not sizes or 0 < sizes[-1] <= cs)
+        return sizes, kinds, cs if regular else (0 if sizes else h.chunksize)
+
     def _rewrite(self, refs: list[int | bytes]) -> int:
         """Make the chunk list ``refs``: an int reuses stored chunk k, bytes is a new chunk.
 
@@ -575,23 +598,7 @@ class SChunk:
         if self._reader.sparse_dir is not None:
             return self._rewrite_sparse(refs)
         h, r = self.header, self._reader
-        old_sizes = self._chunk_sizes()
-        sizes, kinds = [], []
-        for ref in refs:
-            if isinstance(ref, bytes):
-                ch = _check_chunk(ref)
-                sizes.append(ch.nbytes)
-                kinds.append(SpecialValue(ch.special) if ch.special in _SPECIAL_IDS else None)
-            else:
-                sizes.append(old_sizes[ref])
-                kinds.append(None)
-        cs = h.chunksize
-        if cs < 0:
-            cs = self._first_chunksize(sizes[0]) if sizes else 0
-        elif cs == 0 and sizes:
-            cs = sizes[0]  # sizes that became regular again make the frame fixed-size again
-        regular = cs > 0 and all(x == cs for x in sizes[:-1]) and (not sizes or 0 < sizes[-1] <= cs)
-        chunksize = cs if regular else (0 if sizes else h.chunksize)
+        sizes, kinds, chunksize = self._plan(refs)
         offsets = np.empty(len(refs), np.int64)
         pieces: list[bytes] = []
         cbytes = h.cbytes if sizes else 0
@@ -645,26 +652,10 @@ class SChunk:
         and new files; the index file is then replaced atomically, so a failure at any point
         leaves the previous frame intact; files no longer referenced are removed last."""
         h, r = self.header, self._reader
-        old_sizes = self._chunk_sizes()
         used = [int(o) for o in r.offsets if o >= 0]
         next_id = max(used, default=-1) + 1
-        sizes, offsets, new_files = [], np.empty(len(refs), np.int64), {}
-        kinds = []
-        for ref in refs:
-            if isinstance(ref, bytes):
-                ch = _check_chunk(ref)
-                sizes.append(ch.nbytes)
-                kinds.append(SpecialValue(ch.special) if ch.special in _SPECIAL_IDS else None)
-            else:
-                sizes.append(old_sizes[ref])
-                kinds.append(None)
-        cs = h.chunksize
-        if cs < 0:
-            cs = self._first_chunksize(sizes[0]) if sizes else 0
-        elif cs == 0 and sizes:
-            cs = sizes[0]  # sizes that became regular again make the frame fixed-size again
-        regular = cs > 0 and all(x == cs for x in sizes[:-1]) and (not sizes or 0 < sizes[-1] <= cs)
-        chunksize = cs if regular else (0 if sizes else h.chunksize)
+        offsets, new_files = np.empty(len(refs), np.int64), {}
+        sizes, kinds, chunksize = self._plan(refs)
         for i, ref in enumerate(refs):
             if isinstance(ref, bytes):
                 if kinds[i] is not None and chunksize > 0:
