@@ -75,25 +75,37 @@ def main() -> None:
 
     import pyblosc2
 
-    print(f"# bench_ndarray | pyblosc2 {pyblosc2.__version__} | python-blosc2 "
-          f"{blosc2.__version__} | numpy {np.__version__} | cores {os.cpu_count()}")
-    print(f"# command: python {' '.join(sys.argv)} | array ({side},)*3 float32 = "
-          f"{side ** 3 * 4 / 2**20:.0f} MB, chunks ({side // 4}, {side // 4}, {side}), "
-          f"blocks ({side // 16}, {side // 16}, {side // 4})\n")
-    print("| operation | ours s | C s | x | ours RSS growth MB | C RSS growth MB | "
-          "ours bytes read |")
+    print(
+        f"# bench_ndarray | pyblosc2 {pyblosc2.__version__} | python-blosc2 "
+        f"{blosc2.__version__} | numpy {np.__version__} | cores {os.cpu_count()}"
+    )
+    print(
+        f"# command: python {' '.join(sys.argv)} | array ({side},)*3 float32 = "
+        f"{side**3 * 4 / 2**20:.0f} MB, chunks ({side // 4}, {side // 4}, {side}), "
+        f"blocks ({side // 16}, {side // 16}, {side // 4})\n"
+    )
+    print(
+        "| operation | ours s | C s | x | ours RSS growth MB | C RSS growth MB | ours bytes read |"
+    )
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for op in ("write", "one", "slab", "cross", "whole", "eval"):
             res = {}
             for lib in ("ours", "C"):
-                p = subprocess.run([sys.executable, "-c", WORKER, lib, op, tmp, str(side)],
-                                   capture_output=True, text=True, check=True)
+                p = subprocess.run(
+                    [sys.executable, "-c", WORKER, lib, op, tmp, str(side)],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
                 res[lib] = json.loads(p.stdout)
             o, c = res["ours"], res["C"]
-            print(f"| {op} | {o['seconds']:.4f} | {c['seconds']:.4f} | "
-                  f"{c['seconds'] / o['seconds']:.2f} | {o['rss_mb']:.0f} | {c['rss_mb']:.0f} | "
-                  f"{o.get('bytes_read', '')} |", flush=True)
+            print(
+                f"| {op} | {o['seconds']:.4f} | {c['seconds']:.4f} | "
+                f"{c['seconds'] / o['seconds']:.2f} | {o['rss_mb']:.0f} | {c['rss_mb']:.0f} | "
+                f"{o.get('bytes_read', '')} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,21 @@ print(json.dumps(out))
 
 def run(lib: str, op: str, path: str, args: argparse.Namespace) -> dict:
     res = subprocess.run(
-        [sys.executable, "-c", WORKER, lib, op, path, str(args.size_mb), str(args.chunk_mb),
-         str(args.nthreads)], capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            "-c",
+            WORKER,
+            lib,
+            op,
+            path,
+            str(args.size_mb),
+            str(args.chunk_mb),
+            str(args.nthreads),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(res.stdout)
 
 
@@ -80,24 +93,36 @@ def main() -> None:
 
     import pyblosc2
 
-    print(f"# bench_schunk | pyblosc2 {pyblosc2.__version__} | python-blosc2 {blosc2.__version__}"
-          f" | numpy {np.__version__} | cores {os.cpu_count()} | nthreads {args.nthreads}")
+    print(
+        f"# bench_schunk | pyblosc2 {pyblosc2.__version__} | python-blosc2 {blosc2.__version__}"
+        f" | numpy {np.__version__} | cores {os.cpu_count()} | nthreads {args.nthreads}"
+    )
     print(f"# command: python {' '.join(sys.argv)}\n")
-    print("| operation | ours s | C s | x | ours RSS growth MB | C RSS growth MB | "
-          "ours bytes read / slice |")
+    print(
+        "| operation | ours s | C s | x | ours RSS growth MB | C RSS growth MB | "
+        "ours bytes read / slice |"
+    )
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         paths = {lib: os.path.join(tmp, f"{lib}.b2frame") for lib in ("ours", "C")}
-        for op, label in (("append", f"append {args.size_mb:g} MB"), ("slices", "1000 slices"),
-                          ("full", "full read")):
+        for op, label in (
+            ("append", f"append {args.size_mb:g} MB"),
+            ("slices", "1000 slices"),
+            ("full", "full read"),
+        ):
             ours = run("ours", op, paths["ours"], args)
             theirs = run("C", op, paths["C"], args)
             extra = f"{ours['bytes_per_slice']:.0f}" if "bytes_per_slice" in ours else ""
-            print(f"| {label} | {ours['seconds']:.2f} | {theirs['seconds']:.2f} | "
-                  f"{theirs['seconds'] / ours['seconds']:.2f} | {ours['rss_mb']:.0f} | "
-                  f"{theirs['rss_mb']:.0f} | {extra} |", flush=True)
-        print(f"\nfile sizes: ours {os.path.getsize(paths['ours']):,} B, "
-              f"C {os.path.getsize(paths['C']):,} B")
+            print(
+                f"| {label} | {ours['seconds']:.2f} | {theirs['seconds']:.2f} | "
+                f"{theirs['seconds'] / ours['seconds']:.2f} | {ours['rss_mb']:.0f} | "
+                f"{theirs['rss_mb']:.0f} | {extra} |",
+                flush=True,
+            )
+        print(
+            f"\nfile sizes: ours {os.path.getsize(paths['ours']):,} B, "
+            f"C {os.path.getsize(paths['C']):,} B"
+        )
 
 
 if __name__ == "__main__":

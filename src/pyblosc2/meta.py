@@ -22,6 +22,7 @@ __all__ = ["RawMetalayer", "packb", "unpackb"]
 class RawMetalayer(bytes):
     """Metalayer content stored as given (not msgpack-encoded), e.g. ``b2nd``."""
 
+
 _TUPLE = "__tuple__"
 EXT_COMPLEX, EXT_SET, EXT_NDARRAY = 44, 45, 46
 
