@@ -1,8 +1,10 @@
 """INT_TRUNC (id 36): zero low bits of integers (spec §9.6). Lossy.
 
-``p = int8(meta)``: ``p >= 0`` keeps ``p`` significant bits (zeroes ``8·typesize − p``),
-``p < 0`` zeroes ``-p`` bits; typesize 1, 2, 4 or 8; zeroing every bit is an error.
-Decompression is a copy.
+Unsigned little-endian view of width typesize (1, 2, 4 or 8; others are refused).
+``p = int8(meta)``: ``p >= 0`` keeps the ``p`` high bits (zeroes ``uint8(8·typesize − p)``),
+``p < 0`` zeroes ``-p`` bits; zeroing ``8·typesize`` bits or more is an error (so ``p == 0``
+and ``p > 8·typesize`` are). The ``bsize % typesize`` trailing bytes are copied (C leaves them
+undefined, §9.0). Decompression is a copy.
 """
 
 from __future__ import annotations
@@ -16,17 +18,18 @@ from .truncprec import mask_low_bits, signed_meta
 
 __all__ = ["IntTrunc"]
 
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
 
 def _zeroed_bits(typesize: int, meta: int) -> int:
-    if typesize not in _UINT:
+    if typesize not in (1, 2, 4, 8):
         raise ParamError(f"INT_TRUNC needs typesize 1, 2, 4 or 8, got {typesize}")
     width = 8 * typesize
     p = signed_meta(meta)
     zeroed = (width - p) % 256 if p >= 0 else -p
     if zeroed >= width:
-        raise ParamError(f"INT_TRUNC meta must leave at least one bit of {width}, got {p}")
+        raise ParamError(
+            f"INT_TRUNC precision must be in -{width - 1}..-1 or 1..{width} for typesize "
+            f"{typesize}, got {p}"
+        )
     return zeroed
 
 
@@ -45,8 +48,7 @@ class IntTrunc(BaseFilter):
         _zeroed_bits(typesize, meta)
 
     def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
-        zeroed = _zeroed_bits(ctx.typesize, ctx.meta)
-        mask_low_bits(src, dst, ctx.typesize, zeroed, _UINT[ctx.typesize])
+        mask_low_bits(src, dst, ctx.typesize, _zeroed_bits(ctx.typesize, ctx.meta))
 
     def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
         dst[:] = src

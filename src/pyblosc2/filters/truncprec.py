@@ -1,8 +1,11 @@
 """TRUNC_PREC (id 4): zero low mantissa bits of float32/float64 (spec §9.4). Lossy.
 
-``p = int8(meta)``: ``p >= 0`` keeps ``p`` mantissa bits, ``p < 0`` zeroes ``-p`` bits. Only
-typesize 4 (23-bit mantissa) and 8 (52-bit) are allowed; ``|p|`` above the mantissa width or
-nothing left to keep (``p == 0``) is an error. Decompression leaves the data as is.
+``p = int8(meta)``: ``p >= 0`` keeps ``p`` mantissa bits (zeroes ``M - p``), ``p < 0`` zeroes
+``-p`` bits, with ``M`` = 23 (typesize 4) or 52 (typesize 8); other typesizes are refused.
+``|p| > M`` or nothing left to keep (``zeroed >= M``, which includes ``p == 0``) is an error.
+The mask applies to the little-endian unsigned view, so sign and exponent are untouched; the
+``bsize % typesize`` trailing bytes are copied (C leaves them undefined, §9.0). Decompression
+leaves the data as is.
 """
 
 from __future__ import annotations
@@ -15,33 +18,38 @@ from .base import BaseFilter, FilterContext
 
 __all__ = ["TruncPrec", "mask_low_bits", "signed_meta"]
 
-_MANTISSA = {4: (23, np.uint32), 8: (52, np.uint64)}
+_MANTISSA = {4: 23, 8: 52}
 
 
 def signed_meta(meta: int) -> int:
-    """The int8 value of a filters_meta byte."""
+    """The int8 value of a ``filters_meta`` byte.
+
+    >>> signed_meta(0xEC), signed_meta(20)
+    (-20, 20)
+    """
     return meta - 256 if meta >= 128 else meta
 
 
-def mask_low_bits(src: np.ndarray, dst: np.ndarray, typesize: int, zeroed: int, dt: type) -> None:
-    """``dst = src`` with the ``zeroed`` low bits of every ``typesize``-byte element cleared
-    (element view ``dt``); trailing bytes that form no element are copied."""
+def mask_low_bits(src: np.ndarray, dst: np.ndarray, typesize: int, zeroed: int) -> None:
+    """``dst = src`` with the ``zeroed`` low bits of every little-endian ``typesize``-byte
+    unsigned element cleared (typesize 1, 2, 4 or 8); trailing bytes are copied."""
+    word = np.dtype(f"<u{typesize}")
     n = len(src) // typesize * typesize
-    mask = dt(~((1 << zeroed) - 1) & ((1 << (8 * typesize)) - 1))
-    np.bitwise_and(src[:n].view(dt), mask, out=dst[:n].view(dt))
+    mask = word.type(((1 << (8 * typesize)) - 1) ^ ((1 << zeroed) - 1))
+    np.bitwise_and(src[:n].view(word), mask, out=dst[:n].view(word))
     dst[n:] = src[n:]
 
 
 def _zeroed_bits(typesize: int, meta: int) -> int:
     if typesize not in _MANTISSA:
         raise ParamError(f"TRUNC_PREC needs typesize 4 or 8, got {typesize}")
-    bits = _MANTISSA[typesize][0]
+    bits = _MANTISSA[typesize]
     p = signed_meta(meta)
     zeroed = bits - p if p >= 0 else -p
     if abs(p) > bits or zeroed >= bits:
         raise ParamError(
-            f"TRUNC_PREC precision must keep 1..{bits} bits (meta in -{bits - 1}..{bits}, "
-            f"not 0) for typesize {typesize}, got {p}"
+            f"TRUNC_PREC precision must be in -{bits - 1}..-1 or 1..{bits} for typesize "
+            f"{typesize}, got {p}"
         )
     return zeroed
 
@@ -61,8 +69,7 @@ class TruncPrec(BaseFilter):
         _zeroed_bits(typesize, meta)
 
     def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
-        zeroed = _zeroed_bits(ctx.typesize, ctx.meta)
-        mask_low_bits(src, dst, ctx.typesize, zeroed, _MANTISSA[ctx.typesize][1])
+        mask_low_bits(src, dst, ctx.typesize, _zeroed_bits(ctx.typesize, ctx.meta))
 
     def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
         dst[:] = src
