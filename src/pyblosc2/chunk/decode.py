@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import threading
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from .pipeline import Pipeline
 __all__ = ["ChunkReader", "decode_chunk", "decode_range"]
 
 _I32 = struct.Struct("<i")
+# From this many blocks on, stream headers are checked with numpy passes over the blocks.
+_VECTOR_MIN_BLOCKS = 32
+_QUAD = np.arange(4)
 _NAN_PATTERNS = {
     4: np.frombuffer(b"\x00\x00\xc0\x7f", np.uint8),
     8: np.frombuffer(b"\x00\x00\x00\x00\x00\x00\xf8\x7f", np.uint8),
@@ -195,6 +199,101 @@ class ChunkReader:
                 )
             steps.append((flt, meta))
         self.pipeline = Pipeline(tuple(steps), h.typesize, h.version)
+        # Every stream header is checked before anything is allocated or decoded (STYLE
+        # habit 5): a few numpy passes over the blocks, one per stream index.
+        if h.vl_blocks:
+            self._check_vl_sizes()
+        else:
+            self._check_streams()
+
+    def _check_streams(self) -> None:
+        """Validate every csize (and run token) of every block before anything is decoded.
+
+        Few blocks are walked with :meth:`_stream_header`; many blocks are walked vectorised
+        over blocks (one numpy pass per stream index) with the same conditions, and the first
+        bad block is then re-walked by :meth:`_stream_header` to raise the precise error.
+        """
+        h = self.header
+        assert self.bstarts is not None
+        nblocks, cbytes, arr = h.nblocks, h.cbytes, self.arr
+        needs_codec = False
+        if nblocks < _VECTOR_MIN_BLOCKS:
+            for j, start in enumerate(self.bstarts.tolist()):
+                nst = h.nstreams(j)
+                neblock = h.block_size(j) // nst
+                pos = start
+                for s in range(nst):
+                    csize, _, pos = self._stream_header(j, s, pos, neblock)
+                    needs_codec = needs_codec or (csize > 0 and csize != neblock)
+        else:
+            nfull = nblocks - 1 if h.leftover else nblocks
+            groups = [(np.arange(nfull), h.nstreams(0), h.block_size(0))]
+            if h.leftover:
+                groups.append((np.array([nblocks - 1]), 1, h.leftover))
+            for blocks, nst, bsize in groups:
+                neblock = bsize // nst
+                pos = self.bstarts[blocks]
+                for _ in range(nst):
+                    # A csize field cut by cbytes makes ``end`` exceed cbytes as well.
+                    csize = _gather_i32(arr, np.minimum(pos, cbytes - 4))
+                    run = csize < 0
+                    end = pos + 4 + np.where(run, 1, np.maximum(csize, 0))
+                    bad = (end > cbytes) | (csize < -255)
+                    bad |= run & ((arr[np.minimum(end - 1, cbytes - 1)] & 1) == 0)
+                    if bad.any():
+                        self._raise_block_error(int(blocks[np.argmax(bad)]))
+                    if self.codec is None:
+                        needs_codec = needs_codec or bool(np.any((csize > 0) & (csize != neblock)))
+                    pos = end
+        if needs_codec and self.codec is None:
+            self._raise_no_codec("chunk")
+
+    def _raise_block_error(self, j: int) -> NoReturn:
+        """Re-walk the stream headers of block ``j`` (known bad) to raise the exact error."""
+        h = self.header
+        assert self.bstarts is not None
+        nst = h.nstreams(j)
+        neblock = h.block_size(j) // nst
+        pos = int(self.bstarts[j])
+        for s in range(nst):
+            pos = self._stream_header(j, s, pos, neblock)[2]
+        raise FormatError(f"block {j}", "streams", int(self.bstarts[j]), "valid streams", "bad")
+
+    def _check_vl_sizes(self) -> None:
+        """The size rules of a VL-block chunk (§12), before the output is allocated."""
+        h = self.header
+        assert self.bstarts is not None
+        starts = self.bstarts
+        ends = np.append(starts[1:], h.cbytes)
+        short = ends - starts <= 4
+        sizes = _gather_i32(self.arr, np.where(short, 0, starts)).astype(np.int64)
+        before = np.cumsum(sizes) - sizes  # output bytes of the blocks before each one
+        bad = short | (sizes <= 0) | (before + sizes > h.nbytes)
+        if bad.any():
+            j = int(np.argmax(bad))
+            start = int(starts[j])
+            if short[j]:
+                raise FormatError(
+                    f"VL block {j}",
+                    "bstarts",
+                    start,
+                    "a span of more than 4 bytes",
+                    int(ends[j] - starts[j]),
+                )
+            raise FormatError(
+                f"VL block {j}",
+                "nbytes",
+                start,
+                f"1..{h.nbytes - int(before[j])} (rest of nbytes)",
+                int(sizes[j]),
+            )
+        total = int(sizes.sum())
+        if total != h.nbytes:
+            raise FormatError(
+                "VL-block chunk", "nbytes", 4, f"the sum of block sizes {total}", h.nbytes
+            )
+        if self.codec is None and np.any(sizes != ends - starts - 4):
+            self._raise_no_codec("VL-block chunk")
 
     # -- whole-chunk decoding -----------------------------------------------------------
     def decode(self, out: np.ndarray | None = None, nthreads: int = 1) -> np.ndarray:
@@ -249,56 +348,74 @@ class ChunkReader:
         filtered = bool(self.pipeline.backward_steps)
         target, aux = _scratch_arrays(bsize) if filtered else (dst, None)
         pos = int(self.bstarts[j])
-        cbytes = h.cbytes
-        buf = self.buf
         for s in range(nst):
-            where = f"block {j} stream {s}"
-            if pos + 4 > cbytes:
-                raise FormatError(
-                    where, "csize", pos, f"4 bytes before cbytes={cbytes}", "truncated"
-                )
-            csize = _I32.unpack_from(buf, pos)[0]
-            pos += 4
+            csize, start, pos = self._stream_header(j, s, pos, neblock)
             seg = target[s * neblock : (s + 1) * neblock]
-            if csize == neblock or csize > 0:
-                if pos + csize > cbytes:
-                    raise FormatError(
-                        where,
-                        "csize",
-                        pos - 4,
-                        f"at most {cbytes - pos} (bytes left in the chunk)",
-                        csize,
-                    )
-                if csize == neblock:
-                    seg[:] = self.arr[pos : pos + csize]
-                else:
-                    self._decode_stream(where, pos - 4, buf[pos : pos + csize], seg)
-                pos += csize
+            if csize == neblock:
+                seg[:] = self.arr[start:pos]
+            elif csize > 0:
+                self._decode_stream(f"block {j} stream {s}", start - 4, self.buf[start:pos], seg)
             elif csize == 0:
                 seg[:] = 0
             else:
-                if csize < -255:
-                    raise FormatError(where, "csize", pos - 4, "a run length in -255..-1", csize)
-                if pos >= cbytes:
-                    raise FormatError(where, "run token", pos, "1 byte before cbytes", "truncated")
-                if not self.arr[pos] & 1:
-                    raise FormatError(where, "run token", pos, "bit 0 set", hex(self.arr[pos]))
                 seg[:] = (-csize) & 0xFF
-                pos += 1
         if filtered:
             self.pipeline.backward(target, dst, ref, aux)
+
+    def _stream_header(self, j: int, s: int, pos: int, neblock: int) -> tuple[int, int, int]:
+        """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
+        start, next stream offset)``. Every byte the stream uses must lie before ``cbytes``."""
+        cbytes = self.header.cbytes
+        if pos + 4 > cbytes:
+            raise FormatError(
+                f"block {j} stream {s}",
+                "csize",
+                pos,
+                f"4 bytes before cbytes={cbytes}",
+                "truncated",
+            )
+        csize = _I32.unpack_from(self.buf, pos)[0]
+        start = pos + 4
+        if csize > 0:
+            if start + csize > cbytes:
+                raise FormatError(
+                    f"block {j} stream {s}",
+                    "csize",
+                    pos,
+                    f"at most {cbytes - start} (bytes left in the chunk)",
+                    csize,
+                )
+            return csize, start, start + csize
+        if csize == 0:
+            return 0, start, start
+        if csize < -255:
+            raise FormatError(
+                f"block {j} stream {s}", "csize", pos, "a run length in -255..-1", csize
+            )
+        if start >= cbytes:
+            raise FormatError(
+                f"block {j} stream {s}", "run token", start, "1 byte before cbytes", "truncated"
+            )
+        if not self.arr[start] & 1:
+            raise FormatError(
+                f"block {j} stream {s}", "run token", start, "bit 0 set", hex(self.arr[start])
+            )
+        return csize, start, start + 1
+
+    def _raise_no_codec(self, where: str) -> NoReturn:
+        h = self.header
+        if h.compformat == 6:
+            raise FormatError(
+                where, "udcompcode", OFF_UDCOMPCODE, "a registered codec id", h.udcompcode
+            )
+        raise FormatError(
+            where, "compformat", OFF_FLAGS, "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat
+        )
 
     def _decode_stream(self, where: str, offset: int, src: memoryview, dst: np.ndarray) -> None:
         codec = self.codec
         if codec is None:
-            h = self.header
-            if h.compformat == 6:
-                raise FormatError(
-                    where, "udcompcode", OFF_UDCOMPCODE, "a registered codec id", h.udcompcode
-                )
-            raise FormatError(
-                where, "compformat", OFF_FLAGS, "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat
-            )
+            self._raise_no_codec(where)
         try:
             codec.decompress_into(src, memoryview(dst), self.dict_)
         except CodecError as exc:
@@ -393,6 +510,12 @@ class ChunkReader:
 
         run_parallel(work, blocks, nthreads)
         return out[start - first * bs : stop - first * bs]
+
+
+def _gather_i32(arr: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The little-endian int32 at each offset of ``pos`` in the byte array ``arr``."""
+    quads = arr[pos[:, None] + _QUAD]  # a new C-contiguous (n, 4) uint8 array
+    return quads.view("<i4").reshape(-1)
 
 
 def _fill_pattern(out: np.ndarray, pattern: np.ndarray, start: int) -> None:

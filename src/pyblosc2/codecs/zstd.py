@@ -74,6 +74,15 @@ def _single_frame_size(src: memoryview) -> int:
     return -1
 
 
+def _content_size(src: memoryview) -> int:
+    """The content size a frame header declares, or -1 when it declares none."""
+    try:
+        size = zstandard.frame_content_size(src)
+    except zstandard.ZstdError as exc:
+        raise stream_error("zstd", "a valid zstd frame header", f"undecodable ({exc})") from None
+    return int(size)
+
+
 class ZstdCodec(BaseCodec):
     """Zstandard (codec id 5, compformat 4)."""
 
@@ -108,7 +117,11 @@ class ZstdCodec(BaseCodec):
 
         if _single_frame_size(src) == len(src):
             # One frame spanning the whole stream (what every Blosc writer produces):
-            # decompress() releases the GIL, unlike the streaming reader below.
+            # decompress() releases the GIL, unlike the streaming reader below. It allocates
+            # the frame's declared content size, so a hostile header must not reach it.
+            declared = _content_size(src)
+            if declared not in (-1, nbytes):
+                raise stream_error(self.name, f"a frame content size of {nbytes}", declared)
             try:
                 dctx = _cached(_local.decompressors, dict_ or None, make)
                 out = dctx.decompress(src, max_output_size=nbytes)
