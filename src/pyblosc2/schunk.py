@@ -325,6 +325,12 @@ class SChunk:
         return self._storage.mode
 
     @property
+    def bytes_read(self) -> int:
+        """Bytes read from the storage since the SChunk was opened (a pyblosc2 extension:
+        shows that slices read only the blocks they need)."""
+        return int(self._store.bytes_read)
+
+    @property
     def meta(self) -> Meta:
         return Meta(self)
 
