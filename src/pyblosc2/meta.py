@@ -1,22 +1,38 @@
-"""Metalayer and vlmeta values: msgpack as python-blosc2 writes them (frame-format.md §9.1).
+"""Metalayers and vlmeta: values as python-blosc2 writes them (frame-format.md §9.1), and the
+``meta``/``vlmeta`` mappings of a container.
 
-``bytes`` → bin, ``str`` → str, tuples → ``["__tuple__", *items]``, complex → ext 44, set →
-ext 45, numpy arrays → ext 46. Ext 42/43 (embedded containers, references) are refused on read,
-as python-blosc2's default ``deserialize="safe"`` does.
+Values are msgpack: ``bytes`` → bin, ``str`` → str, tuples → ``["__tuple__", *items]``,
+complex → ext 44, set → ext 45, numpy arrays → ext 46. Ext 42/43 (embedded containers,
+references) are refused on read, as python-blosc2's default ``deserialize="safe"`` does. A
+metalayer holds the msgpack bytes; a vlmeta entry holds them compressed as a Blosc2 chunk
+(zstd, clevel 5, typesize 1).
 """
 
 from __future__ import annotations
 
 import ast
 import struct
-from typing import Any
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Any, Protocol
 
 import msgpack
 import numpy as np
 
-from .errors import FormatError
+from .chunk.decode import ChunkReader
+from .chunk.encode import EncodeSpec, encode_chunk
+from .constants import Codec
+from .errors import FormatError, ParamError
 
-__all__ = ["RawMetalayer", "packb", "unpackb"]
+__all__ = [
+    "Meta",
+    "MetaHost",
+    "RawMetalayer",
+    "VLMeta",
+    "pack_vlmeta",
+    "packb",
+    "unpack_vlmeta",
+    "unpackb",
+]
 
 
 class RawMetalayer(bytes):
@@ -38,7 +54,7 @@ def _default(obj: Any) -> Any:
         return msgpack.ExtType(EXT_SET, packb(list(obj)))
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind == "O":
-            body = {"values": obj.ravel().tolist(), "shape": list(obj.shape)}
+            body: dict[str, Any] = {"values": obj.ravel().tolist(), "shape": list(obj.shape)}
         else:
             dt = {"descr": obj.dtype.descr} if obj.dtype.kind == "V" else {"str": obj.dtype.str}
             body = {
@@ -109,3 +125,123 @@ def unpackb(data: bytes) -> Any:
             "metalayer value", "msgpack", None, "valid msgpack", f"undecodable ({exc})"
         ) from None
     return _untuple(raw)
+
+
+def pack_vlmeta(value: Any, nthreads: int = 1) -> bytes:
+    """A vlmeta entry's stored form: :func:`packb`, then a zstd Blosc2 chunk.
+
+    >>> unpack_vlmeta(pack_vlmeta({"a": (1, 2)}))
+    {'a': (1, 2)}
+    """
+    raw = packb(value)
+    spec = EncodeSpec(typesize=1, clevel=5, codec=Codec.ZSTD, nthreads=nthreads)
+    return encode_chunk(memoryview(raw), spec)
+
+
+def unpack_vlmeta(stored: bytes) -> Any:
+    """The value of a stored vlmeta entry."""
+    return unpackb(ChunkReader.open(stored).decode().tobytes())
+
+
+class MetaHost(Protocol):
+    """What :class:`Meta` and :class:`VLMeta` need from a container (SChunk implements it)."""
+
+    @property
+    def metalayers(self) -> tuple[tuple[str, bytes], ...]:
+        """``(name, content)`` of every metalayer, in stored order."""
+        ...
+
+    def update_metalayer(self, name: str, content: bytes) -> None:
+        """Replace an existing metalayer's content (same length)."""
+        ...
+
+    @property
+    def vlmeta_entries(self) -> tuple[tuple[str, bytes], ...]:
+        """``(name, stored bytes)`` of every user-visible vlmeta entry."""
+        ...
+
+    def set_vlmeta_entries(self, entries: tuple[tuple[str, bytes], ...]) -> None:
+        """Make ``entries`` the user-visible vlmeta entries (one commit)."""
+        ...
+
+    @property
+    def vlmeta_nthreads(self) -> int:
+        """Threads used to compress vlmeta values."""
+        ...
+
+
+class Meta(Mapping[str, Any]):
+    """Fixed-size metalayers in the header (update in place with same-size content)."""
+
+    def __init__(self, host: MetaHost) -> None:
+        self._host = host
+
+    def _items(self) -> dict[str, bytes]:
+        return dict(self._host.metalayers)
+
+    def __getitem__(self, key: str) -> Any:
+        items = self._items()
+        if key not in items:
+            raise KeyError(f"{key} not found")
+        return unpackb(items[key])
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        content = bytes(value) if isinstance(value, RawMetalayer) else packb(value)
+        self._host.update_metalayer(key, content)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def getall(self) -> dict[str, Any]:
+        """Every metalayer, decoded."""
+        return {k: self[k] for k in self}
+
+
+class VLMeta(MutableMapping[str, Any]):
+    """Variable-length metalayers in the trailer, values stored as python-blosc2 does."""
+
+    MAX_ENTRIES = 16
+
+    def __init__(self, host: MetaHost) -> None:
+        self._host = host
+
+    def _items(self) -> dict[str, bytes]:
+        return dict(self._host.vlmeta_entries)
+
+    def __getitem__(self, key: str) -> Any:
+        items = self._items()
+        if key not in items:
+            raise KeyError(key)
+        return unpack_vlmeta(items[key])
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str) or not 1 <= len(key.encode()) <= 31:
+            raise ParamError(f"vlmeta names must be str of 1..31 bytes, got {key!r}")
+        stored = pack_vlmeta(value, self._host.vlmeta_nthreads)
+        entries = self._host.vlmeta_entries
+        if key in dict(entries):
+            new = tuple((k, stored if k == key else v) for k, v in entries)
+        else:
+            new = (*entries, (key, stored))
+        if len(new) > self.MAX_ENTRIES:
+            raise ParamError(f"an SChunk holds at most {self.MAX_ENTRIES} vlmeta entries")
+        self._host.set_vlmeta_entries(new)
+
+    def __delitem__(self, key: str) -> None:
+        entries = self._host.vlmeta_entries
+        if key not in dict(entries):
+            raise KeyError(key)
+        self._host.set_vlmeta_entries(tuple((k, v) for k, v in entries if k != key))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def getall(self) -> dict[str, Any]:
+        """Every entry, decoded."""
+        return {k: self[k] for k in self}

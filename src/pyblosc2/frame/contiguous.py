@@ -5,118 +5,104 @@ trailer only; a chunk is read when asked for.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
+from ..backends.base import ByteStore, ObjectStore
+from ..backends.file import FileStore
+from ..backends.memory import MemoryStore
+from ..backends.mmap import MmapStore
 from ..chunk.decode import ChunkReader
 from ..chunk.encode import special_chunk
-from ..chunk.header import ChunkHeader
+from ..chunk.header import OFF_CBYTES, OFF_NBYTES, ChunkHeader
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
 from ..errors import FormatError, ParamError
-from .header import CONTIGUOUS, FRAME_MAGIC, HEADER_MINLEN, SPARSE, FrameHeader
+from .header import (
+    CONTIGUOUS,
+    HEADER_MINLEN,
+    POS_CBYTES,
+    POS_CHUNKSIZE,
+    POS_FRAME_LEN,
+    POS_FRAME_TYPE,
+    POS_HEADER_LEN,
+    POS_TYPESIZE,
+    SPARSE,
+    FrameHeader,
+    check_magic,
+)
 from .index import decode_index, special_of
+from .sparse import read_chunk_object
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
 
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
 
 PARTIAL_READ_MIN = 1 << 18  # chunks smaller than this are read whole
+_HEADER_LEN = slice(POS_HEADER_LEN, POS_HEADER_LEN + 4)
+
+# Read-only views of a frame for FrameReader.open (the stores themselves, named for readers).
+FileSource = FileStore
 
 
-class ByteSource(Protocol):
-    """Random access to the bytes of one frame (position 0 = first byte of the frame)."""
-
-    size: int
-
-    def read(self, pos: int, n: int) -> bytes | memoryview: ...
-
-
-class BufferSource:
-    """A frame held in memory; ``read`` returns views, no copies."""
-
-    def __init__(self, buf: bytes | bytearray | memoryview) -> None:
-        self._mv = memoryview(buf).cast("B")
-        self.size = len(self._mv)
-
-    def read(self, pos: int, n: int) -> memoryview:
-        return self._mv[pos : pos + n]
-
-
-class FileSource:
-    """A frame inside a file, starting at ``offset``; counts the bytes it reads."""
-
-    def __init__(self, path: str | os.PathLike[str], offset: int = 0) -> None:
-        self.path = os.fspath(path)
-        self.offset = offset
-        self._fd = os.open(self.path, os.O_RDONLY)
-        self.size = os.fstat(self._fd).st_size - offset
-        self.bytes_read = 0
-        if self.size < 0:
-            raise FormatError("frame", "offset", offset, "at most the file size", offset)
-
-    def read(self, pos: int, n: int) -> bytes:
-        data = os.pread(self._fd, n, self.offset + pos)
-        self.bytes_read += len(data)
-        return data
-
-    def close(self) -> None:
-        os.close(self._fd)
-
-
-def _partial_sources() -> tuple[type, ...]:
-    from .store import FileStore
-
-    return (FileSource, FileStore)
+def BufferSource(buf: bytes | bytearray | memoryview) -> MemoryStore:
+    """A read-only, zero-copy store over an in-memory frame."""
+    return MemoryStore(buf, readonly=True)
 
 
 @dataclass(slots=True)
 class FrameReader:
     """A validated contiguous frame: header, trailer, chunk offsets."""
 
-    source: ByteSource
+    source: ByteStore
     header: FrameHeader
     trailer: Trailer
     offsets: np.ndarray
-    sparse_dir: str | None = None
+    directory: ObjectStore | None = None
 
     @classmethod
     def open(
-        cls, source: ByteSource, *, exact: bool = False, sparse_dir: str | None = None
+        cls, source: ByteStore, *, exact: bool = False, directory: ObjectStore | None = None
     ) -> FrameReader:
         """Parse the frame at the start of ``source`` (``exact``: the source must be exactly
-        the frame, as for in-memory cframes). ``sparse_dir``: ``source`` is the
-        ``chunks.b2frame`` of that sparse-frame directory (§6)."""
+        the frame, as for in-memory cframes). ``directory``: ``source`` is the
+        ``chunks.b2frame`` of that sparse frame's directory (§6)."""
+        size = source.size
         prefix = source.read(0, HEADER_MINLEN)
         if len(prefix) < HEADER_MINLEN:
             raise FormatError(
                 "frame header", "length", 0, f"at least {HEADER_MINLEN} bytes", len(prefix)
             )
-        if exact and bytes(prefix[2:10]) != FRAME_MAGIC:
-            raise FormatError("frame header", "magic", 2, repr(FRAME_MAGIC), bytes(prefix[2:10]))
-        header_len = int.from_bytes(prefix[11:15], "big", signed=True)
-        if not HEADER_MINLEN < header_len <= source.size:
+        check_magic(prefix)
+        header_len = int.from_bytes(prefix[_HEADER_LEN], "big", signed=True)
+        if not HEADER_MINLEN < header_len <= size:
             raise FormatError(
-                "frame header", "header_len", 11, f"{HEADER_MINLEN + 10}..{source.size}", header_len
+                "frame header",
+                "header_len",
+                POS_HEADER_LEN,
+                f"{HEADER_MINLEN + 10}..{size}",
+                header_len,
             )
-        h = FrameHeader.from_bytes(source.read(0, header_len), buffer_len=source.size)
-        if exact and h.frame_len != source.size:
+        h = FrameHeader.from_bytes(source.read(0, header_len), buffer_len=size)
+        if exact and h.frame_len != size:
             raise FormatError(
-                "frame header", "frame_len", 16, f"the buffer size {source.size}", h.frame_len
+                "frame header", "frame_len", POS_FRAME_LEN, f"the buffer size {size}", h.frame_len
             )
-        expected_type = CONTIGUOUS if sparse_dir is None else SPARSE
+        expected_type = CONTIGUOUS if directory is None else SPARSE
         if h.frame_type != expected_type:
             raise FormatError(
                 "frame header",
                 "frame_type",
-                26,
-                f"{expected_type} ({'sparse' if sparse_dir else 'contiguous'})",
+                POS_FRAME_TYPE,
+                f"{expected_type} ({'contiguous' if directory is None else 'sparse'})",
                 h.frame_type,
             )
         if h.frame_len < h.header_len + TRAILER_MINLEN:
             raise FormatError(
-                "frame header", "frame_len", 16, f">= header_len + {TRAILER_MINLEN}", h.frame_len
+                "frame header",
+                "frame_len",
+                POS_FRAME_LEN,
+                f">= header_len + {TRAILER_MINLEN}",
+                h.frame_len,
             )
         tlen = locate_trailer(
             source.read(h.frame_len - TRAILER_MINLEN, TRAILER_MINLEN), h.frame_len, h.header_len
@@ -126,18 +112,18 @@ class FrameReader:
         if h.nbytes == 0:
             offsets = np.empty(0, np.int64)
         else:
-            ipos = h.header_len + (h.cbytes if sparse_dir is None else 0)
+            ipos = h.header_len + (h.cbytes if directory is None else 0)
             if ipos + EXTENDED_HEADER_LENGTH > tpos:
                 raise FormatError(
                     "frame header",
                     "cbytes",
-                    39,
+                    POS_CBYTES,
                     f"at most {tpos - h.header_len - EXTENDED_HEADER_LENGTH} "
                     "(room for the index chunk)",
                     h.cbytes,
                 )
             offsets = decode_index(source.read(ipos, tpos - ipos), h.nchunks_fixed, ipos)
-        return cls(source, h, trailer, offsets, sparse_dir)
+        return cls(source, h, trailer, offsets, directory)
 
     @property
     def nchunks(self) -> int:
@@ -192,19 +178,21 @@ class FrameReader:
             ts = h.typesize
             bs = h.blocksize if 0 < h.blocksize <= nb else max(nb, 1)
             if kind == SpecialValue.NAN and ts not in (4, 8):
-                raise FormatError("frame header", "typesize", 48, "4 or 8 for NaN chunks", ts)
+                raise FormatError(
+                    "frame header", "typesize", POS_TYPESIZE, "4 or 8 for NaN chunks", ts
+                )
             try:
                 return special_chunk(kind, nb, ts, bs)
             except ParamError as exc:
                 raise FormatError(
                     "frame header",
                     "chunksize/typesize",
-                    58,
+                    POS_CHUNKSIZE,
                     f"sizes a {kind.name} chunk can have",
                     str(exc),
                 ) from None
-        if self.sparse_dir is not None:
-            data = read_chunk_file(self.sparse_dir, off, n)
+        if self.directory is not None:
+            data = read_chunk_object(self.directory, off, n)
             self._check_size(n, ChunkHeader.from_bytes(data), None)
             return data
         if off > h.cbytes - EXTENDED_HEADER_LENGTH:
@@ -222,7 +210,7 @@ class FrameReader:
             raise FormatError(
                 f"chunk {n}",
                 "cbytes",
-                pos + 12,
+                pos + OFF_CBYTES,
                 f"at most {h.cbytes - off} (end of the data area)",
                 ch.cbytes,
             )
@@ -235,7 +223,7 @@ class FrameReader:
             raise FormatError(
                 f"chunk {n}",
                 "nbytes",
-                None if pos is None else pos + 4,
+                None if pos is None else pos + OFF_NBYTES,
                 f"{self.chunk_nbytes(n)} (from the frame's nbytes and chunksize)",
                 ch.nbytes,
             )
@@ -248,8 +236,8 @@ class FrameReader:
         h = self.header
         small = (
             off < 0
-            or self.sparse_dir is not None
-            or not isinstance(self.source, _partial_sources())
+            or self.directory is not None
+            or isinstance(self.source, MemoryStore | MmapStore)  # reads are views: no gain
         )
         pos = h.header_len + off
         first = None if small else bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
@@ -296,32 +284,4 @@ class FrameReader:
             if not meta_end <= a < b <= ch.cbytes:
                 return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
             buf[a:b] = np.frombuffer(self.source.read(pos + a, b - a), np.uint8)
-        return ChunkReader.open(memoryview(buf)).decode_range(lo, hi)
-
-
-MAX_CHUNK_ID = 0xFFFFFFFF
-
-
-def chunk_path(directory: str, chunk_id: int) -> str:
-    """The file of chunk ``chunk_id`` in a sparse frame (8 upper-case hex digits, §6.1)."""
-    return os.path.join(directory, f"{chunk_id:08X}.chunk")
-
-
-def read_chunk_file(directory: str, chunk_id: int, n: int) -> bytes:
-    """The whole ``.chunk`` file of a sparse frame's chunk ``n``, validated."""
-    if chunk_id > MAX_CHUNK_ID:
-        raise FormatError(
-            "index chunk", f"offset[{n}]", None, f"a chunk id <= {MAX_CHUNK_ID}", chunk_id
-        )
-    path = chunk_path(directory, chunk_id)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise FormatError(
-            "sparse frame", f"chunk {n}", None, f"the file {path}", "missing"
-        ) from None
-    ch = ChunkHeader.from_bytes(data)
-    if ch.cbytes > len(data):
-        raise FormatError(f"chunk file {path}", "cbytes", 12, f"at most {len(data)}", ch.cbytes)
-    return data[: ch.cbytes]
+        return ChunkReader.open(buf.data).decode_range(lo, hi)

@@ -16,10 +16,24 @@ reported as stale rather than damaged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
 import numpy as np
 import xxhash
 
-__all__ = ["FPT_128", "FP_KEY", "chunk_digest", "list_fingerprint", "offset_digest"]
+from ..errors import FormatError
+from ..meta import pack_vlmeta, unpack_vlmeta
+from .trailer import Trailer
+
+__all__ = [
+    "FPT_128",
+    "FP_KEY",
+    "DigestList",
+    "chunk_digest",
+    "list_fingerprint",
+    "offset_digest",
+]
 
 FP_KEY = "_pyblosc2_fp"
 FPT_128 = 3
@@ -39,3 +53,84 @@ def offset_digest(offset: int) -> bytes:
 def list_fingerprint(digests: bytes) -> bytes:
     """The 16-byte trailer fingerprint of a digest list."""
     return xxhash.xxh3_128_digest(digests)
+
+
+@dataclass(frozen=True, slots=True)
+class DigestList:
+    """The per-chunk digests of a fingerprinted frame, in logical chunk order."""
+
+    digests: bytes = b""
+
+    @classmethod
+    def from_trailer(cls, trailer: Trailer) -> DigestList | None:
+        """The list a trailer holds, or None when fingerprinting is off."""
+        raw = dict(trailer.vlmeta).get(FP_KEY)
+        return None if raw is None else cls(bytes(unpack_vlmeta(raw)))
+
+    def __len__(self) -> int:
+        return len(self.digests) // DIGEST_LEN
+
+    def __getitem__(self, n: int) -> bytes:
+        return self.digests[DIGEST_LEN * n : DIGEST_LEN * (n + 1)]
+
+    def in_trailer(self, trailer: Trailer) -> Trailer:
+        """``trailer`` holding this list (entry + XXH3-128 fingerprint of type 3)."""
+        others = tuple((k, v) for k, v in trailer.vlmeta if k != FP_KEY)
+        entry = (FP_KEY, pack_vlmeta(self.digests))
+        return replace(
+            trailer,
+            vlmeta=(*others, entry),
+            fingerprint_type=FPT_128,
+            fingerprint=list_fingerprint(self.digests),
+        )
+
+    def after_append(self, nchunks_before: int, new: bytes) -> DigestList | None:
+        """The list after appending one chunk whose digest is ``new``; None when this list was
+        stale (then every chunk must be hashed again)."""
+        if len(self) != nchunks_before:
+            return None
+        return DigestList(self.digests + new)
+
+    @staticmethod
+    def of(offsets: np.ndarray, stored: Callable[[int, int], bytes | memoryview]) -> DigestList:
+        """Hash every chunk: ``stored(n, offset)`` gives the stored bytes of chunk ``n``."""
+        out = bytearray()
+        for n, off in enumerate(offsets.tolist()):
+            out += offset_digest(off) if off < 0 else chunk_digest(stored(n, off))
+        return DigestList(bytes(out))
+
+    def damaged(
+        self,
+        trailer: Trailer,
+        offsets: np.ndarray,
+        stored: Callable[[int, int], bytes | memoryview],
+    ) -> list[int]:
+        """Indices of chunks whose stored bytes no longer match their digest; raises
+        :class:`FormatError` when the list itself does not match the trailer fingerprint or
+        the chunk count (a frame changed by a writer that does not keep the list is *stale*)."""
+        if trailer.fingerprint_type != FPT_128 or trailer.fingerprint != list_fingerprint(
+            self.digests
+        ):
+            raise FormatError(
+                "frame trailer",
+                "fingerprint",
+                None,
+                "the XXH3-128 of the chunk digest list",
+                "a different value (stale or damaged digest list)",
+            )
+        if len(self) != len(offsets):
+            raise FormatError(
+                "frame trailer", "fingerprint", None, f"{len(offsets)} chunk digests", len(self)
+            )
+        bad = []
+        for n, off in enumerate(offsets.tolist()):
+            if off < 0:
+                got = offset_digest(off)
+            else:
+                try:
+                    got = chunk_digest(stored(n, off))
+                except FormatError:
+                    got = b""
+            if got != self[n]:
+                bad.append(n)
+        return bad

@@ -9,19 +9,19 @@ Integers in the header are big-endian.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..constants import MAX_TYPESIZE
-from ..errors import FormatError
+from ..errors import FormatError, ParamError
+from .msgindex import MAX_NAME_LEN, pack_index, parse_index
 
-__all__ = ["FRAME_MAGIC", "HEADER_MINLEN", "FrameHeader"]
+__all__ = ["FRAME_MAGIC", "HEADER_MINLEN", "MAX_NAME_LEN", "FrameHeader"]
 
 FRAME_MAGIC = b"b2frame\x00"
 HEADER_MINLEN = 87
 META_SECTION_MIN = 10  # 93 CD xxxx DE 0000 DC 0000
 TRAILER_MIN = 25
 MAX_METALAYERS = 16
-MAX_NAME_LEN = 31
 # positions of the fixed prefix (frame.h FRAME_*)
 POS_HEADER_LEN, POS_FRAME_LEN, POS_FLAGS, POS_FRAME_TYPE = 11, 16, 25, 26
 POS_CODEC_FLAGS, POS_OTHER_FLAGS, POS_NBYTES, POS_CBYTES = 27, 28, 30, 39
@@ -31,12 +31,40 @@ POS_COMPCODE_META, POS_FILTERS_META, POS_OTHER_FLAGS2 = 78, 79, 85
 POS_METALAYERS = 87
 
 _PREFIX = struct.Struct(">BB8sBiBQBBBBBBqBqBiBiBiBhBhBBB6sBB6sBB")
+# the msgpack tags of the fixed prefix, which C skips without checking (spec §2.9, §12)
+_TAGS = (
+    (0, 0x9E, "array marker"),
+    (1, 0xA8, "magic marker"),
+    (POS_HEADER_LEN - 1, 0xD2, "header_len marker"),
+    (POS_FRAME_LEN - 1, 0xCF, "frame_len marker"),
+    (POS_FLAGS - 1, 0xA4, "flags marker"),
+    (POS_NBYTES - 1, 0xD3, "nbytes marker"),
+    (POS_CBYTES - 1, 0xD3, "cbytes marker"),
+    (POS_TYPESIZE - 1, 0xD2, "typesize marker"),
+    (POS_BLOCKSIZE - 1, 0xD2, "blocksize marker"),
+    (POS_CHUNKSIZE - 1, 0xD2, "chunksize marker"),
+    (POS_CTHREADS - 1, 0xD1, "cthreads marker"),
+    (POS_DTHREADS - 1, 0xD1, "dthreads marker"),
+    (POS_NFILTERS - 1, 0xD8, "filters marker"),
+)
+POS_MAGIC = 2
 VERSION_MASK = 0x0F
 OFFSETS_64 = 0x10
+VARIABLE_CHUNKS = 0x40
+# general_flags bits kept when the chunk-size kind changes: offset width (4-5) and bit 7
+_KEEP_ON_VARIABLE = 0xB0
 VERSION_FIXED, VERSION_VARIABLE = 2, 3
 FRAME_FORMAT_MAX = 3
 CONTIGUOUS, SPARSE = 0, 1
 UDCODEC_NIBBLE = 6
+
+
+def check_magic(prefix: bytes | memoryview) -> None:
+    """The first 10 bytes must be ``9E A8 "b2frame\\0"`` (C checks this only for in-memory
+    frames; checking it always refuses files that are not frames, spec §12)."""
+    if bytes(prefix[POS_MAGIC : POS_MAGIC + len(FRAME_MAGIC)]) != FRAME_MAGIC:
+        got = bytes(prefix[POS_MAGIC : POS_MAGIC + len(FRAME_MAGIC)])
+        raise _err("magic", POS_MAGIC, repr(FRAME_MAGIC), repr(got))
 
 
 def _err(field_: str, offset: int | None, expected: object, got: object) -> FormatError:
@@ -91,6 +119,17 @@ class FrameHeader:
         return bool(self.other_flags2 & 1)
 
     @property
+    def variable_chunks(self) -> bool:
+        """Whether chunks may have different sizes (general_flags bit 6, version 3)."""
+        return bool(self.general_flags & VARIABLE_CHUNKS)
+
+    def with_variable_chunks(self) -> FrameHeader:
+        """This header with the variable-size-chunks flag and format version 3 set (what C
+        writes once a frame's chunk sizes stop being regular, §2.7)."""
+        flags = (self.general_flags & _KEEP_ON_VARIABLE) | VARIABLE_CHUNKS | VERSION_VARIABLE
+        return replace(self, general_flags=flags)
+
+    @property
     def nchunks_fixed(self) -> int | None:
         """The chunk count implied by nbytes/chunksize (None for variable-size chunks)."""
         if self.nbytes == 0:
@@ -108,6 +147,10 @@ class FrameHeader:
         """
         if len(buf) < HEADER_MINLEN:
             raise _err("length", 0, f"at least {HEADER_MINLEN} bytes", len(buf))
+        check_magic(buf)
+        for pos, tag, name in _TAGS:
+            if buf[pos] != tag:
+                raise _err(name, pos, hex(tag), hex(buf[pos]))
         f = _PREFIX.unpack_from(buf, 0)
         header_len, frame_len = f[4], f[6]
         gflags, ftype, codec_flags, other_flags = f[8], f[9], f[10], f[11]
@@ -239,70 +282,18 @@ class FrameHeader:
 
 def _parse_metalayers(buf: bytes | memoryview, header_len: int) -> tuple[tuple[str, bytes], ...]:
     """The metalayer section (§3.1): names from the map, contents through their offsets."""
-    pos = POS_METALAYERS
-    mv = memoryview(buf)
-    if mv[pos + 4] != 0xDE:
-        raise _err("metalayer map marker", pos + 4, "0xde (map16)", hex(mv[pos + 4]))
-    (n,) = struct.unpack_from(">H", mv, pos + 5)
-    if n > MAX_METALAYERS:
-        raise _err("metalayer count", pos + 5, f"at most {MAX_METALAYERS}", n)
-    p = pos + 7
-    out = []
-    for i in range(n):
-        if p >= header_len:
-            raise _err(f"metalayer {i} name", p, "inside the header", "past header_len")
-        marker = mv[p]
-        if marker & 0xE0 != 0xA0:
-            raise _err(f"metalayer {i} name", p, "a fixstr (0xa0..0xbf)", hex(marker))
-        ln = marker & 0x1F
-        name_end = p + 1 + ln
-        if name_end + 5 > header_len or mv[name_end] != 0xD2:
-            raise _err(
-                f"metalayer {i} offset", name_end, "an int32 (0xd2) inside the header", "missing"
-            )
-        name = bytes(mv[p + 1 : name_end]).decode("utf-8", errors="surrogateescape")
-        (off,) = struct.unpack_from(">i", mv, name_end + 1)
-        if not 0 <= off <= header_len - 5 or mv[off] != 0xC6:
-            raise _err(
-                f"metalayer {name!r} offset",
-                name_end + 1,
-                "the position of a bin32 (0xc6) inside the header",
-                off,
-            )
-        (clen,) = struct.unpack_from(">I", mv, off + 1)
-        if off + 5 + clen > header_len:
-            raise _err(
-                f"metalayer {name!r} length",
-                off + 1,
-                f"at most {header_len - off - 5} (end of header)",
-                clen,
-            )
-        out.append((name, bytes(mv[off + 5 : off + 5 + clen])))
-        p = name_end + 5
-    return tuple(out)
+    return parse_index(
+        buf,
+        POS_METALAYERS,
+        header_len,
+        where="frame header",
+        kind="metalayer",
+        max_entries=MAX_METALAYERS,
+    )
 
 
 def metalayer_section(metalayers: tuple[tuple[str, bytes], ...]) -> bytes:
     """The metalayer section (§3.1) for ``(name, content)`` pairs, offsets absolute."""
     if len(metalayers) > MAX_METALAYERS:
-        raise ValueError(f"at most {MAX_METALAYERS} metalayers, got {len(metalayers)}")
-    names = [n.encode("utf-8") for n, _ in metalayers]
-    for n in names:
-        if not 1 <= len(n) <= MAX_NAME_LEN:
-            raise ValueError(f"metalayer names must have 1..{MAX_NAME_LEN} bytes, got {n!r}")
-    idx_size = 7 + sum(6 + len(n) for n in names)
-    pos = HEADER_MINLEN + idx_size + 3  # first content's C6 byte (after DC + uint16)
-    entries, contents = [], []
-    for n, (_, content) in zip(names, metalayers, strict=True):
-        entries.append(bytes([0xA0 | len(n)]) + n + struct.pack(">Bi", 0xD2, pos))
-        contents.append(struct.pack(">BI", 0xC6, len(content)) + content)
-        pos += 5 + len(content)
-    k = len(metalayers)
-    return b"".join(
-        [
-            struct.pack(">BBHBH", 0x93, 0xCD, idx_size, 0xDE, k),
-            *entries,
-            struct.pack(">BH", 0xDC, k),
-            *contents,
-        ]
-    )
+        raise ParamError(f"at most {MAX_METALAYERS} metalayers, got {len(metalayers)}")
+    return pack_index(metalayers, POS_METALAYERS, kind="metalayer", size_field_bias=0)

@@ -1,5 +1,6 @@
-"""Writing frames: the index chunk (frame-format.md §4.3) and whole contiguous frames built
-from chunks (§1, §2, §4.2, §5). Groundwork for the SChunk layer's incremental writer.
+"""Writing frames: the index chunk (frame-format.md §4.3) and whole frames built from chunks
+(§1, §2, §4.2, §5): what SChunk creation, sparse-to-contiguous gathering and the tests use.
+Incremental changes to an existing frame are in :mod:`.edit`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,14 @@ import numpy as np
 from ..chunk.encode import EncodeSpec, encode_chunk
 from ..chunk.header import ChunkHeader
 from ..constants import Codec, SpecialValue, SplitMode
-from .header import CONTIGUOUS, OFFSETS_64, VERSION_FIXED, VERSION_VARIABLE, FrameHeader
+from .header import (
+    CONTIGUOUS,
+    OFFSETS_64,
+    VARIABLE_CHUNKS,
+    VERSION_FIXED,
+    VERSION_VARIABLE,
+    FrameHeader,
+)
 from .index import SPECIAL_OFFSETS
 from .trailer import Trailer
 
@@ -27,7 +35,6 @@ INDEX_SPEC = EncodeSpec(
     splitmode=SplitMode.NEVER_SPLIT,
     nthreads=1,
 )
-VARIABLE_CHUNKS = 0x40
 
 
 def encode_index(offsets: np.ndarray) -> bytes:
@@ -52,8 +59,10 @@ def build_cframe(
     filters: tuple[int, ...] = (0, 0, 0, 0, 0, 1),
     filters_meta: tuple[int, ...] = (0,) * 6,
     blocksize: int = 0,
+    frame_type: int = CONTIGUOUS,
 ) -> bytes:
-    """A contiguous frame holding ``chunks`` in order.
+    """A frame holding ``chunks`` in order (``frame_type`` SPARSE: the empty index frame of a
+    new sparse frame, which must get no chunks).
 
     Zero/NaN/uninit special chunks become special offsets (no bytes stored) when the frame has
     a fixed chunk size, as C does; ``chunksize`` None picks fixed sizes when every chunk but
@@ -86,7 +95,7 @@ def build_cframe(
         0,
         0,
         gflags,
-        CONTIGUOUS,
+        frame_type,
         (clevel << 4) | nibble,
         splitmode - 1,
         nbytes,

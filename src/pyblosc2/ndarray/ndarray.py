@@ -168,9 +168,7 @@ class NDArray:
         return np.ascontiguousarray(split.transpose(order)).reshape(-1)
 
     def _compress(self, arr: np.ndarray) -> bytes:
-        from ..api import compress2
-
-        return compress2(self._chunk_buffer(arr), cparams=self.schunk.cparams)
+        return self.schunk.compress_data(self._chunk_buffer(arr))
 
     # -- boxes ----------------------------------------------------------------------------
     def _chunks_in(self, lo: tuple[int, ...], hi: tuple[int, ...]):  # type: ignore[no-untyped-def]
@@ -209,10 +207,9 @@ class NDArray:
             return False
         t = self.dtype.itemsize
         bbytes = math.prod(self.blocks) * t
-        reader = self.schunk._reader
         for bc in itertools.product(*ranges):
             nb = int(np.ravel_multi_index(bc, grid))
-            raw = reader.read_chunk_range(n, nb * bbytes, (nb + 1) * bbytes)
+            raw = self.schunk.read_chunk_range(n, nb * bbytes, (nb + 1) * bbytes)
             block = np.frombuffer(raw, self.dtype).reshape(self.blocks)
             b_src, b_dst = [], []
             for s, d, c, b in zip(src, dst, bc, self.blocks, strict=True):
@@ -370,8 +367,7 @@ class NDArray:
             arr[region] = self._chunk_array(n)[region]
             refs.append(self._compress(arr))
         meta = replace(self._meta, shape=newshape)
-        self.schunk.meta["b2nd"] = RawMetalayer(meta.to_bytes())
-        self.schunk._rewrite(refs)
+        self.schunk.set_chunks(refs, meta={"b2nd": meta.to_bytes()})
         self._meta = meta
         self._grid = grid
 

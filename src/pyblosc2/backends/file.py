@@ -1,0 +1,80 @@
+"""A frame stored in a local file from byte ``offset`` on (bytes before it are not touched),
+read and written with positioned I/O."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import FormatError, ParamError
+from .base import READ_ONLY
+
+__all__ = ["FileStore"]
+
+
+class FileStore:
+    """A region of a local file: ``[offset, end of file)``.
+
+    >>> import tempfile; p = os.path.join(tempfile.mkdtemp(), "x.bin")
+    >>> s = FileStore(p, writable=True, create=True); s.write(0, b"hello"); s.size
+    5
+    >>> FileStore(p, offset=1).read(0, 3)
+    b'ell'
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        offset: int = 0,
+        *,
+        writable: bool = False,
+        create: bool = False,
+    ) -> None:
+        self._fd = -1
+        self.path = os.fspath(path)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ParamError(f"offset must be a non-negative int, got {offset!r}")
+        self.offset = offset
+        self._writable = writable
+        flags = os.O_RDWR if writable else os.O_RDONLY
+        if create:
+            flags |= os.O_CREAT | os.O_EXCL
+        self._fd = os.open(self.path, flags, 0o644)
+        self.bytes_read = 0
+        if self.size < 0:
+            size = os.fstat(self._fd).st_size
+            self.close()
+            raise FormatError("frame", "offset", offset, f"at most the file size {size}", offset)
+
+    @property
+    def size(self) -> int:
+        return os.fstat(self._fd).st_size - self.offset
+
+    @property
+    def writable(self) -> bool:
+        return self._writable
+
+    def read(self, pos: int, n: int) -> bytes:
+        data = os.pread(self._fd, n, self.offset + pos)
+        self.bytes_read += len(data)
+        return data
+
+    def write(self, pos: int, data: bytes | memoryview) -> None:
+        if not self._writable:
+            raise ParamError(READ_ONLY)
+        view = memoryview(data)
+        while view:
+            done = os.pwrite(self._fd, view, self.offset + pos)
+            view, pos = view[done:], pos + done
+
+    def truncate(self, size: int) -> None:
+        if not self._writable:
+            raise ParamError(READ_ONLY)
+        os.ftruncate(self._fd, self.offset + size)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self) -> None:
+        self.close()

@@ -1,0 +1,53 @@
+"""A read-only memory map of a frame file (``mmap_mode='r'``): reads are views, no copies."""
+
+from __future__ import annotations
+
+import mmap
+import os
+
+from ..errors import ParamError
+from .base import READ_ONLY
+
+__all__ = ["MmapStore"]
+
+
+class MmapStore:
+    """A read-only memory map of ``path`` from ``offset`` on."""
+
+    def __init__(self, path: str | os.PathLike[str], offset: int = 0) -> None:
+        self.path = os.fspath(path)
+        self.offset = offset
+        with open(self.path, "rb") as f:
+            self._map: mmap.mmap | None = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        self._view: memoryview | None = memoryview(self._map)
+        self.bytes_read = 0
+
+    @property
+    def size(self) -> int:
+        return (len(self._view) if self._view is not None else 0) - self.offset
+
+    @property
+    def writable(self) -> bool:
+        return False
+
+    def read(self, pos: int, n: int) -> memoryview:
+        if self._view is None:
+            raise ParamError(f"{self.path}: the memory map is closed")
+        start = self.offset + pos
+        view = self._view[start : start + n]
+        self.bytes_read += len(view)
+        return view
+
+    def write(self, pos: int, data: bytes | memoryview) -> None:
+        raise ParamError(READ_ONLY)
+
+    def truncate(self, size: int) -> None:
+        raise ParamError(READ_ONLY)
+
+    def close(self) -> None:
+        if self._view is not None:
+            self._view.release()
+            self._view = None
+        if self._map is not None:
+            self._map.close()
+            self._map = None

@@ -1,0 +1,324 @@
+"""An open frame, contiguous or sparse: its chunks read on demand, and every change made
+through one commit path (frame-format.md §2.7, §4, §5, §6).
+
+Every mutation builds the new chunk list, places new chunk bytes where no live offset points
+(:mod:`.edit`), and then commits: a contiguous frame writes its new data, index and trailer and
+rewrites its header last (rolled back on failure); a sparse frame writes new chunk objects and
+then replaces its index frame atomically (:mod:`.sparse`). Fingerprinted frames keep their
+digest list current on the way (:mod:`.fingerprint`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from ..backends.base import ByteStore, ObjectStore
+from ..chunk.header import ChunkHeader
+from ..constants import EXTENDED_HEADER_LENGTH
+from ..errors import FormatError, ParamError
+from .contiguous import FrameReader
+from .edit import (
+    ContiguousPlacement,
+    Placement,
+    Plan,
+    SparsePlacement,
+    check_chunk,
+    commit_contiguous,
+    first_chunksize,
+    index_bytes,
+    plan_chunks,
+    special_kind,
+)
+from .fingerprint import FP_KEY, DigestList, chunk_digest, offset_digest
+from .header import FrameHeader
+from .sparse import SPARSE_INDEX, commit_sparse, live_cbytes, next_chunk_id
+from .trailer import Trailer
+from .writer import SPECIAL_OFFSET_OF, build_cframe
+
+__all__ = ["HIDDEN_VLMETA", "Frame"]
+
+# vlmeta entries that belong to pyblosc2, not to the user
+HIDDEN_VLMETA = frozenset({FP_KEY})
+Ref = int | bytes
+
+
+class Frame:
+    """A frame in ``store`` (for a sparse frame: the ``chunks.b2frame`` of ``directory``)."""
+
+    def __init__(
+        self, store: ByteStore, directory: ObjectStore | None = None, *, exact: bool = False
+    ) -> None:
+        self.store = store
+        self.directory = directory
+        self.reader = FrameReader.open(store, exact=exact, directory=directory)
+
+    @classmethod
+    def create_sparse(cls, directory: ObjectStore, empty_frame: bytes, writable: bool) -> Frame:
+        """Write the index frame of a new sparse frame and open it."""
+        directory.write_object(SPARSE_INDEX, empty_frame)
+        return cls.open_sparse(directory, writable)
+
+    @classmethod
+    def open_sparse(cls, directory: ObjectStore, writable: bool) -> Frame:
+        """Open the sparse frame in ``directory``."""
+        if not directory.exists(SPARSE_INDEX):
+            raise FormatError("sparse frame", SPARSE_INDEX, None, "an object", "missing")
+        return cls(directory.open_object(SPARSE_INDEX, writable=writable), directory)
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def header(self) -> FrameHeader:
+        return self.reader.header
+
+    @property
+    def trailer(self) -> Trailer:
+        return self.reader.trailer
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return self.reader.offsets
+
+    @property
+    def nchunks(self) -> int:
+        return self.reader.nchunks
+
+    @property
+    def sparse(self) -> bool:
+        return self.directory is not None
+
+    def get_chunk(self, n: int) -> bytes | memoryview:
+        """The stored (or, for special offsets, synthesised) chunk ``n``."""
+        return self.reader.get_chunk(n)
+
+    def read_chunk_range(self, n: int, lo: int, hi: int) -> np.ndarray:
+        """Bytes ``[lo, hi)`` of chunk ``n``, reading only the blocks they need."""
+        return self.reader.read_chunk_range(n, lo, hi)
+
+    def chunk_sizes(self) -> list[int]:
+        """Uncompressed size of every chunk (from the header for fixed sizes)."""
+        r = self.reader
+        if self.header.chunksize > 0:
+            return [r.chunk_nbytes(k) for k in range(r.nchunks)]
+        return [
+            ChunkHeader.from_bytes(r.get_chunk(k)[:EXTENDED_HEADER_LENGTH]).nbytes
+            for k in range(r.nchunks)
+        ]
+
+    def stored_chunk(self, n: int, off: int) -> bytes | memoryview:
+        """The stored bytes of chunk ``n`` at non-negative offset ``off`` (what is hashed)."""
+        if self.directory is not None:
+            return self.reader.get_chunk(n)
+        pos = self.header.header_len + off
+        ch = ChunkHeader.from_bytes(self.store.read(pos, EXTENDED_HEADER_LENGTH))
+        return self.store.read(pos, ch.cbytes)
+
+    @property
+    def digests(self) -> DigestList | None:
+        """The chunk digest list, or None when fingerprinting is off."""
+        return DigestList.from_trailer(self.trailer)
+
+    def damaged_chunks(self) -> list[int]:
+        """Indices of chunks that no longer match their digests (see :class:`DigestList`)."""
+        digests = self.digests
+        if digests is None:
+            raise FormatError(
+                "frame trailer",
+                "fingerprint",
+                None,
+                "a pyblosc2 fingerprint (SChunk(..., fingerprint=True))",
+                "none",
+            )
+        return digests.damaged(self.trailer, self.offsets, self.stored_chunk)
+
+    def to_cframe(self) -> bytes:
+        """The frame as one contiguous frame (a sparse frame is gathered into one)."""
+        h = self.header
+        if self.directory is None:
+            return bytes(self.store.read(0, h.frame_len))
+        return build_cframe(
+            [bytes(self.get_chunk(n)) for n in range(self.nchunks)],
+            typesize=h.typesize,
+            chunksize=h.chunksize,
+            metalayers=h.metalayers,
+            vlmeta=self.trailer.vlmeta,
+            codec=h.codec,
+            clevel=h.clevel,
+            splitmode=h.splitmode,
+            filters=h.filters,
+            filters_meta=h.filters_meta,
+            blocksize=h.blocksize,
+        )
+
+    # -- changing ---------------------------------------------------------------------------
+    def start_fingerprint(self) -> None:
+        """Turn fingerprinting on (the frame must be empty)."""
+        self._commit(self.header, self.offsets, self.trailer, None, DigestList())
+
+    def append(self, chunk: bytes, requested: int | None) -> None:
+        """Append one compressed chunk; only it (and the index and trailer) is written."""
+        if self.directory is not None:
+            self.rewrite([*range(self.nchunks), chunk], requested)
+            return
+        ch = check_chunk(chunk)
+        h = self.header
+        chunksize = h.chunksize
+        if chunksize < 0:
+            chunksize = first_chunksize(ch.nbytes, requested)
+        elif chunksize > 0 and (h.nbytes % chunksize or ch.nbytes > chunksize):
+            chunksize = 0  # C switches to variable-size chunks (§2.7)
+        if ch.typesize != h.typesize and ch.typesize != 1 and h.typesize <= 255:
+            raise ParamError(f"chunk typesize {ch.typesize} differs from the SChunk's {h.typesize}")
+        offsets = self.offsets.copy()
+        placement = ContiguousPlacement(h.cbytes)
+        if chunksize == 0 and h.chunksize > 0 and (offsets < 0).any():
+            # Special offsets record no size, which a variable-size frame needs: store those
+            # chunks as 32-byte chunks (C would write the offsets and then fail to read them).
+            for k in np.flatnonzero(offsets < 0):
+                offsets[k] = placement.place(bytes(self.reader.get_chunk(int(k))))
+        kind = special_kind(ch)
+        if kind is not None and chunksize > 0:
+            offset = int(SPECIAL_OFFSET_OF[kind])
+        else:
+            offset = placement.place(chunk[: ch.cbytes])
+        offsets = np.append(offsets, np.int64(offset))
+        header = replace(h, nbytes=h.nbytes + ch.nbytes, cbytes=placement.end, chunksize=chunksize)
+        if chunksize == 0:
+            header = header.with_variable_chunks()
+        digests = self.digests
+        if digests is not None:
+            new = offset_digest(offset) if offset < 0 else chunk_digest(placement.placed[offset])
+            after = digests.after_append(self.nchunks, new) if len(placement.placed) <= 1 else None
+            digests = after or self._all_digests(offsets, placement)
+        self._commit(header, offsets, self.trailer, placement, digests)
+
+    def rewrite(
+        self,
+        refs: Sequence[Ref],
+        requested: int | None,
+        metalayers: tuple[tuple[str, bytes], ...] | None = None,
+    ) -> None:
+        """Make the chunk list ``refs`` (an int keeps stored chunk k, bytes is a new chunk),
+        and optionally new metalayer contents of the same sizes, in one commit.
+
+        Bytes no offset refers to any more stay as dead space in a contiguous frame, which
+        readers accept (§4.7); the chunk size becomes variable when the sizes stop being
+        regular, as in C-Blosc2.
+        """
+        h = self.header
+        plan = plan_chunks(h, self.chunk_sizes(), refs, requested)
+        placement: Placement
+        if self.directory is None:
+            placement = ContiguousPlacement(h.cbytes if plan.sizes else 0)
+        else:
+            placement = SparsePlacement(next_chunk_id(self.offsets))
+        offsets = self._place(refs, plan, placement)
+        header = replace(h, nbytes=sum(plan.sizes), chunksize=plan.chunksize)
+        if isinstance(placement, ContiguousPlacement):
+            header = replace(header, cbytes=placement.end)
+        if plan.chunksize == 0 and plan.sizes:
+            header = header.with_variable_chunks()
+        if metalayers is not None:
+            header = replace(header, metalayers=metalayers)
+        digests = None
+        if self.digests is not None and self.directory is None:
+            digests = self._moved_digests(refs, offsets, placement)
+        self._commit(header, offsets, self.trailer, placement, digests)
+
+    def _place(self, refs: Sequence[Ref], plan: Plan, placement: Placement) -> np.ndarray:
+        """The index of ``refs``: kept chunks keep their offsets, new ones are placed."""
+        r = self.reader
+        offsets = np.empty(len(refs), np.int64)
+        for i, ref in enumerate(refs):
+            kind = plan.kinds[i]
+            if isinstance(ref, bytes):
+                if kind is not None and plan.chunksize > 0:
+                    offsets[i] = SPECIAL_OFFSET_OF[kind]
+                    continue
+                raw = ref[: ChunkHeader.from_bytes(ref).cbytes]
+            else:
+                old = int(r.offsets[ref])
+                if old >= 0 or plan.chunksize > 0:
+                    offsets[i] = old
+                    continue
+                raw = bytes(r.get_chunk(ref))  # a special offset needs a size: store it
+            offsets[i] = placement.place(raw)
+        return offsets
+
+    def _moved_digests(
+        self, refs: Sequence[Ref], offsets: np.ndarray, placement: Placement
+    ) -> DigestList:
+        """Digests after a rewrite: those of kept chunks move along, new bytes are hashed."""
+        old = self.digests
+        assert old is not None
+        consistent = len(old) == self.nchunks
+        out = bytearray()
+        for i, ref in enumerate(refs):
+            off = int(offsets[i])
+            if isinstance(ref, int) and consistent and off == int(self.offsets[ref]):
+                out += old[ref]
+            elif off < 0:
+                out += offset_digest(off)
+            else:
+                out += chunk_digest(placement.placed[off])
+        return DigestList(bytes(out))
+
+    def _all_digests(self, offsets: np.ndarray, placement: Placement) -> DigestList:
+        def stored(n: int, off: int) -> bytes | memoryview:
+            new = placement.placed.get(off)
+            return new if new is not None else self.stored_chunk(n, off)
+
+        return DigestList.of(offsets, stored)
+
+    def set_vlmeta(self, entries: tuple[tuple[str, bytes], ...]) -> None:
+        """Make ``entries`` the user's vlmeta (pyblosc2's hidden entries are kept)."""
+        hidden = tuple((k, v) for k, v in self.trailer.vlmeta if k in HIDDEN_VLMETA)
+        trailer = replace(self.trailer, vlmeta=(*entries, *hidden))
+        self._commit(self.header, self.offsets, trailer, None, None)
+
+    def update_metalayers(self, metalayers: tuple[tuple[str, bytes], ...]) -> None:
+        """Rewrite the header in place with new metalayer contents of the same sizes."""
+        header = replace(self.header, metalayers=metalayers)
+        raw = header.to_bytes()
+        if len(raw) != self.header.header_len:
+            raise ParamError("The length of the content in a metalayer cannot change.")
+        self.store.write(0, raw)
+        self.reader = replace(self.reader, header=header)
+
+    def _commit(
+        self,
+        header: FrameHeader,
+        offsets: np.ndarray,
+        trailer: Trailer,
+        placement: Placement | None,
+        digests: DigestList | None,
+    ) -> None:
+        """The one commit point of every change (see the module docstring)."""
+        if digests is not None:
+            trailer = digests.in_trailer(trailer)
+        header = replace(header, has_vlmeta=bool(trailer.vlmeta))
+        index, tbytes = index_bytes(offsets), trailer.to_bytes()
+        if self.directory is None:
+            data = placement.data if isinstance(placement, ContiguousPlacement) else b""
+            header = commit_contiguous(self.store, self.header, header, index, tbytes, data)
+            self.reader = FrameReader(self.store, header, trailer, offsets)
+            return
+        objects = placement.placed if isinstance(placement, SparsePlacement) else {}
+        header = replace(
+            header,
+            cbytes=live_cbytes(self.directory, offsets, objects),
+            frame_len=header.header_len + len(index) + len(tbytes),
+        )
+        frame = header.to_bytes() + index + tbytes
+        writable = self.store.writable
+        self.store.close()
+        try:
+            commit_sparse(self.directory, frame, objects, self.offsets, offsets)
+        finally:
+            self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
+            self.reader = FrameReader.open(self.store, directory=self.directory)
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,125 @@
+"""The chunk-list and item edits of an SChunk (python-blosc2's ``insert_chunk``,
+``update_data``, ``delete_chunk``, ``reorder_offsets``, ``fill_special``, slice assignment),
+each expressed as one new chunk list committed by ``set_chunks``."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+from ._bytes import as_view
+from .api import make_special_chunk  # TODO(lead): chunk.special after the merge
+from .constants import SpecialValue
+from .errors import ParamError
+
+__all__ = ["ChunkListEdits"]
+
+
+class _Host(Protocol):
+    """The SChunk primitives the edits are made of."""
+
+    @property
+    def nchunks(self) -> int: ...
+    @property
+    def typesize(self) -> int: ...
+    @property
+    def chunksize(self) -> int: ...
+    @property
+    def variable_chunks(self) -> bool: ...
+    def set_chunks(self, refs: list[int | bytes], meta: dict[str, bytes] | None = None) -> int: ...
+    def compress_data(self, data: Any) -> bytes: ...
+    def _chunk_index(self, n: int) -> int: ...
+    def decompress_chunk(self, nchunk: int, dst: Any = None) -> bytes | None: ...
+    def append_data(self, data: Any) -> int: ...
+    def update_data(self, nchunk: int, data: Any, copy: bool) -> int: ...
+    def update_chunk(self, nchunk: int, chunk: Any) -> int: ...
+    def insert_chunk(self, nchunk: int, chunk: Any) -> int: ...
+
+
+class ChunkListEdits:
+    """Mixed into :class:`~pyblosc2.schunk.SChunk`, whose primitives (:class:`_Host`) it
+    uses."""
+
+    # -- edits ------------------------------------------------------------------------------
+    def insert_chunk(self: _Host, nchunk: int, chunk: Any) -> int:
+        """Insert a compressed chunk before position ``nchunk``."""
+        if not 0 <= nchunk <= self.nchunks:
+            raise IndexError(f"nchunk {nchunk} out of range 0..{self.nchunks}")
+        refs: list[int | bytes] = list(range(self.nchunks))
+        refs.insert(nchunk, bytes(as_view(chunk)))
+        return self.set_chunks(refs)
+
+    def insert_data(self: _Host, nchunk: int, data: Any, copy: bool) -> int:
+        """Compress ``data`` and insert it as chunk ``nchunk``."""
+        return self.insert_chunk(nchunk, self.compress_data(data))
+
+    def update_chunk(self: _Host, nchunk: int, chunk: Any) -> int:
+        """Replace chunk ``nchunk`` by a compressed chunk."""
+        n = self._chunk_index(nchunk)
+        refs: list[int | bytes] = list(range(self.nchunks))
+        refs[n] = bytes(as_view(chunk))
+        return self.set_chunks(refs)
+
+    def update_data(self: _Host, nchunk: int, data: Any, copy: bool) -> int:
+        """Compress ``data`` and make it chunk ``nchunk``."""
+        if self.nchunks == 0:
+            return 0
+        return self.update_chunk(nchunk, self.compress_data(data))
+
+    def delete_chunk(self: _Host, nchunk: int) -> int:
+        """Remove chunk ``nchunk``."""
+        n = self._chunk_index(nchunk)
+        return self.set_chunks([k for k in range(self.nchunks) if k != n])
+
+    def reorder_offsets(self: _Host, order: Any) -> None:
+        """Permute the chunks: new chunk ``i`` is old chunk ``order[i]``."""
+        order = np.asarray(order)
+        if order.ndim != 1 or sorted(order.tolist()) != list(range(self.nchunks)):
+            raise ParamError(f"order must be a permutation of range({self.nchunks})")
+        self.set_chunks([int(k) for k in order])
+
+    def fill_special(
+        self: _Host, nitems: int, special_value: SpecialValue | int, value: Any = None
+    ) -> int:
+        """Fill an empty SChunk with ``nitems`` items of a special value."""
+        if self.nchunks:
+            raise ParamError("fill_special needs an empty SChunk")
+        kind = SpecialValue(special_value)
+        if (value is None) != (kind != SpecialValue.VALUE):
+            raise ParamError("value is needed for (and only for) SpecialValue.VALUE")
+        ts, cs = self.typesize, self.chunksize
+        total = nitems * ts
+        chunks: list[int | bytes] = [
+            make_special_chunk(kind, min(cs, total - pos), ts, value) for pos in range(0, total, cs)
+        ]
+        return self.set_chunks(chunks)
+
+    def __setitem__(self: _Host, key: slice, value: Any) -> None:
+        """Write items ``key.start:key.stop``; writing past the end grows the SChunk."""
+        if not isinstance(key, slice) or key.step not in (None, 1):
+            raise IndexError("only slices with step 1 are supported")
+        ts, cs = self.typesize, self.chunksize
+        data = np.frombuffer(as_view(value), np.uint8)
+        start = (key.start or 0) * ts
+        stop = start + len(data) if key.stop is None else key.stop * ts
+        if stop - start != len(data):
+            raise ParamError(f"value has {len(data)} bytes, the slice needs {stop - start}")
+        if self.variable_chunks and self.nchunks:
+            raise NotImplementedError("__setitem__ on variable-size SChunks")
+        pos = start
+        while pos < stop:
+            k, within = divmod(pos, cs)
+            take = min(cs - within, stop - pos)
+            if k < self.nchunks:
+                cur = np.frombuffer(self.decompress_chunk(k) or b"", np.uint8).copy()
+                need = within + take
+                if len(cur) < need:
+                    cur = np.concatenate([cur, np.zeros(need - len(cur), np.uint8)])
+                cur[within : within + take] = data[pos - start : pos - start + take]
+                self.update_data(k, cur, copy=True)
+            else:
+                if within:
+                    raise ParamError("writes past the end must start at the current end")
+                self.append_data(data[pos - start : pos - start + take])
+            pos += take
