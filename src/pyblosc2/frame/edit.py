@@ -20,10 +20,10 @@ from ..chunk.header import ChunkHeader
 from ..constants import SpecialValue
 from ..errors import FormatError, ParamError
 from .header import POS_HEADER_LEN, FrameHeader
+from .index import STORABLE_SPECIALS
 from .writer import encode_index
 
 __all__ = [
-    "STORABLE_SPECIALS",
     "ContiguousPlacement",
     "Placement",
     "Plan",
@@ -36,8 +36,6 @@ __all__ = [
     "special_kind",
 ]
 
-# special chunks a fixed-size frame records as special offsets (no bytes stored)
-STORABLE_SPECIALS = (SpecialValue.ZERO, SpecialValue.NAN, SpecialValue.UNINIT)
 Ref = int | bytes
 
 

@@ -34,9 +34,10 @@ from .edit import (
 )
 from .fingerprint import FP_KEY, DigestList, chunk_digest, offset_digest
 from .header import FrameHeader
+from .index import SPECIAL_OFFSET_OF
 from .sparse import SPARSE_INDEX, commit_sparse, live_cbytes, next_chunk_id
 from .trailer import Trailer
-from .writer import SPECIAL_OFFSET_OF, build_cframe
+from .writer import build_cframe
 
 __all__ = ["HIDDEN_VLMETA", "Frame"]
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field, replace
 from ..constants import MAX_TYPESIZE
 from ..errors import FormatError, ParamError
 from .msgindex import MAX_NAME_LEN, pack_index, parse_index
+from .trailer import TRAILER_MINLEN
 
 __all__ = ["FRAME_MAGIC", "HEADER_MINLEN", "MAX_NAME_LEN", "FrameHeader"]
 
 FRAME_MAGIC = b"b2frame\x00"
 HEADER_MINLEN = 87
 META_SECTION_MIN = 10  # 93 CD xxxx DE 0000 DC 0000
-TRAILER_MIN = 25
 MAX_METALAYERS = 16
 # positions of the fixed prefix (frame.h FRAME_*)
 POS_HEADER_LEN, POS_FRAME_LEN, POS_FLAGS, POS_FRAME_TYPE = 11, 16, 25, 26
@@ -171,11 +171,11 @@ class FrameHeader:
         if ftype not in (CONTIGUOUS, SPARSE):
             raise _err("frame_type", POS_FRAME_TYPE, "0 (contiguous) or 1 (sparse)", ftype)
         limit = buffer_len if buffer_len is not None else frame_len
-        if not HEADER_MINLEN + META_SECTION_MIN + TRAILER_MIN <= frame_len <= limit:
+        if not HEADER_MINLEN + META_SECTION_MIN + TRAILER_MINLEN <= frame_len <= limit:
             raise _err(
                 "frame_len",
                 POS_FRAME_LEN,
-                f"{HEADER_MINLEN + META_SECTION_MIN + TRAILER_MIN}..{limit} (bytes available)",
+                f"{HEADER_MINLEN + META_SECTION_MIN + TRAILER_MINLEN}..{limit} (bytes available)",
                 frame_len,
             )
         if not HEADER_MINLEN + META_SECTION_MIN <= header_len <= min(frame_len, len(buf)):

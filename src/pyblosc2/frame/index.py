@@ -9,10 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..chunk.decode import ChunkReader
+from ..chunk.header import OFF_NBYTES, OFF_TYPESIZE
 from ..constants import SpecialValue
 from ..errors import FormatError
 
-__all__ = ["SPECIAL_OFFSETS", "decode_index", "special_of"]
+__all__ = [
+    "SPECIAL_OFFSETS",
+    "SPECIAL_OFFSET_OF",
+    "STORABLE_SPECIALS",
+    "decode_index",
+    "special_of",
+]
 
 # byte 7 of the LE int64 is 0x80 | special id; bytes 0-6 are zero
 SPECIAL_OFFSETS = {
@@ -20,6 +27,9 @@ SPECIAL_OFFSETS = {
     np.int64(-0x7E00000000000000): SpecialValue.NAN,  # 0x8200000000000000
     np.int64(-0x7C00000000000000): SpecialValue.UNINIT,  # 0x8400000000000000
 }
+SPECIAL_OFFSET_OF = {v: k for k, v in SPECIAL_OFFSETS.items()}
+# the special chunks an index can record as offsets (no bytes stored)
+STORABLE_SPECIALS = tuple(SPECIAL_OFFSET_OF)
 MAX_NCHUNKS = 268_435_455  # INT32_MAX / 8
 
 
@@ -29,18 +39,18 @@ def decode_index(chunk: bytes | memoryview, nchunks: int | None, where: int) -> 
     reader = ChunkReader.open(chunk)
     h = reader.header
     if h.typesize != 8:
-        raise FormatError("index chunk", "typesize", where + 3, "8", h.typesize)
+        raise FormatError("index chunk", "typesize", where + OFF_TYPESIZE, "8", h.typesize)
     if h.nbytes % 8 or h.nbytes // 8 > MAX_NCHUNKS:
         raise FormatError(
             "index chunk",
             "nbytes",
-            where + 4,
+            where + OFF_NBYTES,
             f"a multiple of 8, at most {8 * MAX_NCHUNKS}",
             h.nbytes,
         )
     if nchunks is not None and h.nbytes != 8 * nchunks:
         raise FormatError(
-            "index chunk", "nbytes", where + 4, f"8 * nchunks = {8 * nchunks}", h.nbytes
+            "index chunk", "nbytes", where + OFF_NBYTES, f"8 * nchunks = {8 * nchunks}", h.nbytes
         )
     offsets = reader.decode().view("<i8").astype(np.int64)
     bad = np.flatnonzero((offsets < 0) & ~np.isin(offsets, list(SPECIAL_OFFSETS)))

@@ -15,17 +15,17 @@ from ..constants import Codec, SpecialValue, SplitMode
 from .header import (
     CONTIGUOUS,
     OFFSETS_64,
+    UDCODEC_NIBBLE,
     VARIABLE_CHUNKS,
     VERSION_FIXED,
     VERSION_VARIABLE,
     FrameHeader,
 )
-from .index import SPECIAL_OFFSETS
+from .index import SPECIAL_OFFSET_OF, STORABLE_SPECIALS
 from .trailer import Trailer
 
-__all__ = ["SPECIAL_OFFSET_OF", "build_cframe", "encode_index"]
+__all__ = ["build_cframe", "encode_index"]
 
-SPECIAL_OFFSET_OF = {v: k for k, v in SPECIAL_OFFSETS.items()}
 # What C uses for every index it rewrites on mutation (§4.3).
 INDEX_SPEC = EncodeSpec(
     typesize=8,
@@ -78,7 +78,7 @@ def build_cframe(
     data: list[bytes] = []
     pos = 0
     for i, (c, h) in enumerate(zip(chunks, headers, strict=True)):
-        kind = SpecialValue(h.special) if h.special in (1, 2, 4) else None
+        kind = SpecialValue(h.special) if h.special in STORABLE_SPECIALS else None
         if kind is not None and chunksize > 0:
             offsets[i] = SPECIAL_OFFSET_OF[kind]
             continue
@@ -89,7 +89,7 @@ def build_cframe(
     index = encode_index(offsets) if chunks else b""
     version = VERSION_FIXED if chunksize != 0 else VERSION_VARIABLE
     gflags = version | OFFSETS_64 | (VARIABLE_CHUNKS if chunksize == 0 else 0)
-    nibble = codec if codec < 6 else 6
+    nibble = min(codec, UDCODEC_NIBBLE)  # ids above the nibble live in udcodec
     trailer = Trailer(tuple(vlmeta)).to_bytes()
     header = FrameHeader(
         0,
