@@ -170,24 +170,24 @@ class MetaHost(Protocol):
         ...
 
 
-class Meta(Mapping[str, Any]):
-    """Fixed-size metalayers in the header (update in place with same-size content)."""
+class _Layers(Mapping[str, Any]):
+    """The read side shared by :class:`Meta` and :class:`VLMeta`: entries stored as bytes,
+    decoded on access."""
 
     def __init__(self, host: MetaHost) -> None:
         self._host = host
 
     def _items(self) -> dict[str, bytes]:
-        return dict(self._host.metalayers)
+        raise NotImplementedError
+
+    def _decode(self, stored: bytes) -> Any:
+        raise NotImplementedError
 
     def __getitem__(self, key: str) -> Any:
         items = self._items()
         if key not in items:
-            raise KeyError(f"{key} not found")
-        return unpackb(items[key])
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        content = bytes(value) if isinstance(value, RawMetalayer) else packb(value)
-        self._host.update_metalayer(key, content)
+            raise KeyError(key)
+        return self._decode(items[key])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._items())
@@ -195,27 +195,38 @@ class Meta(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._items())
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.getall()!r})"
+
     def getall(self) -> dict[str, Any]:
-        """Every metalayer, decoded."""
+        """Every entry, decoded."""
         return {k: self[k] for k in self}
 
 
-class VLMeta(MutableMapping[str, Any]):
+class Meta(_Layers):
+    """Fixed-size metalayers in the header (update in place with same-size content)."""
+
+    def _decode(self, stored: bytes) -> Any:
+        return unpackb(stored)
+
+    def _items(self) -> dict[str, bytes]:
+        return dict(self._host.metalayers)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        content = bytes(value) if isinstance(value, RawMetalayer) else packb(value)
+        self._host.update_metalayer(key, content)
+
+
+class VLMeta(_Layers, MutableMapping[str, Any]):
     """Variable-length metalayers in the trailer, values stored as python-blosc2 does."""
 
     MAX_ENTRIES = 16
 
-    def __init__(self, host: MetaHost) -> None:
-        self._host = host
+    def _decode(self, stored: bytes) -> Any:
+        return unpack_vlmeta(stored)
 
     def _items(self) -> dict[str, bytes]:
         return dict(self._host.vlmeta_entries)
-
-    def __getitem__(self, key: str) -> Any:
-        items = self._items()
-        if key not in items:
-            raise KeyError(key)
-        return unpack_vlmeta(items[key])
 
     def __setitem__(self, key: str, value: Any) -> None:
         if not isinstance(key, str) or not 1 <= len(key.encode()) <= 31:
@@ -235,13 +246,3 @@ class VLMeta(MutableMapping[str, Any]):
         if key not in dict(entries):
             raise KeyError(key)
         self._host.set_vlmeta_entries(tuple((k, v) for k, v in entries if k != key))
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items())
-
-    def __len__(self) -> int:
-        return len(self._items())
-
-    def getall(self) -> dict[str, Any]:
-        """Every entry, decoded."""
-        return {k: self[k] for k in self}
