@@ -45,6 +45,10 @@ class ByteStore(Protocol):
         """Cut (or zero-extend) the object to ``size`` bytes."""
         ...
 
+    def sync(self) -> None:
+        """Make the writes so far durable (``fsync``; a no-op where that means nothing)."""
+        ...
+
     def close(self) -> None:
         """Release the resources; idempotent."""
         ...

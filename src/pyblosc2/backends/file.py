@@ -71,6 +71,9 @@ class FileStore:
             raise ParamError(READ_ONLY)
         os.ftruncate(self._fd, self.offset + size)
 
+    def sync(self) -> None:
+        os.fsync(self._fd)
+
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)

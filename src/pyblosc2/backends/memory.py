@@ -57,5 +57,8 @@ class MemoryStore:
             raise ParamError(READ_ONLY)
         return self.buf
 
+    def sync(self) -> None:
+        pass
+
     def close(self) -> None:
         pass

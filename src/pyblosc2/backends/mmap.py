@@ -44,6 +44,9 @@ class MmapStore:
     def truncate(self, size: int) -> None:
         raise ParamError(READ_ONLY)
 
+    def sync(self) -> None:
+        pass
+
     def close(self) -> None:
         if self._view is not None:
             self._view.release()

@@ -10,16 +10,15 @@ frame) and returns the offset to record; the commit then makes the new index liv
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..backends.base import ByteStore
 from ..chunk.decode import ChunkReader
 from ..chunk.header import ChunkHeader
 from ..constants import SpecialValue
 from ..errors import FormatError, ParamError
-from .header import POS_HEADER_LEN, FrameHeader
+from .header import FrameHeader
 from .index import STORABLE_SPECIALS
 from .writer import encode_index
 
@@ -29,7 +28,6 @@ __all__ = [
     "Plan",
     "SparsePlacement",
     "check_chunk",
-    "commit_contiguous",
     "first_chunksize",
     "index_bytes",
     "plan_chunks",
@@ -132,37 +130,6 @@ class SparsePlacement:
 
 
 Placement = ContiguousPlacement | SparsePlacement
-
-
-def commit_contiguous(
-    store: ByteStore, old: FrameHeader, new: FrameHeader, index: bytes, trailer: bytes, data: bytes
-) -> FrameHeader:
-    """Write ``data`` (the new end of the data area), the index and the trailer, then the
-    header; on any failure restore the previous bytes so the frame stays readable. Only the
-    old bytes from the first overwritten position on are kept for the rollback.
-
-    Returns the header as written (``frame_len`` computed).
-    """
-    pos = new.header_len + new.cbytes - len(data)
-    new = replace(new, frame_len=new.header_len + new.cbytes + len(index) + len(trailer))
-    new_header = new.to_bytes()
-    if len(new_header) != old.header_len:
-        raise FormatError(
-            "frame header", "header_len", POS_HEADER_LEN, old.header_len, len(new_header)
-        )
-    keep_from = min(pos, old.header_len + old.cbytes)
-    old_tail = bytes(store.read(keep_from, old.frame_len - keep_from))
-    tail = b"".join([data, index, trailer])
-    try:
-        store.write(pos, tail)
-        store.truncate(pos + len(tail))
-        store.write(0, new_header)
-    except BaseException:
-        store.write(keep_from, old_tail)
-        store.truncate(old.frame_len)
-        store.write(0, old.to_bytes())
-        raise
-    return new
 
 
 def index_bytes(offsets: np.ndarray) -> bytes:

@@ -19,6 +19,7 @@ from ..backends.base import ByteStore, ObjectStore
 from ..chunk.header import ChunkHeader
 from ..constants import EXTENDED_HEADER_LENGTH
 from ..errors import FormatError, ParamError
+from .commit import commit_contiguous
 from .contiguous import FrameReader
 from .edit import (
     ContiguousPlacement,
@@ -26,7 +27,6 @@ from .edit import (
     Plan,
     SparsePlacement,
     check_chunk,
-    commit_contiguous,
     first_chunksize,
     index_bytes,
     plan_chunks,
@@ -50,10 +50,16 @@ class Frame:
     """A frame in ``store`` (for a sparse frame: the ``chunks.b2frame`` of ``directory``)."""
 
     def __init__(
-        self, store: ByteStore, directory: ObjectStore | None = None, *, exact: bool = False
+        self,
+        store: ByteStore,
+        directory: ObjectStore | None = None,
+        *,
+        exact: bool = False,
+        durable: bool = False,
     ) -> None:
         self.store = store
         self.directory = directory
+        self.durable = durable  # sync after every commit step
         self.reader = FrameReader.open(store, exact=exact, directory=directory)
 
     @classmethod
@@ -303,7 +309,13 @@ class Frame:
         index, tbytes = index_bytes(offsets), trailer.to_bytes()
         if self.directory is None:
             data = placement.data if isinstance(placement, ContiguousPlacement) else b""
-            header = commit_contiguous(self.store, self.header, header, index, tbytes, data)
+            try:
+                header = commit_contiguous(
+                    self.store, self.header, header, index, tbytes, data, durable=self.durable
+                )
+            except BaseException:
+                self.reader = FrameReader.open(self.store)  # what the store holds now
+                raise
             self.reader = FrameReader(self.store, header, trailer, offsets)
             return
         objects = placement.placed if isinstance(placement, SparsePlacement) else {}

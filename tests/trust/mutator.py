@@ -1,0 +1,174 @@
+"""A deterministic sequence of mutations of a frame, and the model of what it stores.
+
+Run as a child process by the kill tests (``python mutator.py PATH SEED NOPS LOG [KILL]``):
+it applies the operations to the frame at PATH, appending the index of each operation that
+returned to LOG. With ``KILL = "OP:N"`` the process SIGKILLs itself at the N-th write,
+truncate or sync call of operation OP (after writing the first half of a write, rounded down
+to whole 512-byte sectors: a torn write as a power loss leaves it), so a test can stop it at
+every write call of every operation.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+ITEMS = 2000  # int32 items per chunk
+SECTOR = 512  # writes tear at sector boundaries (kills: at page boundaries, coarser)
+KINDS = ("append", "append", "insert", "update", "delete", "vlmeta", "meta", "reorder")
+
+
+def payload(v: int) -> np.ndarray:
+    """The data of a chunk tagged ``v`` (compressible, but not to nothing)."""
+    return (np.arange(ITEMS, dtype=np.int32) * (v % 7 + 1) + v).astype(np.int32)
+
+
+def operations(seed: int, n: int) -> list[tuple[str, int]]:
+    rng = np.random.default_rng(seed)
+    return [(KINDS[int(rng.integers(len(KINDS)))], int(rng.integers(1 << 30))) for _ in range(n)]
+
+
+@dataclass
+class Model:
+    """What the frame must hold: chunk tags, vlmeta and the 8-byte metalayer ``m``."""
+
+    chunks: list[int] = field(default_factory=list)
+    vlmeta: dict[str, int] = field(default_factory=dict)
+    meta: bytes = bytes(8)
+
+    def copy(self) -> Model:
+        return Model(list(self.chunks), dict(self.vlmeta), self.meta)
+
+
+def apply(kind: str, arg: int, model: Model, s: Any = None) -> None:
+    """Apply one operation to ``model`` (and to the SChunk ``s`` when given)."""
+    n = len(model.chunks)
+    if kind == "append" or (kind in ("insert", "update", "reorder") and n == 0):
+        model.chunks.append(arg)
+        if s is not None:
+            s.append_data(payload(arg))
+    elif kind == "insert":
+        pos = arg % (n + 1)
+        model.chunks.insert(pos, arg)
+        if s is not None:
+            s.insert_data(pos, payload(arg), True)
+    elif kind == "update":
+        pos = arg % n
+        model.chunks[pos] = arg
+        if s is not None:
+            s.update_data(pos, payload(arg), True)
+    elif kind == "delete":
+        if n <= 1:
+            return apply("append", arg, model, s)
+        pos = arg % n
+        del model.chunks[pos]
+        if s is not None:
+            s.delete_chunk(pos)
+    elif kind == "vlmeta":
+        key = f"k{arg % 3}"
+        model.vlmeta[key] = arg
+        if s is not None:
+            s.vlmeta[key] = arg
+    elif kind == "meta":
+        model.meta = arg.to_bytes(8, "little")
+        if s is not None:
+            s.meta["m"] = model.meta
+    elif kind == "reorder":
+        order = np.random.default_rng(arg).permutation(n).tolist()
+        model.chunks = [model.chunks[k] for k in order]
+        if s is not None:
+            s.reorder_offsets(order)
+    return None
+
+
+def states(seed: int, nops: int) -> list[Model]:
+    """The model after 0, 1, ..., nops operations."""
+    m, out = Model(), [Model()]
+    for kind, arg in operations(seed, nops):
+        apply(kind, arg, m)
+        out.append(m.copy())
+    return out
+
+
+def matches(s: Any, m: Model) -> bool:
+    """Whether the SChunk ``s`` holds exactly the model's content."""
+    if s.nchunks != len(m.chunks) or bytes(s.meta["m"]) != m.meta:
+        return False
+    if dict(s.vlmeta.getall()) != m.vlmeta:
+        return False
+    return all(
+        np.array_equal(np.frombuffer(s.decompress_chunk(i), np.int32), payload(v))
+        for i, v in enumerate(m.chunks)
+    )
+
+
+def create(path: str, contiguous: bool = True) -> Any:
+    import pyblosc2 as pb
+
+    return pb.SChunk(
+        chunksize=ITEMS * 4,
+        urlpath=path,
+        contiguous=contiguous,
+        mode="w",
+        meta={"m": bytes(8)},
+        cparams={"typesize": 4, "codec": pb.Codec.LZ4, "nthreads": 1},
+        fingerprint=contiguous,
+    )
+
+
+def _arm(op_target: int, nth: int, current: list[int]) -> None:
+    """SIGKILL this process at the ``nth`` storage call of operation ``op_target``."""
+    from pyblosc2.backends.file import FileStore
+
+    calls = {"n": 0}
+
+    def wrap(name: str) -> None:
+        real = getattr(FileStore, name)
+
+        def counted(self: FileStore, *args: Any) -> Any:
+            if current[0] == op_target:
+                calls["n"] += 1
+                if calls["n"] == nth:
+                    if name == "write":  # torn at a sector boundary, as storage tears
+                        pos, data = args
+                        real(self, pos, bytes(data)[: len(data) // 2 // SECTOR * SECTOR])
+                    os.kill(os.getpid(), signal.SIGKILL)
+            return real(self, *args)
+
+        setattr(FileStore, name, counted)
+
+    for name in ("write", "truncate", "sync"):
+        wrap(name)
+
+
+def main(argv: list[str]) -> None:
+    import pyblosc2 as pb
+
+    path, seed, nops, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    current = [-1]
+    if len(argv) > 4:
+        op, nth = (int(x) for x in argv[4].split(":"))
+        _arm(op, nth, current)
+    s = pb.open(path, mode="a")
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    for i, (kind, arg) in enumerate(operations(seed, nops)):
+        current[0] = i
+        _apply_real(kind, arg, s)
+        os.write(fd, f"{i}\n".encode())
+
+
+def _apply_real(kind: str, arg: int, s: Any) -> None:
+    """Apply to ``s`` the operation ``apply`` applies to the model (the model of the frame's
+    current content is rebuilt from the frame, so that the positions agree)."""
+    apply(kind, arg, Model([0] * s.nchunks), s)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,108 @@
+"""Killed writers lose nothing: a child process mutating a frame is SIGKILLed (at random
+moments, and at every write, truncate and sync call of each operation, torn writes
+included); the frame then opens, in pyblosc2 and in python-blosc2, with the content after
+the last returned operation or after the one in flight.
+
+The long campaign (thousands of kills) is tools/kill_campaign.py; this is its smoke run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import pyblosc2 as pb
+
+from . import mutator
+
+CHILD = [sys.executable, str(Path(mutator.__file__))]
+ENV = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
+
+
+def _logged(log: Path) -> int:
+    """How many operations returned (the log holds their indices)."""
+    return len(log.read_text().split()) if log.exists() else 0
+
+
+def _check(path: str, seed: int, done: int, cblosc2=None) -> int:
+    """The frame holds the state after ``done`` or ``done + 1`` operations; returns which."""
+    s = pb.open(path)
+    states = mutator.states(seed, done + 1)
+    for k in (done, done + 1):
+        if k < len(states) and mutator.matches(s, states[k]):
+            if s.contiguous:
+                assert s.verify() == []
+            if cblosc2 is not None:
+                c = cblosc2.open(path)
+                assert c.nchunks == s.nchunks
+                assert all(c.decompress_chunk(i) == s.decompress_chunk(i) for i in range(c.nchunks))
+            return k
+    raise AssertionError(f"{path}: content matches neither {done} nor {done + 1} operations")
+
+
+def random_kill(path: str, log: Path, seed: int, nops: int, delay: float) -> tuple[int, int]:
+    """Run the mutator on a fresh frame, SIGKILL it ``delay`` seconds after it is ready;
+    returns (operations returned, state found)."""
+    mutator.create(path)
+    log.unlink(missing_ok=True)
+    child = subprocess.Popen(
+        [*CHILD, path, str(seed), str(nops), str(log)], env=ENV, stdout=subprocess.PIPE
+    )
+    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+    time.sleep(delay)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    done = _logged(log)
+    return done, _check(path, seed, done)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_kills(tmp_path: Path, seed: int, cblosc2) -> None:
+    rng = random.Random(seed)
+    path = str(tmp_path / "f.b2frame")
+    for _ in range(3):
+        done, reached = random_kill(path, tmp_path / "log", seed, 300, rng.uniform(0.0, 0.4))
+        assert reached in (done, done + 1)
+    _check(path, seed, _logged(tmp_path / "log"), cblosc2)  # and python-blosc2 reads it
+
+
+def _kill_at(tmp_path: Path, seed: int, op: int, nth: int) -> tuple[bool, int]:
+    path = str(tmp_path / f"k{op}_{nth}.b2frame")
+    mutator.create(path)
+    log = tmp_path / f"log{op}_{nth}"
+    r = subprocess.run(
+        [*CHILD, path, str(seed), str(op + 1), str(log), f"{op}:{nth}"], env=ENV, check=False
+    )
+    killed = r.returncode == -signal.SIGKILL
+    assert killed or r.returncode == 0, r.returncode
+    return killed, _check(path, seed, _logged(log))
+
+
+# one operation of each kind: (seed, index) whose kind is listed
+def _one_of_each(seed: int = 1, n: int = 60) -> list[tuple[str, int]]:
+    seen: dict[str, int] = {}
+    for i, (kind, _) in enumerate(mutator.operations(seed, n)):
+        if i >= 3:  # a few chunks first
+            seen.setdefault(kind, i)
+    return sorted(seen.items())
+
+
+@pytest.mark.parametrize(("kind", "op"), _one_of_each(), ids=[k for k, _ in _one_of_each()])
+def test_kill_at_every_write_call(tmp_path: Path, kind: str, op: int) -> None:
+    nth, outcomes = 1, set()
+    while True:
+        killed, reached = _kill_at(tmp_path, 1, op, nth)
+        if not killed:
+            assert reached == op + 1
+            break
+        outcomes.add(reached - op)
+        nth += 1
+    assert nth >= 2  # the operation made storage calls, each one a kill point
+    assert outcomes <= {0, 1}
