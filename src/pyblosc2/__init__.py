@@ -29,7 +29,7 @@ from .constants import (
     SplitMode,
     Tuner,
 )
-from .errors import Blosc2Error, CodecError, FormatError, ParamError
+from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
 from .ndarray.extra import (
     arange,
     evaluate,
@@ -69,6 +69,7 @@ __all__ = [
     "DParams",
     "Filter",
     "FormatError",
+    "FrameChangedError",
     "NDArray",
     "ParamError",
     "SChunk",

@@ -9,7 +9,7 @@ Format paths that exist in the Blosc formats but are not implemented here raise
 
 from __future__ import annotations
 
-__all__ = ["Blosc2Error", "CodecError", "FormatError", "ParamError"]
+__all__ = ["Blosc2Error", "CodecError", "FormatError", "FrameChangedError", "ParamError"]
 
 
 class Blosc2Error(ValueError):
@@ -50,3 +50,9 @@ class FormatError(Blosc2Error):
 
 class CodecError(FormatError):
     """A codec stream that fails to decode (or decodes to the wrong length)."""
+
+
+class FrameChangedError(Blosc2Error):
+    """Another handle changed the frame since this one last read it, and this handle does not
+    use locking: its change is refused rather than written over the other one's (open the
+    frame again, or use ``locking=True`` on every handle)."""

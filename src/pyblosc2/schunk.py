@@ -8,10 +8,12 @@ sparse (directories).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -38,6 +40,7 @@ DEFAULT_CHUNKSIZE = 2**24
 MAX_DEFAULT_CHUNKSIZE = 2**28
 _READONLY = "Cannot do this action with reading mode"
 _STORAGE_ARGS = frozenset(Storage.__dataclass_fields__)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _spec(cp: CParams) -> EncodeSpec:
@@ -55,6 +58,29 @@ def _spec(cp: CParams) -> EncodeSpec:
         use_dict=cp.use_dict,
         nthreads=cp.nthreads,
     )
+
+
+def reads(method: F) -> F:
+    """Run ``method`` holding what a read needs (see :meth:`Frame.reading`)."""
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self._frame.reading():
+            return method(self, *args, **kwargs)
+
+    return cast(F, run)
+
+
+def writes(method: F) -> F:
+    """Run ``method`` holding what a change needs (see :meth:`Frame.writing`)."""
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self._check_writable()
+        with self._frame.writing():
+            return method(self, *args, **kwargs)
+
+    return cast(F, run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +107,7 @@ class SChunk(ChunkListEdits):
 
     _frame: Frame
     _storage: Storage
+    _offset: int
     _requested_chunksize: int | None
     cparams: CParams
     dparams: DParams
@@ -154,6 +181,7 @@ class SChunk(ChunkListEdits):
         dparams: Any,
     ) -> None:
         self._frame, self._storage = frame, storage
+        self._offset = 0
         self._requested_chunksize = requested
         self.dparams = DParams.from_any(dparams)
         self.cparams = cparams if requested is not None else self._cparams_from_header(cparams)
@@ -292,11 +320,48 @@ class SChunk(ChunkListEdits):
     def __len__(self) -> int:
         return self.nbytes // self.typesize
 
+    # -- sharing with other handles and threads --------------------------------------------
+    @property
+    def locking(self) -> bool:
+        """Whether this handle uses C-Blosc2's cross-process frame lock."""
+        return self._frame.lock is not None
+
+    @contextlib.contextmanager
+    def holding_lock(self) -> Iterator[SChunk]:
+        """Hold the exclusive frame lock across several operations, so that together they
+        are atomic to other locking handles (re-entrant; with ``locking`` off, only this
+        handle's threads are excluded).
+
+        >>> s = SChunk(chunksize=40, cparams={"typesize": 4})
+        >>> with s.holding_lock():
+        ...     s.append_data(bytes(40)); s.append_data(bytes(40))
+        1
+        2
+        """
+        with self._frame.writing():
+            yield self
+
+    def refresh(self) -> None:
+        """Re-read the frame from its storage (what another handle wrote becomes visible)."""
+        self._frame.refresh()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy (pickle, copy, another process) reopens the frame: no handle state crosses.
+        if self.urlpath is None:
+            return (schunk_from_cframe, (self.to_cframe(),))
+        storage = replace(self._storage, meta=None)
+        if storage.mmap_mode in ("w+", "r+"):
+            storage = replace(storage, mmap_mode="r+")  # never recreate the file
+        elif storage.mode == "w":
+            storage = replace(storage, mode="a")
+        return (_reopen, (storage, self._offset, self.cparams, self.dparams))
+
     # -- the metadata interface used by Meta / VLMeta -------------------------------------
     @property
     def metalayers(self) -> tuple[tuple[str, bytes], ...]:
         return self.header.metalayers
 
+    @writes
     def update_metalayer(self, name: str, content: bytes) -> None:
         self._check_writable()
         metas = dict(self.header.metalayers)
@@ -309,9 +374,11 @@ class SChunk(ChunkListEdits):
         )
 
     @property
+    @reads
     def vlmeta_entries(self) -> tuple[tuple[str, bytes], ...]:
         return tuple((k, v) for k, v in self._frame.trailer.vlmeta if k not in HIDDEN_VLMETA)
 
+    @writes
     def set_vlmeta_entries(self, entries: tuple[tuple[str, bytes], ...]) -> None:
         self._check_writable()
         hidden = sorted(HIDDEN_VLMETA & {k for k, _ in entries})
@@ -324,6 +391,7 @@ class SChunk(ChunkListEdits):
         return self.cparams.nthreads
 
     # -- chunks ---------------------------------------------------------------------------
+    @writes
     def append_chunk(self, chunk: Any) -> int:
         """Append an already compressed chunk; returns the new number of chunks."""
         self._check_writable()
@@ -342,6 +410,7 @@ class SChunk(ChunkListEdits):
         (a pyblosc2 extension, for containers built on an SChunk)."""
         return encode_chunk(as_view(data), _spec(self.cparams))
 
+    @writes
     def set_chunks(self, refs: list[int | bytes], meta: dict[str, bytes] | None = None) -> int:
         """Make the chunk list ``refs`` in one commit: an ``int`` keeps stored chunk ``k``,
         ``bytes`` is a new compressed chunk; ``meta`` replaces metalayer contents (same
@@ -357,6 +426,7 @@ class SChunk(ChunkListEdits):
         self._frame.rewrite(refs, self._requested_chunksize, metalayers)
         return self.nchunks
 
+    @reads
     def verify(self) -> list[int]:
         """Rehash every chunk; return the indices of damaged chunks (empty: all intact).
 
@@ -366,10 +436,12 @@ class SChunk(ChunkListEdits):
         """
         return self._frame.damaged_chunks()
 
+    @reads
     def get_chunk(self, nchunk: int) -> bytes:
         """The compressed chunk (special offsets give a synthesised 32-byte chunk)."""
         return bytes(self._frame.get_chunk(self._chunk_index(nchunk)))
 
+    @reads
     def decompress_chunk(self, nchunk: int, dst: Any = None) -> bytes | None:
         """Decompress chunk ``nchunk`` into ``dst`` (returns None) or a new bytes object."""
         reader = ChunkReader.open(self._frame.get_chunk(self._chunk_index(nchunk)))
@@ -381,6 +453,7 @@ class SChunk(ChunkListEdits):
         reader.decode(out, nthreads=self.dparams.nthreads)
         return None
 
+    @reads
     def read_chunk_range(self, nchunk: int, start: int, stop: int) -> np.ndarray:
         """Bytes ``[start, stop)`` of chunk ``nchunk`` decompressed, reading (on files) and
         decoding only the blocks they need (a pyblosc2 extension)."""
@@ -396,6 +469,7 @@ class SChunk(ChunkListEdits):
         for n in range(self.nchunks):
             yield np.frombuffer(self.decompress_chunk(n) or b"", dtype=dtype)
 
+    @reads
     def iterchunks_info(self) -> Iterator[ChunkInfo]:
         """Yield a :class:`ChunkInfo` per chunk (reads chunk headers only)."""
         for n in range(self.nchunks):
@@ -407,6 +481,7 @@ class SChunk(ChunkListEdits):
             yield ChunkInfo(n, ch.nbytes / ch.cbytes, SpecialValue(ch.special), value, False)
 
     # -- items ----------------------------------------------------------------------------
+    @reads
     def get_slice(self, start: int = 0, stop: int | None = None, out: Any = None) -> bytes | None:
         """Items ``[start, stop)``, reading only the chunks (and blocks) they cover."""
         n = len(self)
@@ -449,6 +524,7 @@ class SChunk(ChunkListEdits):
         key %= n
         return self.get_slice(key, key + 1) or b""
 
+    @reads
     def to_cframe(self) -> bytes:
         """The SChunk as a contiguous frame (a sparse frame is gathered into one)."""
         return self._frame.to_cframe()
@@ -465,10 +541,18 @@ def open(
         storage = Storage(urlpath=path, mode="r", contiguous=True)
         if mode != "r":
             raise NotImplementedError("writing to a frame embedded at an offset")
-        return SChunk._from_frame(open_frame(path, storage, offset), storage, kwargs.get("cparams"))
+        s = SChunk._from_frame(open_frame(path, storage, offset), storage, kwargs.get("cparams"))
+        s._offset = offset
+        return s
     if "mmap_mode" in kwargs:
         return SChunk(urlpath=path, **kwargs)
     return SChunk(urlpath=path, mode="r" if mode == "r" else "a", **kwargs)
+
+
+def _reopen(storage: Storage, offset: int, cparams: CParams, dparams: DParams) -> SChunk:
+    s = SChunk._from_frame(open_frame(os.fsdecode(storage.urlpath or ""), storage, offset), storage)
+    s.cparams, s.dparams, s._offset = cparams, dparams, offset
+    return s
 
 
 def schunk_from_cframe(cframe: Any, copy: bool = False) -> SChunk:

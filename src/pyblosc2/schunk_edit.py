@@ -4,6 +4,7 @@ each expressed as one new chunk list committed by ``set_chunks``."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,6 +36,8 @@ class _Host(Protocol):
     def update_data(self, nchunk: int, data: Any, copy: bool) -> int: ...
     def update_chunk(self, nchunk: int, chunk: Any) -> int: ...
     def insert_chunk(self, nchunk: int, chunk: Any) -> int: ...
+    def holding_lock(self) -> AbstractContextManager[Any]: ...
+    def _write_items(self, data: np.ndarray, start: int, stop: int) -> None: ...
 
 
 class ChunkListEdits:
@@ -99,7 +102,7 @@ class ChunkListEdits:
         """Write items ``key.start:key.stop``; writing past the end grows the SChunk."""
         if not isinstance(key, slice) or key.step not in (None, 1):
             raise IndexError("only slices with step 1 are supported")
-        ts, cs = self.typesize, self.chunksize
+        ts = self.typesize
         data = np.frombuffer(as_view(value), np.uint8)
         start = (key.start or 0) * ts
         stop = start + len(data) if key.stop is None else key.stop * ts
@@ -107,6 +110,11 @@ class ChunkListEdits:
             raise ParamError(f"value has {len(data)} bytes, the slice needs {stop - start}")
         if self.variable_chunks and self.nchunks:
             raise NotImplementedError("__setitem__ on variable-size SChunks")
+        with self.holding_lock():  # read-modify-write of several chunks: one lock
+            self._write_items(data, start, stop)
+
+    def _write_items(self: _Host, data: np.ndarray, start: int, stop: int) -> None:
+        cs = self.chunksize
         pos = start
         while pos < stop:
             k, within = divmod(pos, cs)

@@ -4,6 +4,7 @@ read and written with positioned I/O."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ..errors import FormatError, ParamError
 from .base import READ_ONLY
@@ -45,6 +46,11 @@ class FileStore:
             self.close()
             raise FormatError("frame", "offset", offset, f"at most the file size {size}", offset)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy opens the file itself: a descriptor number never crosses pickle, copy or
+        # another process (it would name an unrelated file once this store closes it).
+        return (_reopen, (self.path, self.offset, self._writable))
+
     @property
     def size(self) -> int:
         return os.fstat(self._fd).st_size - self.offset
@@ -81,3 +87,7 @@ class FileStore:
 
     def __del__(self) -> None:
         self.close()
+
+
+def _reopen(path: str, offset: int, writable: bool) -> FileStore:
+    return FileStore(path, offset, writable=writable)

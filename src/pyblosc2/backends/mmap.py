@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mmap
 import os
+from typing import Any
 
 from ..errors import ParamError
 from .base import READ_ONLY
@@ -21,6 +22,9 @@ class MmapStore:
             self._map: mmap.mmap | None = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         self._view: memoryview | None = memoryview(self._map)
         self.bytes_read = 0
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (MmapStore, (self.path, self.offset))  # a copy maps the file itself
 
     @property
     def size(self) -> int:

@@ -10,15 +10,19 @@ digest list current on the way (:mod:`.fingerprint`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
 
 from ..backends.base import ByteStore, ObjectStore
+from ..backends.lock import FrameLock
+from ..backends.memory import MemoryStore
 from ..chunk.header import ChunkHeader
 from ..constants import EXTENDED_HEADER_LENGTH
-from ..errors import FormatError, ParamError
+from ..errors import FormatError, FrameChangedError, ParamError
 from .commit import commit_contiguous
 from .contiguous import FrameReader
 from .edit import (
@@ -56,24 +60,111 @@ class Frame:
         *,
         exact: bool = False,
         durable: bool = False,
+        lock: FrameLock | None = None,
     ) -> None:
         self.store = store
         self.directory = directory
         self.durable = durable  # sync after every commit step
-        self.reader = FrameReader.open(store, exact=exact, directory=directory)
+        self.lock = lock
+        self._mutex = threading.RLock()  # one handle, many threads
+        # whether other handles can see this frame (then changes check they are not stale)
+        self.shared = not isinstance(store, MemoryStore)
+        if lock is not None:
+            lock.acquire(exclusive=False)
+        try:
+            self.reader = FrameReader.open(store, exact=exact, directory=directory)
+            self._seen = self._on_disk()
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        del state["_mutex"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._mutex = threading.RLock()
+
+    # -- sharing the frame with other handles -----------------------------------------------
+    def _on_disk(self) -> bytes:
+        """The bytes that say what the frame holds: header, index and trailer (for a sparse
+        frame, its index object as named now)."""
+        if self.directory is not None:
+            return self.directory.read_object(SPARSE_INDEX)
+        h = self.header
+        tail = h.header_len + h.cbytes
+        return bytes(self.store.read(0, h.header_len)) + bytes(
+            self.store.read(tail, h.frame_len - tail)
+        )
+
+    def refresh(self) -> None:
+        """Re-read the frame as the storage holds it now (after another handle changed it)."""
+        with self._mutex:
+            if self.directory is not None:
+                writable = self.store.writable
+                self.store.close()
+                self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
+            self.reader = FrameReader.open(self.store, directory=self.directory)
+            self._seen = self._on_disk()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold what a read needs: this handle's mutex, and with locking the shared lock
+        (re-reading the frame first when another handle changed it)."""
+        with self._mutex:
+            if self.lock is None:
+                yield
+                return
+            if self.lock.acquire(exclusive=False):
+                self.refresh()
+            try:
+                yield
+            finally:
+                self.lock.release()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold what a change needs: with locking the exclusive lock (re-reading the frame
+        first when another handle changed it); without, a check that nobody did."""
+        with self._mutex:
+            if self.lock is None:
+                if self.shared and self.store.writable and self._on_disk() != self._seen:
+                    raise FrameChangedError(
+                        "the frame was changed by another handle since this one read it; "
+                        "open it again, or use locking=True on every handle"
+                    )
+                yield
+                return
+            if self.lock.acquire(exclusive=True):
+                self.refresh()
+            try:
+                yield
+            finally:
+                self.lock.release()
 
     @classmethod
-    def create_sparse(cls, directory: ObjectStore, empty_frame: bytes, writable: bool) -> Frame:
+    def create_sparse(
+        cls,
+        directory: ObjectStore,
+        empty_frame: bytes,
+        writable: bool,
+        lock: FrameLock | None = None,
+    ) -> Frame:
         """Write the index frame of a new sparse frame and open it."""
         directory.write_object(SPARSE_INDEX, empty_frame)
-        return cls.open_sparse(directory, writable)
+        return cls.open_sparse(directory, writable, lock)
 
     @classmethod
-    def open_sparse(cls, directory: ObjectStore, writable: bool) -> Frame:
+    def open_sparse(
+        cls, directory: ObjectStore, writable: bool, lock: FrameLock | None = None
+    ) -> Frame:
         """Open the sparse frame in ``directory``."""
         if not directory.exists(SPARSE_INDEX):
             raise FormatError("sparse frame", SPARSE_INDEX, None, "an object", "missing")
-        return cls(directory.open_object(SPARSE_INDEX, writable=writable), directory)
+        store = directory.open_object(SPARSE_INDEX, writable=writable)
+        return cls(store, directory, lock=lock)
 
     # -- reading ----------------------------------------------------------------------------
     @property
@@ -293,6 +384,7 @@ class Frame:
             raise ParamError("The length of the content in a metalayer cannot change.")
         self.store.write(0, raw)
         self.reader = replace(self.reader, header=header)
+        self._seen = raw + self._seen[len(raw) :]
 
     def _commit(
         self,
@@ -315,8 +407,10 @@ class Frame:
                 )
             except BaseException:
                 self.reader = FrameReader.open(self.store)  # what the store holds now
+                self._seen = self._on_disk()
                 raise
             self.reader = FrameReader(self.store, header, trailer, offsets)
+            self._seen = header.to_bytes() + index + tbytes
             return
         objects = placement.placed if isinstance(placement, SparsePlacement) else {}
         header = replace(
@@ -332,6 +426,9 @@ class Frame:
         finally:
             self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
             self.reader = FrameReader.open(self.store, directory=self.directory)
+            self._seen = self._on_disk()
 
     def close(self) -> None:
         self.store.close()
+        if self.lock is not None:
+            self.lock.close()

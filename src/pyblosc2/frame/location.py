@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ..backends.directory import DirectoryStore
 from ..backends.file import FileStore
+from ..backends.lock import FrameLock, lock_path, locking_requested
 from ..backends.memory import MemoryStore
 from ..backends.mmap import MmapStore
 from ..errors import ParamError
@@ -64,15 +65,24 @@ def open_frame(path: str, storage: Storage, offset: int = 0) -> Frame:
     writable = storage.mode != "r"
     if offset and writable:
         raise NotImplementedError("writing to a frame embedded at an offset")
-    if os.path.isdir(path):
-        return Frame.open_sparse(DirectoryStore(path), writable)
+    sparse = os.path.isdir(path)
+    lock = _lock(path, storage, sparse, offset)
+    if sparse:
+        return Frame.open_sparse(DirectoryStore(path), writable, lock)
     if storage.mmap_mode == "r":
         return Frame(MmapStore(path, offset))
     if storage.mmap_mode == "c":  # copy-on-write: changes never reach the file
         with open(path, "rb") as f:
             f.seek(offset)
             return Frame(MemoryStore(f.read()))
-    return Frame(FileStore(path, offset, writable=writable))
+    return Frame(FileStore(path, offset, writable=writable), lock=lock)
+
+
+def _lock(path: str, storage: Storage, sparse: bool, offset: int = 0) -> FrameLock | None:
+    """The frame lock when locking is asked for (never with mmap_mode, as C-Blosc2)."""
+    if storage.mmap_mode is not None or offset or not locking_requested(storage.locking):
+        return None
+    return FrameLock(lock_path(path, sparse))
 
 
 def create_frame(storage: Storage, empty_frame: bytes) -> Frame:
@@ -83,11 +93,12 @@ def create_frame(storage: Storage, empty_frame: bytes) -> Frame:
     if _scheme(path) is not None:
         raise NotImplementedError(f"creating frames at {path!r} (remote storage)")
     path = local_path(path)
+    lock = _lock(path, storage, not storage.contiguous)
     if not storage.contiguous:
-        return Frame.create_sparse(DirectoryStore(path, create=True), empty_frame, True)
+        return Frame.create_sparse(DirectoryStore(path, create=True), empty_frame, True, lock)
     store = FileStore(path, writable=True, create=True)
     store.write(0, empty_frame)
-    return Frame(store)
+    return Frame(store, lock=lock)
 
 
 def remove_urlpath(path: str | os.PathLike[str] | None) -> None:

@@ -1,0 +1,169 @@
+"""Handles that own their resources, and frames shared by handles, threads and processes:
+python-blosc2's lock protocol (a `.b2lock` sidecar, flock, a generation counter), stale
+handles refused without locking, pickled and copied handles that reopen their file."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyblosc2 as pb
+
+from . import appender
+
+ENV = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
+APPENDER = [sys.executable, str(Path(appender.__file__))]
+
+
+def _new(path: Path, contiguous: bool = True, **kw) -> pb.SChunk:
+    return pb.SChunk(
+        chunksize=appender.ITEMS * 8,
+        urlpath=str(path),
+        contiguous=contiguous,
+        mode="w",
+        cparams={"typesize": 8, "nthreads": 1},
+        **kw,
+    )
+
+
+def _tags(path: Path) -> list[int]:
+    s = pb.open(str(path))
+    return [int(np.frombuffer(s.decompress_chunk(i), np.int64)[0]) for i in range(s.nchunks)]
+
+
+def test_a_pickled_copy_never_writes_into_another_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.b2frame"
+    _new(path).append_data(np.arange(500, dtype=np.int64))
+    s = pb.open(str(path), mode="a")
+    clone = pickle.loads(pickle.dumps(s))
+    del clone
+    gc.collect()
+    other = tmp_path / "other.bin"
+    with open(other, "wb") as f:  # likely to get the descriptor number the copy had
+        f.write(b"x" * 16)
+        f.flush()
+        s.vlmeta["x"] = 1
+    assert other.read_bytes() == b"x" * 16
+    assert pb.open(str(path)).vlmeta["x"] == 1
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_copies_reopen_and_see_the_frame(tmp_path: Path, how: str) -> None:
+    path = tmp_path / "a.b2nd"
+    a = pb.asarray(np.arange(100).reshape(10, 10), urlpath=str(path), mode="w")
+    dup = {
+        "pickle": lambda x: pickle.loads(pickle.dumps(x)),
+        "copy": copy.copy,
+        "deepcopy": copy.deepcopy,
+    }[how](a)
+    # a shallow copy shares the SChunk (one owner of the descriptor); the others reopen
+    assert (a.schunk is dup.schunk) == (how == "copy")
+    assert how == "copy" or a.schunk._store is not dup.schunk._store
+    assert np.array_equal(dup[2:4, 3], [23, 33])
+    del a
+    gc.collect()
+    assert np.array_equal(dup[:], np.arange(100).reshape(10, 10))  # its file is still open
+
+
+def test_a_stale_handle_is_refused_without_locking(tmp_path: Path) -> None:
+    path = tmp_path / "a.b2frame"
+    _new(path).append_data(np.arange(500, dtype=np.int64))
+    one, two = pb.open(str(path), mode="a"), pb.open(str(path), mode="a")
+    one.append_data(np.arange(500, dtype=np.int64))
+    with pytest.raises(pb.FrameChangedError, match="another handle"):
+        two.vlmeta["x"] = 1
+    assert pb.open(str(path)).nchunks == 2 and "x" not in pb.open(str(path)).vlmeta
+    two.refresh()
+    two.vlmeta["x"] = 1  # after a refresh it may write
+    assert pb.open(str(path)).vlmeta["x"] == 1 and pb.open(str(path)).nchunks == 2
+
+
+@pytest.mark.parametrize("contiguous", [True, False], ids=["contiguous", "sparse"])
+def test_locking_handles_follow_each_other(tmp_path: Path, contiguous: bool) -> None:
+    path = tmp_path / ("a.b2frame" if contiguous else "a.dir")
+    _new(path, contiguous, locking=True)
+    one = pb.open(str(path), mode="a", locking=True)
+    two = pb.open(str(path), mode="a", locking=True)
+    one.append_data(appender.chunk(1, 0))
+    two.append_data(appender.chunk(2, 0))  # re-syncs first: nothing is lost
+    assert one.nchunks == 1  # a property does not re-sync ...
+    assert one[:] == two[:]  # ... a read does
+    lock = str(path) + ".b2lock" if contiguous else os.path.join(str(path), ".b2lock")
+    with open(lock, "rb") as f:
+        f.seek(8)
+        assert struct.unpack("=Q", f.read(8))[0] == 2  # one bump per exclusive hold
+    assert _tags(path) == [100_000, 200_000]
+
+
+def test_holding_lock_is_reentrant_and_exclusive(tmp_path: Path) -> None:
+    path = tmp_path / "a.b2frame"
+    s = _new(path, locking=True)
+    with s.holding_lock(), s.holding_lock():
+        s.append_data(appender.chunk(1, 0))
+        s.append_data(appender.chunk(1, 1))
+        probe = subprocess.run(  # another process cannot take the lock meanwhile
+            [
+                sys.executable,
+                "-c",
+                "import fcntl,os,sys; fd=os.open(sys.argv[1], os.O_RDWR)\n"
+                "try:\n fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); print('free')\n"
+                "except BlockingIOError: print('held')",
+                str(path) + ".b2lock",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert probe.stdout.strip() == "held"
+    assert s.locking and pb.open(str(path)).nchunks == 2
+
+
+@pytest.mark.parametrize(
+    "libs", [("pyblosc2", "pyblosc2"), ("pyblosc2", "blosc2")], ids=["ours+ours", "ours+C"]
+)
+def test_concurrent_writers_with_locking_lose_nothing(tmp_path: Path, libs, cblosc2) -> None:
+    path = tmp_path / "a.b2frame"
+    _new(path, locking=True)
+    n = 25
+    procs = [
+        subprocess.Popen([*APPENDER, str(path), str(tag), str(n), lib], env=ENV)
+        for tag, lib in enumerate(libs, start=1)
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    tags = sorted(_tags(path))
+    assert tags == sorted(t * 100_000 + i for t in (1, 2) for i in range(n))
+    c = cblosc2.open(str(path))
+    assert c.nchunks == 2 * n
+
+
+def test_threads_share_one_handle(tmp_path: Path) -> None:
+    s = _new(tmp_path / "a.b2frame")
+    errors: list[BaseException] = []
+
+    def work(tag: int) -> None:
+        try:
+            for i in range(20):
+                s.append_data(appender.chunk(tag, i))
+                assert s[0:1]  # reads interleaved with the other thread's appends
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in (1, 2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sorted(_tags(tmp_path / "a.b2frame")) == sorted(
+        t * 100_000 + i for t in (1, 2, 3) for i in range(20)
+    )
