@@ -155,7 +155,7 @@ def test_threads_share_one_handle(tmp_path: Path) -> None:
             for i in range(20):
                 s.append_data(appender.chunk(tag, i))
                 assert s[0:1]  # reads interleaved with the other thread's appends
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(t,)) for t in (1, 2, 3)]
