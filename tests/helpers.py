@@ -70,3 +70,40 @@ def same_zstd_chunk(ours: bytes, theirs: bytes) -> bool:
         if not (len(pb_) == cb and 0 < ca < cb and cb - ca <= 16 + cb // 64):
             return False
     return True
+
+
+# -- frame-format.md §11.1: the annotated python-blosc2 dump (3 chunks of int32, zstd, one
+# metalayer "m1" = [1, 2], one vlmetalayer "v" = "hi"), 467 bytes ---------------------------
+
+SPEC_11_1_HEADER = bytes.fromhex(
+    "9ea862326672616d6500d200000071cf00000000000001d3a412005502d300000000"
+    "00000078d300000000000000d8d200000004d200000000d200000028d10001d10001"
+    "c3d8060000000000010500000000000000000093cd000fde0001a26d31d200000069"
+    "dc0001c600000003920102"
+)
+SPEC_11_1_INDEX = bytes.fromhex(  # memcpyed, typesize 8, nbytes 24, offsets 0, 72, 144
+    "0501070818000000180000003800000000000000000100000000000000000000"
+    "0000000000000000"
+    "4800000000000000"
+    "9000000000000000"
+)
+SPEC_11_1_VLMETA_V = bytes.fromhex(
+    "0501070103000000030000002300000000000000000105000000000000000000a26869"
+)
+SPEC_11_1_TRAILER = (
+    bytes.fromhex("940193cd000dde0001a176d200000013dc0001c600000023")
+    + SPEC_11_1_VLMETA_V
+    + bytes.fromhex("ce00000052d800")
+    + bytes(16)
+)
+
+
+def spec_11_1_chunks() -> list[bytes]:
+    """The three memcpyed zstd chunks of §11.1 (``arange(10, int32) + 10 * i``)."""
+    head = bytes.fromhex("0501970428000000280000004800000000000000000105000000000000000000")
+    return [head + (np.arange(10, dtype="<i4") + 10 * i).tobytes() for i in range(3)]
+
+
+def spec_11_1_frame() -> bytes:
+    """The whole 467-byte frame of §11.1."""
+    return SPEC_11_1_HEADER + b"".join(spec_11_1_chunks()) + SPEC_11_1_INDEX + SPEC_11_1_TRAILER
