@@ -66,6 +66,18 @@ def decoded_blocks(monkeypatch) -> list[int]:
     return seen
 
 
+@pytest.fixture
+def user_plugins() -> None:
+    """tests.helpers' user codec (id 180) and XOR filter (id 170), registered in pyblosc2 for
+    this test only (``_isolated_registries`` removes them afterwards)."""
+    from pyblosc2.codecs.registry import register_codec
+    from pyblosc2.filters.registry import register_filter
+    from tests.helpers import XorFilter, ZlibPluginCodec
+
+    register_codec(ZlibPluginCodec())
+    register_filter(XorFilter())
+
+
 @pytest.fixture(autouse=True)
 def _isolated_registries():
     """Codec/filter registrations made by a test never leak into the next one."""

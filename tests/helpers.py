@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
+
+from pyblosc2.codecs.base import BaseCodec, stream_error
+from pyblosc2.filters.base import BaseFilter, FilterContext
 
 DATA_KINDS = ("random", "smooth", "small_ints", "runs", "zeros", "text")
 
@@ -107,3 +112,43 @@ def spec_11_1_chunks() -> list[bytes]:
 def spec_11_1_frame() -> bytes:
     """The whole 467-byte frame of §11.1."""
     return SPEC_11_1_HEADER + b"".join(spec_11_1_chunks()) + SPEC_11_1_INDEX + SPEC_11_1_TRAILER
+
+
+# -- a user codec and a user filter (ids in C-Blosc2's user ranges) ---------------------------
+
+USER_CODEC_ID = 180  # C-Blosc2 user codecs: 160..255
+USER_FILTER_ID = 170  # C-Blosc2 user filters: 160..255
+
+
+class ZlibPluginCodec(BaseCodec):
+    """zlib level 6 on each stream, as a *user* codec (compformat 6, udcompcode 180)."""
+
+    compcode = USER_CODEC_ID
+    compformat = 6
+    name = "zlib-plugin"
+
+    def compress(self, src, clevel, maxout, dict_=None):
+        out = zlib.compress(bytes(src), 6)
+        return out if len(out) <= maxout else b""
+
+    def decompress(self, src, nbytes, dict_=None):
+        try:
+            out = zlib.decompress(bytes(src))
+        except zlib.error as exc:
+            raise stream_error(self.name, "a zlib stream", str(exc)) from None
+        if len(out) != nbytes:
+            raise stream_error(self.name, f"{nbytes} bytes", len(out))
+        return out
+
+
+class XorFilter(BaseFilter):
+    """XOR of every byte with the slot's ``filters_meta`` byte (its own inverse)."""
+
+    id = USER_FILTER_ID
+    name = "xor"
+
+    def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
+        np.bitwise_xor(src, np.uint8(ctx.meta), out=dst)
+
+    def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
+        np.bitwise_xor(src, np.uint8(ctx.meta), out=dst)
