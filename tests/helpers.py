@@ -152,3 +152,55 @@ class XorFilter(BaseFilter):
 
     def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
         np.bitwise_xor(src, np.uint8(ctx.meta), out=dst)
+
+
+# -- SChunk mutations against a list-of-chunks model ------------------------------------------
+
+MODEL_CHUNKSIZE = 400  # bytes: 100 int32 items
+
+
+def apply_schunk_op(s, chunks: list[bytes], op: str, arg, counter: int) -> list[bytes]:
+    """Apply one mutation to SChunk ``s`` and return the model (its chunks' bytes, in order).
+
+    ``counter`` makes each step's data distinct. Ops that need fixed-size chunks (append,
+    insert, update, zeros, setitem) are skipped once a short chunk is in; ops that need a chunk
+    are skipped on an empty SChunk.
+    """
+    full = np.arange(counter * 100, counter * 100 + 100, dtype=np.int32).tobytes()
+    regular = all(len(c) == MODEL_CHUNKSIZE for c in chunks)
+    chunks = list(chunks)
+    if op == "append" and regular:
+        piece = full if arg >= 30 else full[: 4 * max(arg, 1)]
+        s.append_data(piece)
+        chunks.append(piece)
+    elif op == "insert" and regular:
+        k = arg % (len(chunks) + 1)
+        s.insert_data(k, full, copy=True)
+        chunks.insert(k, full)
+    elif op == "update" and chunks and regular:
+        k = arg % len(chunks)
+        s.update_data(k, full, copy=True)
+        chunks[k] = full
+    elif op == "zeros" and chunks and regular:
+        k = arg % len(chunks)
+        s.update_data(k, bytes(MODEL_CHUNKSIZE), copy=True)
+        chunks[k] = bytes(MODEL_CHUNKSIZE)
+    elif op == "delete" and chunks:
+        k = arg % len(chunks)
+        s.delete_chunk(k)
+        del chunks[k]
+    elif op == "reorder" and chunks:
+        order = list(range(len(chunks)))
+        arg.shuffle(order)
+        s.reorder_offsets(order)
+        chunks = [chunks[i] for i in order]
+    elif op == "setitem" and regular and chunks:
+        flat = bytearray(b"".join(chunks))
+        start = min(arg, len(flat) // 4)
+        val = np.arange(30, dtype=np.int32).tobytes()
+        s[start : start + 30] = val
+        flat[start * 4 : start * 4 + 120] = val
+        chunks = [
+            bytes(flat[i : i + MODEL_CHUNKSIZE]) for i in range(0, len(flat), MODEL_CHUNKSIZE)
+        ]
+    return chunks
