@@ -123,6 +123,7 @@ def test_c_frame_file_read_by_us(c_single_thread, tmp_path) -> None:
     s.append_data(data[:1000])
     del s
     ours = pb.open(str(path), mode="r")
+    assert isinstance(ours, pb.SChunk)
     assert ours.cparams.codec == USER_CODEC_ID
     assert ours[:] == data.tobytes() + data[:1000].tobytes()
 

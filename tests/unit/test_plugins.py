@@ -31,7 +31,7 @@ from tests.helpers import (
 )
 
 F = pb.Filter
-PIPELINES = {
+PIPELINES: dict[str, tuple[list[int], list[int]]] = {
     "xor": ([USER_FILTER_ID], [0x5A]),
     "xor+shuffle": ([USER_FILTER_ID, F.SHUFFLE], [0xA5, 0]),
     "shuffle+xor": ([F.SHUFFLE, USER_FILTER_ID], [0, 0x01]),
@@ -134,6 +134,7 @@ def test_schunk_file_with_plugins(tmp_path, contiguous: bool) -> None:
     s.append_data(data)
     del s
     reopened = pb.open(str(urlpath), mode="r")
+    assert isinstance(reopened, pb.SChunk)
     assert reopened[:] == data.tobytes()
     assert reopened.cparams.codec == USER_CODEC_ID
     frame = (urlpath if contiguous else urlpath / "chunks.b2frame").read_bytes()

@@ -88,7 +88,9 @@ class SChunkModel(RuleBasedStateMachine):
         self._check(self.s)
         self._check(pb.schunk_from_cframe(self.s.to_cframe()))
         if self.path is not None:
-            self._check(pb.open(self.path, mode="r"))
+            reopened = pb.open(self.path, mode="r")
+            assert isinstance(reopened, pb.SChunk)
+            self._check(reopened)
 
     def teardown(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -53,8 +53,9 @@ def input_data(typesize: int) -> np.ndarray:
     noise = (i * 2654435761 >> 13) & 15
     if typesize == 1:
         return ((i // 16) % 256 ^ (noise & 1)).astype(np.uint8)
-    dt = np.float32 if typesize == 4 else np.float64
-    return (i.astype(dt) / dt(7) + noise.astype(dt) / dt(64)).astype(dt)
+    if typesize == 4:
+        return i.astype(np.float32) / np.float32(7) + noise.astype(np.float32) / np.float32(64)
+    return i.astype(np.float64) / 7.0 + noise.astype(np.float64) / 64.0
 
 
 def chunk_cases() -> list[dict[str, Any]]:
@@ -131,7 +132,7 @@ def write_chunks(blosc2: Any) -> dict[str, Any]:
 def write_special_chunks(blosc2: Any) -> dict[str, Any]:
     """Special-value chunks as C synthesises them (SChunk.get_chunk) or writes them."""
     out: dict[str, Any] = {}
-    fills = {
+    fills: dict[str, tuple[str, Any, np.ndarray]] = {
         "special-zeros-f4": ("ZERO", None, np.zeros(1000, np.float32)),
         "special-nan-f4": ("NAN", None, np.full(1000, np.nan, np.float32)),
         "special-nan-f8": ("NAN", None, np.full(500, np.nan, np.float64)),
@@ -326,7 +327,7 @@ def write_frames(blosc2: Any) -> dict[str, Any]:
 
 def write_arrays(blosc2: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    arrays = {
+    arrays: dict[str, tuple[np.ndarray, dict[str, Any]]] = {
         "array3d-f4-zstd": (
             (np.arange(13 * 17 * 9, dtype=np.float32) / 8).reshape(13, 17, 9),
             dict(chunks=(6, 8, 5), blocks=(3, 4, 5), cparams=dict(codec=blosc2.Codec.ZSTD)),
