@@ -67,7 +67,7 @@ def decoded_blocks(monkeypatch) -> list[int]:
 
 
 @pytest.fixture
-def user_plugins() -> None:
+def user_plugins(_isolated_registries) -> None:
     """tests.helpers' user codec (id 180) and XOR filter (id 170), registered in pyblosc2 for
     this test only (``_isolated_registries`` removes them afterwards)."""
     from pyblosc2.codecs.registry import register_codec
