@@ -42,6 +42,42 @@ def numcodecs_mod() -> ModuleType:
     return _reference("numcodecs")
 
 
+@pytest.fixture(scope="session")
+def zarr_mod() -> ModuleType:
+    """zarr-python 3 (an optional extra): a skip locally when missing, a failure in CI."""
+    mod = _reference("zarr")
+    assert int(mod.__version__.split(".")[0]) >= 3, f"tests expect zarr 3, got {mod.__version__}"
+    return mod
+
+
+@pytest.fixture
+def decoded_blocks(monkeypatch) -> list[int]:
+    """The indices of the blocks ``ChunkReader.decode_block`` decodes during the test, in order."""
+    from pyblosc2.chunk.decode import ChunkReader
+
+    seen: list[int] = []
+    original = ChunkReader.decode_block
+
+    def spy(self, j, dst, ref):
+        seen.append(j)
+        return original(self, j, dst, ref)
+
+    monkeypatch.setattr(ChunkReader, "decode_block", spy)
+    return seen
+
+
+@pytest.fixture
+def user_plugins(_isolated_registries) -> None:
+    """tests.helpers' user codec (id 180) and XOR filter (id 170), registered in pyblosc2 for
+    this test only (``_isolated_registries`` removes them afterwards)."""
+    from pyblosc2.codecs.registry import register_codec
+    from pyblosc2.filters.registry import register_filter
+    from tests.helpers import XorFilter, ZlibPluginCodec
+
+    register_codec(ZlibPluginCodec())
+    register_filter(XorFilter())
+
+
 @pytest.fixture(autouse=True)
 def _isolated_registries():
     """Codec/filter registrations made by a test never leak into the next one."""

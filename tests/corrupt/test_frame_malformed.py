@@ -52,7 +52,7 @@ def test_base_frame_reads() -> None:
 
 @pytest.mark.parametrize("cut", [0, 10, 50, 86, 87, 96, 97, 120, 200, -60, -25, -24, -23, -1])
 def test_truncated(cut: int) -> None:
-    with pytest.raises(pb.FormatError):
+    with pytest.raises(pb.FormatError, match=r"^frame header: (length|header_len|frame_len) at"):
         FrameReader.open(BufferSource(FRAME[:cut]), exact=True)
 
 

@@ -210,26 +210,17 @@ def test_constructors_like_numpy() -> None:
     )
 
 
-def test_single_element_decodes_one_block(monkeypatch, tmp_path) -> None:
-    from pyblosc2.chunk.decode import ChunkReader
-
+def test_single_element_decodes_one_block(decoded_blocks, tmp_path) -> None:
     x = np.random.default_rng(3).random((64, 64, 64)).astype(np.float32)
     path = str(tmp_path / "big.b2nd")
     pb.asarray(x, chunks=(64, 64, 64), blocks=(8, 8, 8), urlpath=path)
     a = pb.open(path)
     chunk_bytes = pb.get_cbuffer_sizes(a.schunk.get_chunk(0))[1]
-    decoded = []
-    original = ChunkReader.decode_block
-
-    def spy(self, j, dst, ref):
-        decoded.append(j)
-        return original(self, j, dst, ref)
-
-    monkeypatch.setattr(ChunkReader, "decode_block", spy)
+    decoded_blocks.clear()
     store = a.schunk._store
     before = store.bytes_read
     assert a[40, 17, 3] == x[40, 17, 3]
-    assert len(decoded) == 1
+    assert len(decoded_blocks) == 1
     assert store.bytes_read - before < chunk_bytes / 8
     np.testing.assert_array_equal(a[30:34, 5:9, 60], x[30:34, 5:9, 60])  # spans blocks
 

@@ -425,9 +425,11 @@ def test_truncation_masks_low_bits(cls, typesize, meta):
     ],
 )
 def test_truncation_check_refuses(cls, typesize, meta):
-    with pytest.raises(ParamError):
+    refused = r"^(TRUNC_PREC|INT_TRUNC) (needs typesize|precision must be in)"
+    with pytest.raises(ParamError, match=refused):
         cls().check(typesize, meta)
-    with pytest.raises(ValueError):  # forward refuses too (ParamError is a ValueError)
+    # forward refuses too (ParamError is a ValueError)
+    with pytest.raises(ValueError, match=refused):
         run(cls(), u8(bytes(4 * typesize)), FilterContext(typesize, meta))
 
 

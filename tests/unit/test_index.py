@@ -1,0 +1,160 @@
+"""frame/index.py and writer.encode_index: the index chunk of int64 offsets and the special
+offsets (frame-format.md §4.1-§4.4)."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import pyblosc2 as pb
+from pyblosc2 import FormatError
+from pyblosc2.constants import SpecialValue
+from pyblosc2.frame.index import SPECIAL_OFFSETS, decode_index, special_of
+from pyblosc2.frame.writer import encode_index
+from tests.helpers import SPEC_11_1_INDEX
+
+ZERO, NAN, UNINIT = -0x7F00000000000000, -0x7E00000000000000, -0x7C00000000000000
+
+# §11.2: the index C's fill_special writes for blosc2.zeros((10, 10), chunks=(5, 5)): a
+# repeated-value chunk (special id 3) of four 0x81... offsets
+FILL_SPECIAL_INDEX = bytes.fromhex(
+    "05010508200000002000000028000000000000000001000000000000000000300000000000000081"
+)
+
+
+# -- vectors ----------------------------------------------------------------------------------
+
+
+def test_spec_index_written_byte_for_byte() -> None:
+    """§4.3/§11.1: 3 chunks → a 56-byte memcpyed chunk, as C writes it on every mutation."""
+    assert encode_index(np.array([0, 72, 144], np.int64)).hex() == SPEC_11_1_INDEX.hex()
+
+
+def test_spec_index_decodes() -> None:
+    offsets = decode_index(SPEC_11_1_INDEX, 3, 329)
+    assert offsets.dtype == np.int64 and offsets.tolist() == [0, 72, 144]
+
+
+def test_large_index_header() -> None:
+    """§4.3: a 3000-chunk index is blosclz + shuffle, no-split (``05 01 15 08``), blocksize
+    16384, nbytes 24000."""
+    idx = encode_index(np.arange(3000, dtype=np.int64) * 1000)
+    assert idx[:4].hex() == "05011508"
+    assert struct.unpack_from("<ii", idx, 4) == (24000, 16384)
+    assert decode_index(idx, 3000, 0).tolist() == list(range(0, 3_000_000, 1000))
+
+
+def test_fill_special_index_decodes() -> None:
+    """C decodes the index with the generic decompressor: a repeated-value chunk is fine."""
+    offsets = decode_index(FILL_SPECIAL_INDEX, 4, 165)
+    assert offsets.tolist() == [ZERO] * 4
+    assert {special_of(int(o)) for o in offsets} == {SpecialValue.ZERO}
+
+
+@pytest.mark.parametrize(
+    ("value", "byte7", "special"),
+    [
+        (ZERO, 0x81, SpecialValue.ZERO),
+        (NAN, 0x82, SpecialValue.NAN),
+        (UNINIT, 0x84, SpecialValue.UNINIT),
+    ],
+)
+def test_special_offsets_table(value: int, byte7: int, special: SpecialValue) -> None:
+    """§4.2: byte 7 of the LE int64 is 0x80 | id, bytes 0-6 are zero."""
+    raw = np.int64(value).astype("<i8").tobytes()
+    assert raw == bytes(7) + bytes([byte7])
+    assert byte7 == 0x80 | int(special)
+    assert SPECIAL_OFFSETS[np.int64(value)] == special
+    assert special_of(value) == special
+
+
+def test_special_offsets_are_exactly_three() -> None:
+    assert sorted(int(k) for k in SPECIAL_OFFSETS) == [ZERO, NAN, UNINIT]
+
+
+@pytest.mark.parametrize("offset", [0, 1, 72, 2**62, 2**63 - 1, -1, -0x7D00000000000000])
+def test_not_special(offset: int) -> None:
+    assert special_of(offset) == SpecialValue.NOT_SPECIAL
+
+
+# -- round trips ------------------------------------------------------------------------------
+
+OFFSETS = hnp.arrays(
+    np.int64,
+    st.integers(0, 600),
+    elements=st.one_of(st.integers(0, 2**63 - 1), st.sampled_from([ZERO, NAN, UNINIT])),
+)
+
+
+@given(OFFSETS, st.booleans())
+def test_roundtrip(offsets: np.ndarray, known: bool) -> None:
+    idx = encode_index(offsets)
+    got = decode_index(idx, len(offsets) if known else None, 0)
+    np.testing.assert_array_equal(got, offsets, strict=True)
+    assert pb.get_chunk_header(idx).typesize == 8
+
+
+# -- malformed index chunks -------------------------------------------------------------------
+
+
+def test_typesize_other_than_8() -> None:
+    """§2.9 rule 6: C fetches offsets with getitem, in units of the chunk typesize."""
+    chunk = pb.compress2(np.arange(3, dtype="<i8").tobytes(), typesize=4)
+    with pytest.raises(FormatError, match=r"^index chunk: typesize at offset 103 is 4, expected 8"):
+        decode_index(chunk, None, 100)
+
+
+def test_nbytes_not_a_multiple_of_8() -> None:
+    chunk = pb.compress2(bytes(12), typesize=8)
+    with pytest.raises(FormatError, match=r"^index chunk: nbytes at offset 104 is 12, expected a"):
+        decode_index(chunk, None, 100)
+
+
+@pytest.mark.parametrize("nchunks", [0, 2, 4, 1000])
+def test_nbytes_not_8_nchunks(nchunks: int) -> None:
+    with pytest.raises(
+        FormatError, match=rf"nbytes at offset 4 is 24, expected 8 \* nchunks = {8 * nchunks}"
+    ):
+        decode_index(SPEC_11_1_INDEX, nchunks, 0)
+
+
+@pytest.mark.parametrize(
+    "bad", [-1, -5, -0x7D00000000000000, -(2**63), ZERO + 1, ZERO | 0x80], ids=hex
+)
+def test_negative_offset_not_special(bad: int) -> None:
+    """§4.2: any negative value but the three special ones is an error."""
+    idx = encode_index(np.array([0, bad, 3], np.int64))
+    with pytest.raises(
+        FormatError, match=r"^index chunk: offset\[1\] is 0x[0-9a-f]+, expected non-neg"
+    ):
+        decode_index(idx, 3, 0)
+
+
+@pytest.mark.parametrize("cut", range(len(SPEC_11_1_INDEX)))
+def test_truncated_at_every_offset(cut: int) -> None:
+    with pytest.raises(FormatError, match=r"^chunk header: (length|cbytes) at offset (0|12) is"):
+        decode_index(SPEC_11_1_INDEX[:cut], 3, 329)
+
+
+@pytest.mark.parametrize(
+    ("pos", "value", "message"),
+    [
+        (4, 0, r"chunk header: cbytes at offset 12 is 56, expected nbytes \+ 32 = 32 \(memcpyed\)"),
+        (4, -1, r"chunk header: nbytes at offset 4 is -1, expected >= 0"),
+        (4, 2**31 - 1, r"chunk header: nbytes at offset 4 is 2147483647"),
+        (12, 0, r"chunk header: cbytes at offset 12 is 0, expected >= 16"),
+        (12, -1, r"chunk header: cbytes at offset 12 is -1"),
+        (12, 2**31 - 1, r"chunk header: cbytes at offset 12 is 2147483647, expected at most 56"),
+    ],
+    ids=["nbytes=0", "nbytes=-1", "nbytes=huge", "cbytes=0", "cbytes=-1", "cbytes=huge"],
+)
+def test_bad_size_fields(pos: int, value: int, message: str) -> None:
+    bad = bytearray(SPEC_11_1_INDEX)
+    struct.pack_into("<i", bad, pos, value)
+    with pytest.raises(FormatError, match=f"^{message}"):
+        decode_index(bytes(bad), 3, 0)
