@@ -18,8 +18,6 @@ from pyblosc2.frame.writer import build_cframe
 from pyblosc2.meta import packb
 from tests.helpers import SPEC_11_1_HEADER, SPEC_11_1_VLMETA_V, spec_11_1_chunks, spec_11_1_frame
 
-MAGIC_XFAIL = pytest.mark.xfail(strict=True, reason="magic check lands with the frame refactor")
-
 
 def _with(buf: bytes, fmt: str, offset: int, value: int) -> bytes:
     b = bytearray(buf)
@@ -303,7 +301,6 @@ def test_metalayer_section_limits() -> None:
 # -- checks C does not make but a reader should (land with the frame refactor) ---------------
 
 
-@MAGIC_XFAIL
 @pytest.mark.parametrize("pos", range(2, 10))
 def test_bad_magic(pos: int) -> None:
     bad = bytearray(SPEC_11_1_HEADER)
@@ -316,7 +313,6 @@ def test_bad_magic(pos: int) -> None:
 PREFIX_MARKERS = [0x00, 0x01, 0x0A, 0x0F, 0x18, 0x1D, 0x26, 0x2F, 0x34, 0x39, 0x3E, 0x41, 0x45]
 
 
-@MAGIC_XFAIL
 @pytest.mark.parametrize("pos", PREFIX_MARKERS)
 def test_bad_msgpack_marker(pos: int) -> None:
     bad = bytearray(SPEC_11_1_HEADER)
@@ -325,7 +321,6 @@ def test_bad_msgpack_marker(pos: int) -> None:
         FrameHeader.from_bytes(bytes(bad), buffer_len=467)
 
 
-@MAGIC_XFAIL
 def test_file_with_bad_magic_is_refused(tmp_path) -> None:
     """A frame file whose magic is corrupted is not a frame (a buffer already is refused)."""
     import pyblosc2 as pb

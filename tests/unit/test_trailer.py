@@ -96,14 +96,11 @@ def test_roundtrip(vlmeta, fpt: int, fingerprint: bytes) -> None:
 def test_truncated(cut: int) -> None:
     """Any cut before the end of the vlmeta content is refused (the map or the content is
     missing)."""
-    with pytest.raises(FormatError, match=r"^frame trailer: vlmeta (map|'v' length) at offset"):
+    fields = r"(length|vlmeta (map marker|0 name|0 offset|'v' offset|'v' length))"
+    with pytest.raises(FormatError, match=rf"^frame trailer: {fields} at offset"):
         Trailer.from_bytes(SPEC_11_1_TRAILER[:cut])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Trailer.from_bytes checks neither the CE/trailer_len nor the D8 fingerprint tail",
-)
 @pytest.mark.parametrize("cut", range(59, TRAILER_LEN))
 def test_truncated_inside_the_tail(cut: int) -> None:
     with pytest.raises(FormatError, match=r"^frame trailer: "):
@@ -112,12 +109,12 @@ def test_truncated_inside_the_tail(cut: int) -> None:
 
 # (struct format, trailer position, bad value, message regex)
 BAD_FIELDS = [
-    (">B", 6, 0xDF, r"vlmeta map at offset 1006 is 0xdf, expected a map16"),
-    (">B", 6, 0x81, r"vlmeta map at offset 1006 is 0x81"),
+    (">B", 6, 0xDF, r"vlmeta map marker at offset 1006 is 0xdf, expected 0xde \(map16\)"),
+    (">B", 6, 0x81, r"vlmeta map marker at offset 1006 is 0x81"),
     (">H", 7, 8193, r"vlmeta count at offset 1007 is 8193, expected at most 8192"),
     (">H", 7, 0xFFFF, r"vlmeta count at offset 1007 is 65535"),
-    (">H", 7, 2, r"vlmeta 1 name at offset 1016 is missing, expected a fixstr"),
-    (">B", 9, 0xD9, r"vlmeta 0 name at offset 1009 is missing, expected a fixstr"),
+    (">H", 7, 2, r"vlmeta 1 name at offset 1016 is .*, expected a fixstr"),
+    (">B", 9, 0xD9, r"vlmeta 0 name at offset 1009 is 0xd9, expected a fixstr"),
     (">B", 9, 0xBF, r"vlmeta 0 offset at offset 1041 is missing"),
     (">B", 11, 0xCE, r"vlmeta 0 offset at offset 1011 is missing, expected an int32"),
     (">i", 12, 0, r"vlmeta 'v' offset at offset 1012 is 0, expected the position of a bin32"),
@@ -125,7 +122,7 @@ BAD_FIELDS = [
     (">i", 12, 2**31 - 1, r"vlmeta 'v' offset at offset 1012 is 2147483647"),
     (">i", 12, 0x14, r"vlmeta 'v' offset at offset 1012 is 20"),
     (">B", 19, 0xC4, r"vlmeta 'v' offset at offset 1012 is 19"),
-    (">I", 20, 59, r"vlmeta 'v' length at offset 1020 is 59, expected at most 58"),
+    (">I", 20, 59, r"vlmeta 'v' length at offset 1020 is 59, expected at most 35"),
     (">I", 20, 2**32 - 1, r"vlmeta 'v' length at offset 1020 is 4294967295"),
 ]
 

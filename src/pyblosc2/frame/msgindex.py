@@ -27,33 +27,44 @@ _OFFSET = struct.Struct(">Bi")
 
 
 def parse_index(
-    buf: bytes | memoryview, start: int, end: int, *, where: str, kind: str, max_entries: int
+    buf: bytes | memoryview,
+    start: int,
+    end: int,
+    *,
+    where: str,
+    kind: str,
+    max_entries: int,
+    base: int = 0,
 ) -> tuple[tuple[str, bytes], ...]:
     """``(name, content)`` pairs of the index whose ``93`` byte is at ``start``; offsets are
     relative to position 0 of ``buf`` and every byte read must lie before ``end``. ``kind``
-    names the entries in errors ("metalayer", "vlmeta")."""
+    names the entries in errors ("metalayer", "vlmeta"), whose offsets are ``base`` + the
+    position in ``buf`` (frame positions)."""
     mv = memoryview(buf)
+
+    def err(field: str, pos: int, expected: object, got: object) -> FormatError:
+        return FormatError(where, field, base + pos, expected, got)
+
     map_pos = start + _MAP_POS
     if map_pos + 3 > end or mv[map_pos] != MAP16:
         got = hex(mv[map_pos]) if map_pos < end else "truncated"
-        raise FormatError(where, f"{kind} map marker", map_pos, "0xde (map16)", got)
+        raise err(f"{kind} map marker", map_pos, "0xde (map16)", got)
     (n,) = struct.unpack_from(">H", mv, map_pos + 1)
     if n > max_entries:
-        raise FormatError(where, f"{kind} count", map_pos + 1, f"at most {max_entries}", n)
+        raise err(f"{kind} count", map_pos + 1, f"at most {max_entries}", n)
     p = map_pos + 3
     out = []
     for i in range(n):
         if p >= end or mv[p] & FIXSTR_MASK != FIXSTR:
             got = hex(mv[p]) if p < end else "past the end"
-            raise FormatError(where, f"{kind} {i} name", p, "a fixstr (0xa0..0xbf)", got)
+            raise err(f"{kind} {i} name", p, "a fixstr (0xa0..0xbf)", got)
         name_end = p + 1 + (mv[p] & 0x1F)
         if name_end + 5 > end or mv[name_end] != INT32:
-            raise FormatError(where, f"{kind} {i} offset", name_end, "an int32 (0xd2)", "missing")
+            raise err(f"{kind} {i} offset", name_end, "an int32 (0xd2)", "missing")
         name = bytes(mv[p + 1 : name_end]).decode("utf-8", errors="surrogateescape")
         (off,) = struct.unpack_from(">i", mv, name_end + 1)
         if not 0 <= off <= end - 5 or mv[off] != BIN32:
-            raise FormatError(
-                where,
+            raise err(
                 f"{kind} {name!r} offset",
                 name_end + 1,
                 "the position of a bin32 (0xc6)",
@@ -61,9 +72,7 @@ def parse_index(
             )
         (clen,) = struct.unpack_from(">I", mv, off + 1)
         if off + 5 + clen > end:
-            raise FormatError(
-                where, f"{kind} {name!r} length", off + 1, f"at most {end - off - 5}", clen
-            )
+            raise err(f"{kind} {name!r} length", off + 1, f"at most {end - off - 5}", clen)
         out.append((name, bytes(mv[off + 5 : off + 5 + clen])))
         p = name_end + 5
     return tuple(out)

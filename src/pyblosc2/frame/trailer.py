@@ -70,6 +70,7 @@ class Trailer:
             where="frame trailer",
             kind="vlmeta",
             max_entries=MAX_VLMETALAYERS,
+            base=start,
         )
         fpt = mv[n_total - FINGERPRINT_LEN - 1]
         fp = bytes(mv[n_total - FINGERPRINT_LEN :])
