@@ -49,8 +49,7 @@ from .numcodecs_codec import (
 )
 
 if TYPE_CHECKING:
-    from typing import Self
-
+    from typing_extensions import Self
     from zarr.core.array_spec import ArraySpec
     from zarr.core.buffer import Buffer
 
@@ -247,7 +246,8 @@ class BloscCodec(BytesBytesCodec):
         return chunk_spec.prototype.buffer.from_bytes(encoded)
 
     def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
-        return chunk_spec.prototype.buffer.from_bytes(decode_blosc1(chunk_bytes.as_numpy_array()))
+        decoded = decode_blosc1(chunk_bytes.as_numpy_array())
+        return chunk_spec.prototype.buffer.from_bytes(decoded.data)
 
     async def _encode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer | None:
         return await asyncio.to_thread(self._encode_sync, chunk_bytes, chunk_spec)
