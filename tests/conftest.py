@@ -42,6 +42,13 @@ def numcodecs_mod() -> ModuleType:
     return _reference("numcodecs")
 
 
+@pytest.fixture(scope="session")
+def zarr_codec() -> ModuleType:
+    """pyblosc2.compat.zarr_codec (needs zarr: a skip locally, a failure in CI)."""
+    _reference("zarr")
+    return importlib.import_module("pyblosc2.compat.zarr_codec")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_registries():
     """Codec/filter registrations made by a test never leak into the next one."""
