@@ -7,7 +7,9 @@ what the first wrote).
 
 from __future__ import annotations
 
+import enum
 import importlib.util
+import inspect
 import os
 import re
 import subprocess
@@ -91,3 +93,47 @@ def test_doctests_collect_without_zarr(tmp_path: Path, ci: str, collects: bool) 
         assert "passed" in done.stdout and "error" not in done.stdout.lower()
     else:
         assert done.returncode != 0 and "zarr hidden by test_docs" in done.stdout
+
+
+# -- runnable examples on the public API -------------------------------------------------------
+
+#: Public names whose docstring example lives in a module another branch is editing
+#: (schunk.py); strict xfail, so pasting the example turns this into a reminder to drop them.
+PENDING_EXAMPLES = {"Storage", "remove_urlpath", "schunk_from_cframe"}
+
+
+def _public_callables() -> list[str]:
+    names = []
+    for name in pyblosc2.__all__:
+        obj = getattr(pyblosc2, name)
+        if inspect.isclass(obj) and issubclass(obj, BaseException | enum.Enum):
+            continue  # exceptions and enums document themselves
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            names.append(name)
+    return names
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="example pending in schunk.py"))
+        if n in PENDING_EXAMPLES
+        else n
+        for n in _public_callables()
+    ],
+)
+def test_public_callable_has_a_runnable_example(name: str) -> None:
+    """Each has a ``>>>`` example, which --doctest-modules runs."""
+    assert ">>>" in (inspect.getdoc(getattr(pyblosc2, name)) or "")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n, v in vars(pyblosc2.NDArray).items()
+        if not n.startswith("_") and (isinstance(v, property) or inspect.isfunction(v))
+    ],
+)
+def test_ndarray_members_are_documented(name: str) -> None:
+    assert inspect.getdoc(getattr(pyblosc2.NDArray, name))
