@@ -348,3 +348,45 @@ def test_error_hierarchy(cls: type, bases: tuple[type, ...]) -> None:
 def test_non_buffer_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="src must be a bytes-like object"):
         pb.compress2(object())
+
+
+# -- NDArray constructors ------------------------------------------------------------------------
+
+CONSTRUCTOR_CASES = [
+    ("np shape", lambda: pb.zeros(np.int64(5)).shape, (5,)),
+    ("np shape entries", lambda: pb.zeros((np.int32(2), 3)).shape, (2, 3)),
+    ("np chunks", lambda: pb.zeros((4, 4), chunks=[np.int8(2), 2], blocks=(1, 2)).chunks, (2, 2)),
+    (
+        "float shape",
+        lambda: pb.zeros(5.0),
+        bad(PTE, "shape must be an int or a sequence of ints, got 5.0"),
+    ),
+    ("float entry", lambda: pb.empty((2, 3.0)), bad(PTE, "shape[1] must be an int >= 0, got 3.0")),
+    ("negative", lambda: pb.ones((-1,)), bad(PE, "shape[0] must be an int >= 0, got -1")),
+    ("too many dims", lambda: pb.zeros((1,) * 17), bad(PE, "shape must be at most 16 dimensions")),
+    (
+        "chunks per dim",
+        lambda: pb.zeros((4, 4), chunks=(2,)),
+        bad(PE, "chunks must be 2 entries (one per dimension), got (2,)"),
+    ),
+    (
+        "blocks > chunks",
+        lambda: pb.full((4,), 1.5, chunks=(2,), blocks=(3,)),
+        bad(PE, "blocks must be 0 < blocks <= chunks (chunks=(2,)), got (3,)"),
+    ),
+    ("dtype", lambda: pb.zeros(3, dtype="nonsense"), bad(PTE, "dtype must be a numpy dtype")),
+    ("linspace", lambda: pb.linspace(0, 1), bad(PE, "linspace needs num or shape")),
+    ("linspace num", lambda: pb.linspace(0, 1, 2.5), bad(PTE, "num must be an int >= 0, got 2.5")),
+    (
+        "asarray chunks",
+        lambda: pb.asarray(np.ones(3), chunks="a"),
+        bad(PTE, "chunks must be an int"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "call", "expected"), CONSTRUCTOR_CASES, ids=[c[0] for c in CONSTRUCTOR_CASES]
+)
+def test_ndarray_constructor_arguments(name: str, call: Any, expected: Any) -> None:
+    _check(call, expected)

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._bytes import BufferLike
 from ..api import compress_blosc1, decompress2, get_chunk_header
 from ..constants import Codec, Filter
 from ..errors import ParamError
@@ -116,7 +117,7 @@ def parse_shuffle_int(value: object) -> int:
 
 
 def encode_blosc1(
-    data: Any, typesize: int, cname: str, clevel: int, shuffle: int, blocksize: int
+    data: BufferLike, typesize: int, cname: str, clevel: int, shuffle: int, blocksize: int
 ) -> bytes:
     """One Blosc1 chunk, as ``blosc_compress_ctx(clevel, shuffle, typesize, ..., cname,
     blocksize, 1)`` of C-Blosc 1.x writes it (a typesize above 255 is used as 1, as C does).
@@ -137,17 +138,17 @@ def encode_blosc1(
     )
 
 
-def decoded_size(buf: Any) -> int:
+def decoded_size(buf: BufferLike) -> int:
     """The uncompressed size a chunk declares (its header is validated)."""
     return get_chunk_header(buf).nbytes
 
 
-def decode_into(buf: Any, out: np.ndarray) -> None:
+def decode_into(buf: BufferLike, out: np.ndarray) -> None:
     """Decode the chunk ``buf`` into the first ``nbytes`` bytes of the uint8 array ``out``."""
     decompress2(buf, dst=out, nthreads=1)
 
 
-def decode_blosc1(buf: Any) -> np.ndarray:
+def decode_blosc1(buf: BufferLike) -> np.ndarray:
     """A new uint8 array holding the decoded chunk ``buf`` (any Blosc1/Blosc2 chunk).
 
     >>> bytes(decode_blosc1(encode_blosc1(b"abc" * 100, 3, "zstd", 5, SHUFFLE, 0))[:6])
@@ -224,7 +225,7 @@ class Blosc:
         object.__setattr__(self, "blocksize", parse_blocksize(self.blocksize))
         object.__setattr__(self, "typesize", parse_typesize_or_none(self.typesize))
 
-    def encode(self, buf: Any) -> bytes:
+    def encode(self, buf: BufferLike) -> bytes:
         """Compress ``buf`` (any contiguous buffer or array) into one Blosc1 chunk."""
         arr = _contiguous_array(buf, "buf")
         itemsize = self.typesize if self.typesize is not None else arr.itemsize

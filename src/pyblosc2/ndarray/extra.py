@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -13,10 +13,10 @@ from numpy.typing import DTypeLike
 
 from .._bytes import BufferLike, as_view
 from ..errors import FormatError, ParamError
-from ..params import DParams
+from ..params import DParams, parse_int
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
-from .ndarray import NDArray, asarray, empty
+from .ndarray import NDArray, ShapeLike, asarray, empty
 
 __all__ = [
     "arange",
@@ -34,7 +34,7 @@ MAX_PACK_CHUNKSIZE = 2**28
 
 
 def frombuffer(
-    buffer: BufferLike, shape: int | Sequence[int], dtype: DTypeLike = np.uint8, **kwargs: Any
+    buffer: BufferLike, shape: ShapeLike, dtype: DTypeLike = np.uint8, **kwargs: Any
 ) -> NDArray:
     """An NDArray from raw bytes (C order), reshaped to ``shape``.
 
@@ -49,11 +49,11 @@ def frombuffer(
 
 
 def arange(
-    start: Any,
-    stop: Any = None,
-    step: Any = 1,
-    dtype: Any = None,
-    shape: Any = None,
+    start: float,
+    stop: float | None = None,
+    step: float = 1,
+    dtype: DTypeLike | None = None,
+    shape: ShapeLike | None = None,
     c_order: bool = True,
     **kwargs: Any,
 ) -> NDArray:
@@ -72,12 +72,12 @@ def arange(
 
 
 def linspace(
-    start: Any,
-    stop: Any,
-    num: Any = None,
-    dtype: Any = None,
+    start: float,
+    stop: float,
+    num: int | None = None,
+    dtype: DTypeLike | None = None,
     endpoint: bool = True,
-    shape: Any = None,
+    shape: ShapeLike | None = None,
     c_order: bool = True,
     **kwargs: Any,
 ) -> NDArray:
@@ -92,7 +92,10 @@ def linspace(
     if not c_order:
         raise NotImplementedError("linspace(c_order=False)")
     if num is None:
+        if shape is None:
+            raise ParamError("linspace needs num or shape, got neither")
         num = math.prod(shape if isinstance(shape, tuple | list) else (shape,))
+    num = parse_int(num, "num", 0)
     data = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
     return asarray(data if shape is None else data.reshape(shape), **kwargs)
 

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
+from .._bytes import BufferLike
 from ..constants import SpecialValue
 from ..errors import FormatError, ParamError
 from ..meta import RawMetalayer
 from ..params import CParams, is_int, parse_int, refuse
-from ..schunk import ChunkInfo, SChunk
+from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
 from .b2nd_meta import MAX_DIM, B2NDMeta
 
 __all__ = [
@@ -35,6 +37,9 @@ __all__ = [
     "open",
     "zeros",
 ]
+
+#: A shape argument: an int (one dimension) or a sequence of ints (numpy integers accepted).
+ShapeLike = int | Sequence[int]
 
 BLOCK_TARGET = 1 << 16  # bytes per block: fits L2 with room for the codec's work
 CHUNK_TARGET = 1 << 22  # bytes per chunk: a few MB, as python-blosc2 favours
@@ -176,7 +181,7 @@ class NDArray:
         return self.nbytes / self.cbytes
 
     @property
-    def meta(self) -> Any:
+    def meta(self) -> Meta:
         """The fixed-length metalayers (mapping-like; ``"b2nd"`` holds the shape and dtype).
 
         >>> a = asarray(np.arange(4), meta={"units": "m"})
@@ -186,7 +191,7 @@ class NDArray:
         return self.schunk.meta
 
     @property
-    def vlmeta(self) -> Any:
+    def vlmeta(self) -> VLMeta:
         """The variable-length metalayers (a mutable mapping of msgpack-able values).
 
         >>> a = asarray(np.arange(4))
@@ -389,7 +394,9 @@ class NDArray:
         """The array as an in-memory contiguous frame (see :func:`ndarray_from_cframe`)."""
         return self.schunk.to_cframe()
 
-    def copy(self, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
+    def copy(
+        self, chunks: ShapeLike | None = None, blocks: ShapeLike | None = None, **kwargs: Any
+    ) -> NDArray:
         """A copy with new storage, partition or ``cparams`` (the current ones by default)."""
         return copy(self, chunks, blocks, **kwargs)
 
@@ -462,7 +469,7 @@ class NDArray:
 
 
 # -- constructors -------------------------------------------------------------------------
-def _parse_shape(value: Any, name: str, lo: int) -> tuple[int, ...]:
+def _parse_shape(value: object, name: str, lo: int) -> tuple[int, ...]:
     """An int (one dimension) or a sequence of ints >= ``lo``, numpy integers accepted."""
     if is_int(value):
         value = (value,)
@@ -471,7 +478,13 @@ def _parse_shape(value: Any, name: str, lo: int) -> tuple[int, ...]:
     return tuple(parse_int(n, f"{name}[{i}]", lo) for i, n in enumerate(value))
 
 
-def _new(shape: Any, dtype: Any, chunks: Any, blocks: Any, kwargs: dict) -> NDArray:
+def _new(
+    shape: ShapeLike,
+    dtype: DTypeLike,
+    chunks: ShapeLike | None,
+    blocks: ShapeLike | None,
+    kwargs: dict[str, Any],
+) -> NDArray:
     try:
         dtype = np.dtype(dtype)
     except TypeError:
@@ -534,7 +547,11 @@ def _fill(arr: NDArray, special: SpecialValue, value: Any = None) -> NDArray:
 
 
 def empty(
-    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+    shape: ShapeLike,
+    dtype: DTypeLike = np.float64,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    **kwargs: Any,
 ) -> NDArray:
     """An array whose items are unspecified (stored as zeros, as special chunks).
 
@@ -549,7 +566,11 @@ def empty(
 
 
 def zeros(
-    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+    shape: ShapeLike,
+    dtype: DTypeLike = np.float64,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    **kwargs: Any,
 ) -> NDArray:
     """An array of zeros (special-value chunks: nothing is stored).
 
@@ -561,11 +582,11 @@ def zeros(
 
 
 def full(
-    shape: Any,
+    shape: ShapeLike,
     fill_value: Any,
-    dtype: Any = None,
-    chunks: Any = None,
-    blocks: Any = None,
+    dtype: DTypeLike | None = None,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
     **kwargs: Any,
 ) -> NDArray:
     """An array filled with ``fill_value`` (repeated-value chunks); ``dtype`` defaults to
@@ -585,7 +606,11 @@ def full(
 
 
 def ones(
-    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+    shape: ShapeLike,
+    dtype: DTypeLike = np.float64,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    **kwargs: Any,
 ) -> NDArray:
     """An array of ones.
 
@@ -596,7 +621,12 @@ def ones(
     return full(shape, 1, dtype, chunks, blocks, **kwargs)
 
 
-def asarray(array: Any, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
+def asarray(
+    array: ArrayLike,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    **kwargs: Any,
+) -> NDArray:
     """Store a numpy array (or anything ``np.asarray`` accepts) as an NDArray; ``kwargs``
     are those of :class:`~pyblosc2.SChunk` (``urlpath``, ``mode``, ``cparams``, ``meta``...).
 
@@ -626,7 +656,9 @@ def asarray(array: Any, chunks: Any = None, blocks: Any = None, **kwargs: Any) -
     return arr
 
 
-def copy(arr: NDArray, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
+def copy(
+    arr: NDArray, chunks: ShapeLike | None = None, blocks: ShapeLike | None = None, **kwargs: Any
+) -> NDArray:
     """A copy of ``arr`` with new storage, chunks, blocks or cparams.
 
     >>> b = copy(asarray(np.arange(10)), chunks=(5,), blocks=(5,))
@@ -654,7 +686,7 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> SChun
     return schunk
 
 
-def ndarray_from_cframe(cframe: Any, copy: bool = False) -> NDArray:
+def ndarray_from_cframe(cframe: BufferLike, copy: bool = False) -> NDArray:
     """An NDArray over an in-memory cframe with a ``b2nd`` metalayer (``copy=True`` copies the
     bytes instead of referencing them).
 
