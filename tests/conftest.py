@@ -78,6 +78,13 @@ def user_plugins(_isolated_registries) -> None:
     register_filter(XorFilter())
 
 
+@pytest.fixture(scope="session")
+def zarr_codec() -> ModuleType:
+    """pyblosc2.compat.zarr_codec (needs zarr: a skip locally, a failure in CI)."""
+    _reference("zarr")
+    return importlib.import_module("pyblosc2.compat.zarr_codec")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_registries():
     """Codec/filter registrations made by a test never leak into the next one."""

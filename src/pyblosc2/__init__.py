@@ -1,7 +1,25 @@
-"""pyblosc2: the Blosc/Blosc2 storage formats in pure Python + numpy.
+"""pyblosc2: the Blosc/Blosc2 storage formats in pure Python + numpy, byte-compatible with
+C-Blosc2 and C-Blosc 1.x.
 
-``import pyblosc2 as blosc2`` works for code using python-blosc2's chunk-level core and the
-contiguous-frame part of its SChunk API.
+``import pyblosc2 as blosc2`` works for code using python-blosc2's
+
+* chunk-level core: ``compress2``/``decompress2``, ``compress``/``decompress``, ``getitem``,
+  ``CParams``/``DParams`` and the enums (plus ``compress_blosc1`` for C-Blosc 1.x chunks);
+* super-chunks: ``SChunk`` on contiguous frames (``.b2frame``: in memory, in a file, at an
+  offset, memory-mapped) and sparse frames (directories), with ``meta`` and ``vlmeta``;
+* N-d arrays (``.b2nd``): ``NDArray`` and its constructors (``asarray``, ``zeros``,
+  ``full``, ``arange``, ...), lazy slicing, ``resize``, ``evaluate``, ``open``;
+* packing: ``pack_array2``/``unpack_array2``, ``save_array``/``load_array``.
+
+zarr's and numcodecs' ``blosc`` codecs are in :mod:`pyblosc2.compat`. Bad input bytes raise
+:class:`FormatError`, bad arguments :class:`ParamError` (both ``ValueError``).
+
+>>> import numpy as np
+>>> import pyblosc2 as blosc2
+>>> a = blosc2.asarray(np.arange(12).reshape(3, 4))
+>>> a[1:, ::2]
+array([[ 4,  6],
+       [ 8, 10]])
 """
 
 from .api import (

@@ -12,11 +12,11 @@ True
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
-from ._bytes import as_view, writable_view
+from ._bytes import BufferLike, as_view, writable_view
 from ._threads import default_nthreads
 from .chunk.blocksize import compute_blocksize
 from .chunk.decode import ChunkReader
@@ -24,7 +24,15 @@ from .chunk.encode import EncodeSpec, encode_chunk, special_chunk
 from .chunk.header import ChunkHeader
 from .constants import MAX_FILTERS, Codec, Filter, SpecialValue, SplitMode
 from .errors import ParamError
-from .params import CParams, DParams, parse_int
+from .params import (
+    CParams,
+    DParams,
+    parse_blocksize,
+    parse_bool,
+    parse_enum,
+    parse_int,
+    parse_nthreads,
+)
 
 __all__ = [
     "compress",
@@ -40,6 +48,8 @@ __all__ = [
 ]
 
 _state = {"nthreads": default_nthreads()}
+#: The shuffles a Blosc1 chunk can record.
+_BLOSC1_SHUFFLES = (Filter.NOFILTER, Filter.SHUFFLE, Filter.BITSHUFFLE)
 
 
 def set_nthreads(nthreads: int) -> int:
@@ -47,7 +57,7 @@ def set_nthreads(nthreads: int) -> int:
 
     >>> old = set_nthreads(1); _ = set_nthreads(old)
     """
-    new = parse_int(nthreads, "nthreads", 1, 256)
+    new = parse_nthreads(nthreads)
     old, _state["nthreads"] = _state["nthreads"], new
     return old
 
@@ -70,7 +80,7 @@ def _spec(cp: CParams, blosc1: bool = False) -> EncodeSpec:
     )
 
 
-def compress2(src: Any, **kwargs: Any) -> bytes:
+def compress2(src: BufferLike, **kwargs: Any) -> bytes:
     """Compress ``src`` into a Blosc2 chunk (32-byte header).
 
     Parameters are those of :class:`CParams`, given as ``cparams=`` (a ``CParams`` or dict) or
@@ -86,7 +96,7 @@ def compress2(src: Any, **kwargs: Any) -> bytes:
 
 
 def compress(
-    src: Any,
+    src: BufferLike,
     typesize: int | None = 8,
     clevel: int = 1,
     filter: Filter | int = Filter.SHUFFLE,
@@ -107,7 +117,7 @@ def compress(
         clevel=clevel,
         codec=codec,
         nthreads=_state["nthreads"],
-        filters=[0, 0, 0, 0, 0, filter],
+        filters=[0, 0, 0, 0, 0, parse_enum(filter, Filter, "filter", 0, 255)],
         splitmode=SplitMode.FORWARD_COMPAT_SPLIT,
     )
     if cp.filters[5] == Filter.SHUFFLE and cp.typesize == 1:
@@ -118,7 +128,7 @@ def compress(
 
 
 def compress_blosc1(
-    src: Any,
+    src: BufferLike,
     typesize: int = 8,
     clevel: int = 9,
     shuffle: Filter | int = Filter.SHUFFLE,
@@ -136,11 +146,7 @@ def compress_blosc1(
     >>> c[:4].hex(), decompress(c) == (np.arange(128, dtype=np.int32) % 8).tobytes()
     ('02012104', True)
     """
-    shuffle = int(shuffle)
-    if shuffle not in (Filter.NOFILTER, Filter.SHUFFLE, Filter.BITSHUFFLE):
-        raise ParamError(
-            f"shuffle must be one of NOFILTER (0), SHUFFLE (1), BITSHUFFLE (2), got {shuffle}"
-        )
+    shuffle = parse_enum(shuffle, Filter, "shuffle", 0, 255, allowed=_BLOSC1_SHUFFLES)
     # C-Blosc 1.x records a typesize above 255 as 1 (no shuffle across wider items).
     ts = parse_int(typesize, "typesize", 1, 2**31 - 1)
     ts = ts if ts <= 255 else 1
@@ -155,15 +161,19 @@ def compress_blosc1(
     view = as_view(src)
     if blocksize:
         # C-Blosc 1.x accepts any forced size (at least 128) and rounds it to the typesize.
-        blocksize = max(parse_int(blocksize, "blocksize", 0, 2**31 - 1), 128) // ts * ts
+        blocksize = max(parse_blocksize(blocksize), 128) // ts * ts
     return encode_chunk(view, replace(_spec(cp, blosc1=True), blocksize=blocksize))
 
 
-def _reader(src: Any) -> ChunkReader:
+def _reader(src: BufferLike) -> ChunkReader:
     return ChunkReader.open(as_view(src))
 
 
-def decompress2(src: Any, dst: Any = None, **kwargs: Any) -> bytes | None:
+@overload
+def decompress2(src: BufferLike, dst: None = None, **kwargs: Any) -> bytes: ...
+@overload
+def decompress2(src: BufferLike, dst: BufferLike, **kwargs: Any) -> None: ...
+def decompress2(src: BufferLike, dst: BufferLike | None = None, **kwargs: Any) -> bytes | None:
     """Decompress a chunk; into ``dst`` (a writable buffer or array, returns ``None``) or
     into a new ``bytes`` object.
 
@@ -184,8 +194,35 @@ def decompress2(src: Any, dst: Any = None, **kwargs: Any) -> bytes | None:
     return None
 
 
-def decompress(src: Any, dst: Any = None, as_bytearray: bool = False) -> bytes | bytearray | None:
-    """Decompress like python-blosc2's ``decompress`` (global thread count)."""
+@overload
+def decompress(
+    src: BufferLike, dst: None = None, as_bytearray: Literal[False] = False
+) -> bytes: ...
+@overload
+def decompress(src: BufferLike, dst: None, as_bytearray: Literal[True]) -> bytearray: ...
+@overload
+def decompress(src: BufferLike, dst: None = None, *, as_bytearray: Literal[True]) -> bytearray: ...
+@overload
+def decompress(src: BufferLike, dst: BufferLike, as_bytearray: bool = False) -> None: ...
+@overload
+def decompress(
+    src: BufferLike, dst: BufferLike | None = None, as_bytearray: bool = False
+) -> bytes | bytearray | None: ...
+def decompress(
+    src: BufferLike, dst: BufferLike | None = None, as_bytearray: bool = False
+) -> bytes | bytearray | None:
+    """Decompress like python-blosc2's ``decompress`` (global thread count): into ``dst``
+    (returns ``None``), else into a new ``bytes`` (a ``bytearray`` with ``as_bytearray``).
+
+    >>> c = compress(b"hello blosc" * 10, typesize=1)
+    >>> decompress(c)[:11]
+    b'hello blosc'
+    >>> type(decompress(c, as_bytearray=True)).__name__
+    'bytearray'
+    >>> out = bytearray(110); decompress(c, out); bytes(out[-5:])
+    b'blosc'
+    """
+    as_bytearray = parse_bool(as_bytearray, "as_bytearray")
     reader = _reader(src)
     if dst is not None:
         out = writable_view(dst)
@@ -200,7 +237,7 @@ def decompress(src: Any, dst: Any = None, as_bytearray: bool = False) -> bytes |
     return reader.decode(nthreads=_state["nthreads"]).tobytes()
 
 
-def get_cbuffer_sizes(src: Any) -> tuple[int, int, int]:
+def get_cbuffer_sizes(src: BufferLike) -> tuple[int, int, int]:
     """``(nbytes, cbytes, blocksize)`` from a chunk header.
 
     >>> get_cbuffer_sizes(compress2(bytes(1000), typesize=1))
@@ -210,12 +247,18 @@ def get_cbuffer_sizes(src: Any) -> tuple[int, int, int]:
     return h.nbytes, h.cbytes, h.blocksize
 
 
-def get_chunk_header(src: Any) -> ChunkHeader:
-    """The parsed, validated header of a chunk."""
+def get_chunk_header(src: BufferLike) -> ChunkHeader:
+    """The parsed, validated header of a chunk (any Blosc1 or Blosc2 chunk).
+
+    >>> h = get_chunk_header(compress2(np.arange(1000, dtype=np.int32), typesize=4,
+    ...                                codec=Codec.LZ4))
+    >>> h.nbytes, h.typesize, h.compformat, h.nblocks
+    (4000, 4, 1, 1)
+    """
     return ChunkHeader.from_bytes(as_view(src))
 
 
-def getitem(src: Any, start: int, stop: int, nthreads: int = 1) -> bytes:
+def getitem(src: BufferLike, start: int, stop: int, nthreads: int = 1) -> bytes:
     """Items ``[start, stop)`` (in units of the header typesize) of a chunk, decoding only the
     blocks they touch. Out-of-range bounds are clipped as in slicing.
 
@@ -223,6 +266,9 @@ def getitem(src: Any, start: int, stop: int, nthreads: int = 1) -> bytes:
     >>> np.frombuffer(getitem(c, 50_000, 50_003), np.int32)
     array([50000, 50001, 50002], dtype=int32)
     """
+    start = parse_int(start, "start")
+    stop = parse_int(stop, "stop")
+    nthreads = parse_nthreads(nthreads)
     reader = _reader(src)
     ts = reader.header.typesize
     return reader.decode_range(start * ts, stop * ts, nthreads).tobytes()

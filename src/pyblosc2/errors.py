@@ -2,14 +2,25 @@
 
 Every error raised because of bad *input bytes* is a :class:`FormatError`; every error raised
 because of bad *arguments* is a :class:`ParamError`. Both derive from :class:`Blosc2Error`,
-which derives from :class:`ValueError`, so ``except ValueError`` catches all of them.
+which derives from :class:`ValueError`, so ``except ValueError`` catches all of them. Where
+python-blosc2 (or Python itself) raises another built-in class, ours derives from it too:
+an argument of the wrong type is a :class:`ParamTypeError` (also a :class:`TypeError`), an
+index out of range a :class:`BoundsError` (also an :class:`IndexError`).
 Format paths that exist in the Blosc formats but are not implemented here raise
 :class:`NotImplementedError` naming the feature instead.
 """
 
 from __future__ import annotations
 
-__all__ = ["Blosc2Error", "CodecError", "FormatError", "FrameChangedError", "ParamError"]
+__all__ = [
+    "Blosc2Error",
+    "BoundsError",
+    "CodecError",
+    "FormatError",
+    "FrameChangedError",
+    "ParamError",
+    "ParamTypeError",
+]
 
 
 class Blosc2Error(ValueError):
@@ -18,6 +29,20 @@ class Blosc2Error(ValueError):
 
 class ParamError(Blosc2Error):
     """A parameter passed by the caller is out of range or inconsistent."""
+
+
+class ParamTypeError(ParamError, TypeError):
+    """A parameter of the wrong type (``clevel=5.0``, ``typesize="4"``): a :class:`ParamError`
+    that ``except TypeError`` catches as well.
+
+    >>> issubclass(ParamTypeError, ValueError) and issubclass(ParamTypeError, TypeError)
+    True
+    """
+
+
+class BoundsError(Blosc2Error, IndexError):
+    """An index or position out of range (a chunk number, an item index): also an
+    :class:`IndexError`, as python-blosc2 and numpy raise for these."""
 
 
 class FormatError(Blosc2Error):

@@ -556,6 +556,12 @@ def _reopen(storage: Storage, offset: int, cparams: CParams, dparams: DParams) -
 
 
 def schunk_from_cframe(cframe: Any, copy: bool = False) -> SChunk:
-    """An in-memory SChunk over a cframe (the bytes are always copied: frames are mutable)."""
+    """An in-memory SChunk over a cframe (the bytes are always copied: frames are mutable).
+
+    >>> s = SChunk(chunksize=400, data=np.arange(250, dtype=np.int32), cparams={"typesize": 4})
+    >>> t = schunk_from_cframe(s.to_cframe())
+    >>> t.nchunks, np.frombuffer(t[100:103], np.int32)
+    (3, array([100, 101, 102], dtype=int32))
+    """
     frame = Frame(MemoryStore(bytes(as_view(cframe))), exact=True)
     return SChunk._from_frame(frame, Storage(mode="a"))

@@ -169,16 +169,6 @@ def test_special_chunk_helpers() -> None:
         pb.make_special_chunk(pb.SpecialValue.NAN, 80, 2)
 
 
-def test_quickstart_example_runs(capsys) -> None:
-    import runpy
-    from pathlib import Path
-
-    path = Path(__file__).parents[2] / "examples" / "quickstart.py"
-    runpy.run_path(str(path), run_name="__main__")
-    out = capsys.readouterr().out
-    assert "ratio" in out and "Blosc1 chunk" in out
-
-
 @pytest.mark.parametrize(
     ("start", "stop", "blocks"),
     [(0, 1, {0}), (300, 310, {1}), (255, 257, {0, 1}), (9_990, 10_000, {39})],
@@ -229,21 +219,3 @@ def test_blosc1_wide_typesize_is_recorded_as_one(numcodecs_mod) -> None:
     ours = pb.compress_blosc1(data, typesize=300, clevel=5, codec=pb.Codec.LZ4)
     assert ours[3] == theirs[3] == 1
     assert bytes(numcodecs_mod.Blosc().decode(ours)) == data.tobytes()
-
-
-def test_readme_examples_run(tmp_path, monkeypatch) -> None:
-    """The README's Python examples (all but the zarr ones) run, twice in a row."""
-    import re
-    from pathlib import Path
-
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    blocks = [
-        b
-        for b in re.findall(r"```python\n(.*?)```", readme, re.S)
-        if "import zarr" not in b and "zarr.config" not in b and "numcodecs" not in b
-    ]
-    assert len(blocks) >= 3
-    monkeypatch.chdir(tmp_path)
-    for _ in range(2):
-        for block in blocks:
-            exec(compile(block, "README.md", "exec"), {})

@@ -3,7 +3,8 @@
 * :class:`Blosc` — numcodecs' ``Blosc`` interface (zarr v2 arrays, numcodecs users); needs
   neither numcodecs nor zarr.
 * ``BloscCodec`` — the zarr v3 ``blosc`` codec (:mod:`pyblosc2.compat.zarr_codec`); needs
-  zarr-python 3 (``pip install pyblosc2[zarr]``) and is imported only when first used.
+  zarr-python 3 (the ``zarr`` extra: ``pip install -e ".[zarr]"`` from a source tree) and is
+  imported only when first used.
 
 >>> from pyblosc2.compat import Blosc
 >>> Blosc(cname="zstd").get_config()["cname"]

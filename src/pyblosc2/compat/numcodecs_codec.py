@@ -7,7 +7,9 @@ C-Blosc 1.x does (``../shared/specs/chunk-format.md`` §2.4, §8.3-§8.4). It ne
 nor subclasses numcodecs: it satisfies zarr's ``Numcodec`` protocol and numcodecs' registry.
 
 The helpers here (:func:`encode_blosc1`, :func:`decode_into`, the ``parse_*`` functions) are
-shared with the zarr v3 codec (:mod:`pyblosc2.compat.zarr_codec`).
+shared with the zarr v3 codec (:mod:`pyblosc2.compat.zarr_codec`); every parameter is parsed
+by the parsers of :mod:`pyblosc2.params` (``clevel``, ``blocksize``) or built on them, so the
+rules and messages are those of :class:`~pyblosc2.CParams`.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._bytes import BufferLike
 from ..api import compress_blosc1, decompress2, get_chunk_header
 from ..constants import Codec, Filter
 from ..errors import ParamError
+from ..params import parse_blocksize, parse_choice, parse_clevel, parse_int, refuse
 
 __all__ = [
     "AUTOSHUFFLE",
@@ -66,16 +70,12 @@ _SHUFFLE_NAMES = {
 }
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """The value of an ``Enum`` member (e.g. zarr's ``BloscCname.lz4``), else ``value``."""
     return value.value if isinstance(value, Enum) else value
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
-
-
-def parse_cname(value: Any) -> str:
+def parse_cname(value: object) -> str:
     """A cname string (``bytes`` and ``Enum`` members with a str value are accepted).
 
     >>> parse_cname(b"zstd")
@@ -84,69 +84,40 @@ def parse_cname(value: Any) -> str:
     Traceback (most recent call last):
     ...
     pyblosc2.errors.ParamError: cname must be one of ('lz4', 'lz4hc', 'blosclz', 'zstd', \
-'snappy', 'zlib'). Got 'lz5'.
+'snappy', 'zlib'), got 'lz5'
     """
     value = _plain(value)
     if isinstance(value, bytes):
         value = value.decode("ascii", errors="replace")
-    if not isinstance(value, str) or value not in CNAMES:
-        raise ParamError(f"cname must be one of {tuple(CNAMES)}. Got {value!r}.")
-    return value
+    return parse_choice(value, "cname", tuple(CNAMES))
 
 
-def parse_clevel(value: Any) -> int:
-    """A compression level, an int in 0..9.
+def parse_typesize_or_none(value: object) -> int | None:
+    """``None`` (take the buffer's itemsize) or a positive int.
 
-    >>> parse_clevel(10)
+    >>> parse_typesize_or_none(0)
     Traceback (most recent call last):
     ...
-    pyblosc2.errors.ParamError: clevel must be one of 0, 1, ..., 9 (an int). Got 10.
+    pyblosc2.errors.ParamError: typesize must be None or an int >= 1, got 0
     """
-    if not _is_int(value) or not 0 <= value <= 9:
-        raise ParamError(f"clevel must be one of 0, 1, ..., 9 (an int). Got {value!r}.")
-    return int(value)
-
-
-def parse_blocksize(value: Any) -> int:
-    """A block size in bytes: 0 (automatic) or a positive int below 2**31.
-
-    >>> parse_blocksize(-1)
-    Traceback (most recent call last):
-    ...
-    pyblosc2.errors.ParamError: blocksize must be one of 0 (automatic) or a positive int \
-below 2**31. Got -1.
-    """
-    if not _is_int(value) or not 0 <= value < 2**31:
-        raise ParamError(
-            f"blocksize must be one of 0 (automatic) or a positive int below 2**31. Got {value!r}."
-        )
-    return int(value)
-
-
-def parse_typesize_or_none(value: Any) -> int | None:
-    """``None`` (take the buffer's itemsize) or a positive int."""
     if value is None:
         return None
-    if not _is_int(value) or value < 1:
-        raise ParamError(f"typesize must be one of None or a positive int. Got {value!r}.")
-    return int(value)
+    return parse_int(value, "typesize", 1, None, "None or an int >= 1")
 
 
-def parse_shuffle_int(value: Any) -> int:
+def parse_shuffle_int(value: object) -> int:
     """numcodecs' shuffle: 0 (NOSHUFFLE), 1 (SHUFFLE), 2 (BITSHUFFLE) or -1 (AUTOSHUFFLE).
 
     >>> parse_shuffle_int(3)
     Traceback (most recent call last):
     ...
-    pyblosc2.errors.ParamError: shuffle must be one of (0, 1, 2, -1). Got 3.
+    pyblosc2.errors.ParamError: shuffle must be one of (0, 1, 2, -1), got 3
     """
-    if not _is_int(value) or value not in _SHUFFLE_INTS:
-        raise ParamError(f"shuffle must be one of {_SHUFFLE_INTS}. Got {value!r}.")
-    return int(value)
+    return parse_choice(value, "shuffle", _SHUFFLE_INTS)
 
 
 def encode_blosc1(
-    data: Any, typesize: int, cname: str, clevel: int, shuffle: int, blocksize: int
+    data: BufferLike, typesize: int, cname: str, clevel: int, shuffle: int, blocksize: int
 ) -> bytes:
     """One Blosc1 chunk, as ``blosc_compress_ctx(clevel, shuffle, typesize, ..., cname,
     blocksize, 1)`` of C-Blosc 1.x writes it (a typesize above 255 is used as 1, as C does).
@@ -167,17 +138,17 @@ def encode_blosc1(
     )
 
 
-def decoded_size(buf: Any) -> int:
+def decoded_size(buf: BufferLike) -> int:
     """The uncompressed size a chunk declares (its header is validated)."""
     return get_chunk_header(buf).nbytes
 
 
-def decode_into(buf: Any, out: np.ndarray) -> None:
+def decode_into(buf: BufferLike, out: np.ndarray) -> None:
     """Decode the chunk ``buf`` into the first ``nbytes`` bytes of the uint8 array ``out``."""
     decompress2(buf, dst=out, nthreads=1)
 
 
-def decode_blosc1(buf: Any) -> np.ndarray:
+def decode_blosc1(buf: BufferLike) -> np.ndarray:
     """A new uint8 array holding the decoded chunk ``buf`` (any Blosc1/Blosc2 chunk).
 
     >>> bytes(decode_blosc1(encode_blosc1(b"abc" * 100, 3, "zstd", 5, SHUFFLE, 0))[:6])
@@ -254,7 +225,7 @@ class Blosc:
         object.__setattr__(self, "blocksize", parse_blocksize(self.blocksize))
         object.__setattr__(self, "typesize", parse_typesize_or_none(self.typesize))
 
-    def encode(self, buf: Any) -> bytes:
+    def encode(self, buf: BufferLike) -> bytes:
         """Compress ``buf`` (any contiguous buffer or array) into one Blosc1 chunk."""
         arr = _contiguous_array(buf, "buf")
         itemsize = self.typesize if self.typesize is not None else arr.itemsize
@@ -294,7 +265,7 @@ class Blosc:
         config = dict(config)
         codec_id = config.pop("id", cls.codec_id)
         if codec_id != cls.codec_id:
-            raise ParamError(f"id must be one of ('blosc',). Got {codec_id!r}.")
+            refuse("id", repr(cls.codec_id), codec_id)
         unknown = sorted(set(config) - {"cname", "clevel", "shuffle", "blocksize", "typesize"})
         if unknown:
             raise ParamError(

@@ -36,21 +36,18 @@ from zarr.abc.codec import BytesBytesCodec
 from zarr.core.dtype.common import HasItemSize
 from zarr.registry import register_codec
 
-from ..errors import ParamError
+from ..params import parse_blocksize, parse_choice, parse_clevel, parse_int, refuse
 from .numcodecs_codec import (
     BITSHUFFLE,
     NOSHUFFLE,
     SHUFFLE,
     decode_blosc1,
     encode_blosc1,
-    parse_blocksize,
-    parse_clevel,
     parse_cname,
 )
 
 if TYPE_CHECKING:
-    from typing import Self
-
+    from typing_extensions import Self
     from zarr.core.array_spec import ArraySpec
     from zarr.core.buffer import Buffer
 
@@ -97,7 +94,7 @@ _SHUFFLE_INT = {
 _SHUFFLE_VALUES = tuple(s.value for s in BloscShuffle)
 
 
-def parse_shuffle(value: Any) -> BloscShuffle:
+def parse_shuffle(value: object) -> BloscShuffle:
     """A spec shuffle name (or an ``Enum`` member with that value, e.g. zarr's).
 
     >>> parse_shuffle("shuffle")
@@ -105,26 +102,22 @@ def parse_shuffle(value: Any) -> BloscShuffle:
     >>> parse_shuffle(1)
     Traceback (most recent call last):
     ...
-    pyblosc2.errors.ParamError: shuffle must be one of ('noshuffle', 'shuffle', 'bitshuffle'). \
-Got 1.
+    pyblosc2.errors.ParamTypeError: shuffle must be one of ('noshuffle', 'shuffle', \
+'bitshuffle'), got 1
     """
     plain = value.value if isinstance(value, Enum) else value
-    if not isinstance(plain, str) or plain not in _SHUFFLE_VALUES:
-        raise ParamError(f"shuffle must be one of {_SHUFFLE_VALUES}. Got {value!r}.")
-    return BloscShuffle(plain)
+    return BloscShuffle(parse_choice(plain, "shuffle", _SHUFFLE_VALUES))
 
 
-def parse_typesize(value: Any) -> int:
+def parse_typesize(value: object) -> int:
     """The spec's typesize: a positive int.
 
     >>> parse_typesize(0)
     Traceback (most recent call last):
     ...
-    pyblosc2.errors.ParamError: typesize must be one of 1, 2, 3, ... (a positive int). Got 0.
+    pyblosc2.errors.ParamError: typesize must be an int >= 1, got 0
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ParamError(f"typesize must be one of 1, 2, 3, ... (a positive int). Got {value!r}.")
-    return value
+    return parse_int(value, "typesize", 1)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,7 +137,7 @@ class BloscCodec(BytesBytesCodec):
     Traceback (most recent call last):
     ...
     pyblosc2.errors.ParamError: cname must be one of ('lz4', 'lz4hc', 'blosclz', 'zstd', \
-'snappy', 'zlib'). Got 'lz5'.
+'snappy', 'zlib'), got 'lz5'
     """
 
     is_fixed_size = False
@@ -194,20 +187,18 @@ class BloscCodec(BytesBytesCodec):
         """Parse ``{"name": "blosc", "configuration": {...}}``; missing keys take the defaults
         (a missing typesize/shuffle is chosen for the array, as zarr-python does)."""
         if not isinstance(data, Mapping):
-            raise ParamError(f"codec metadata must be one of (a JSON object,). Got {data!r}.")
+            refuse("codec metadata", "a JSON object", data, wrong_type=True)
         if data.get("name") != CODEC_NAME:
-            raise ParamError(f"name must be one of ('{CODEC_NAME}',). Got {data.get('name')!r}.")
+            refuse("name", repr(CODEC_NAME), data.get("name"))
         config = data.get("configuration")
         if not isinstance(config, Mapping):
-            raise ParamError(f"configuration must be one of (a JSON object,). Got {config!r}.")
+            refuse("configuration", "a JSON object", config, wrong_type=True)
         unknown = sorted(set(config) - set(_CONFIG_KEYS))
         if unknown:
-            raise ParamError(f"configuration keys must be one of {_CONFIG_KEYS}. Got {unknown!r}.")
+            refuse("configuration keys", f"among {_CONFIG_KEYS}", unknown)
         extra = sorted(set(data) - {"name", "configuration"})
         if extra:
-            raise ParamError(
-                f"codec metadata keys must be one of ('name', 'configuration'). Got {extra!r}."
-            )
+            refuse("codec metadata keys", "among ('name', 'configuration')", extra)
         return cls(**config)
 
     def evolve_from_array_spec(self, array_spec: ArraySpec) -> Self:
@@ -247,7 +238,8 @@ class BloscCodec(BytesBytesCodec):
         return chunk_spec.prototype.buffer.from_bytes(encoded)
 
     def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
-        return chunk_spec.prototype.buffer.from_bytes(decode_blosc1(chunk_bytes.as_numpy_array()))
+        decoded = decode_blosc1(chunk_bytes.as_numpy_array())
+        return chunk_spec.prototype.buffer.from_bytes(decoded.data)
 
     async def _encode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer | None:
         return await asyncio.to_thread(self._encode_sync, chunk_bytes, chunk_spec)

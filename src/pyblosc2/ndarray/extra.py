@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
+from .._bytes import BufferLike, as_view
 from ..errors import FormatError, ParamError
+from ..params import DParams, parse_int
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
-from .ndarray import NDArray, asarray, empty
+from .ndarray import NDArray, ShapeLike, asarray, empty
 
 __all__ = [
     "arange",
@@ -29,21 +33,38 @@ PACK_KEY = "__pack_tensor__"
 MAX_PACK_CHUNKSIZE = 2**28
 
 
-def frombuffer(buffer: Any, shape: Any, dtype: Any = np.uint8, **kwargs: Any) -> NDArray:
-    """An NDArray from raw bytes."""
-    return asarray(np.frombuffer(buffer, dtype=dtype).reshape(shape), **kwargs)
+def frombuffer(
+    buffer: BufferLike, shape: ShapeLike, dtype: DTypeLike = np.uint8, **kwargs: Any
+) -> NDArray:
+    """An NDArray from raw bytes (C order), reshaped to ``shape``.
+
+    >>> frombuffer(bytes(range(6)), (2, 3))[...]
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=uint8)
+    >>> frombuffer(np.arange(4, dtype="<f4").tobytes(), 4, "<f4")[2:]
+    array([2., 3.], dtype=float32)
+    """
+    data = np.frombuffer(as_view(buffer, "buffer"), dtype=np.dtype(dtype))
+    return asarray(data.reshape(shape), **kwargs)
 
 
 def arange(
-    start: Any,
-    stop: Any = None,
-    step: Any = 1,
-    dtype: Any = None,
-    shape: Any = None,
+    start: float,
+    stop: float | None = None,
+    step: float = 1,
+    dtype: DTypeLike | None = None,
+    shape: ShapeLike | None = None,
     c_order: bool = True,
     **kwargs: Any,
 ) -> NDArray:
-    """Like ``np.arange``, optionally reshaped (C order only)."""
+    """Like ``np.arange``, optionally reshaped (C order only).
+
+    >>> arange(0, 12, 2, shape=(2, 3))[...]
+    array([[ 0,  2,  4],
+           [ 6,  8, 10]])
+    >>> arange(5, dtype=np.float32)[-2:]
+    array([3., 4.], dtype=float32)
+    """
     if not c_order:
         raise NotImplementedError("arange(c_order=False)")
     data = np.arange(start, stop, step, dtype=dtype)
@@ -51,20 +72,30 @@ def arange(
 
 
 def linspace(
-    start: Any,
-    stop: Any,
-    num: Any = None,
-    dtype: Any = None,
+    start: float,
+    stop: float,
+    num: int | None = None,
+    dtype: DTypeLike | None = None,
     endpoint: bool = True,
-    shape: Any = None,
+    shape: ShapeLike | None = None,
     c_order: bool = True,
     **kwargs: Any,
 ) -> NDArray:
-    """Like ``np.linspace``, optionally reshaped (C order only)."""
+    """Like ``np.linspace``, optionally reshaped (C order only); ``num`` defaults to the
+    number of items of ``shape``.
+
+    >>> linspace(0, 1, 5)[...]
+    array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    >>> linspace(0, 10, shape=(2, 3), endpoint=False)[1]
+    array([5.        , 6.66666667, 8.33333333])
+    """
     if not c_order:
         raise NotImplementedError("linspace(c_order=False)")
     if num is None:
+        if shape is None:
+            raise ParamError("linspace needs num or shape, got neither")
         num = math.prod(shape if isinstance(shape, tuple | list) else (shape,))
+    num = parse_int(num, "num", 0)
     data = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
     return asarray(data if shape is None else data.reshape(shape), **kwargs)
 
@@ -97,9 +128,8 @@ def _unpack(s: SChunk) -> np.ndarray:
         raise FormatError("packed array", "vlmeta", None, f"a {PACK_KEY!r} entry", "none") from None
     if kind != "numpy":
         raise NotImplementedError(f"unpacking {kind} tensors")
-    dt = np.lib.format.descr_to_dtype(
-        dtype if isinstance(dtype, str) else [tuple(f) for f in dtype]
-    )
+    descr: Any = dtype if isinstance(dtype, str) else [tuple(f) for f in dtype]
+    dt = np.lib.format.descr_to_dtype(descr)
     out = np.empty(shape, dt)
     if out.nbytes != s.nbytes:
         raise FormatError("packed array", "nbytes", 30, out.nbytes, s.nbytes)
@@ -107,13 +137,27 @@ def _unpack(s: SChunk) -> np.ndarray:
     return out
 
 
-def unpack_array2(cframe: bytes) -> np.ndarray:
-    """Inverse of :func:`pack_array2`."""
+def unpack_array2(cframe: BufferLike) -> np.ndarray:
+    """Inverse of :func:`pack_array2` (also reads python-blosc2's ``pack_array2`` output).
+
+    >>> a = np.array([(1, 2.5), (3, 4.5)], dtype=[("i", "<i4"), ("f", "<f8")])
+    >>> unpack_array2(pack_array2(a))["f"]
+    array([2.5, 4.5])
+    """
     return _unpack(schunk_from_cframe(cframe))
 
 
 def save_array(arr: np.ndarray, urlpath: str, chunksize: int | None = None, **kwargs: Any) -> int:
-    """Write ``arr`` to a frame file as ``save_array`` does; returns the file size."""
+    """Write ``arr`` to a frame file as python-blosc2's ``save_array`` does (overwriting it
+    unless ``mode`` says otherwise); returns the file size.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.b2frame")
+    >>> save_array(np.arange(1000), path) == os.path.getsize(path)
+    True
+    >>> load_array(path)[-3:]
+    array([997, 998, 999])
+    """
     import os
 
     kwargs.setdefault("mode", "w")
@@ -121,8 +165,17 @@ def save_array(arr: np.ndarray, urlpath: str, chunksize: int | None = None, **kw
     return os.stat(urlpath).st_size
 
 
-def load_array(urlpath: str, dparams: Any = None) -> np.ndarray:
-    """Read an array written by :func:`save_array`."""
+def load_array(urlpath: str, dparams: DParams | Mapping[str, Any] | None = None) -> np.ndarray:
+    """Read an array written by :func:`save_array` (or python-blosc2's ``save_array``).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.b2frame")
+    >>> _ = save_array(np.eye(3, dtype=np.int8), path)
+    >>> load_array(path, dparams={"nthreads": 1})
+    array([[1, 0, 0],
+           [0, 1, 0],
+           [0, 0, 1]], dtype=int8)
+    """
     return _unpack(open_schunk(urlpath, "r", dparams=dparams))
 
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
+from .._bytes import BufferLike
 from ..constants import SpecialValue
 from ..errors import FormatError, ParamError
 from ..meta import RawMetalayer
-from ..params import CParams
-from ..schunk import SChunk
+from ..params import CParams, is_int, parse_int, refuse
+from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
 from .b2nd_meta import MAX_DIM, B2NDMeta
 
 __all__ = [
@@ -34,6 +37,9 @@ __all__ = [
     "open",
     "zeros",
 ]
+
+#: A shape argument: an int (one dimension) or a sequence of ints (numpy integers accepted).
+ShapeLike = int | Sequence[int]
 
 BLOCK_TARGET = 1 << 16  # bytes per block: fits L2 with room for the codec's work
 CHUNK_TARGET = 1 << 22  # bytes per chunk: a few MB, as python-blosc2 favours
@@ -115,17 +121,85 @@ class NDArray:
             )
 
     # -- properties -----------------------------------------------------------------------
-    shape = property(lambda self: self._meta.shape)
-    chunks = property(lambda self: self._meta.chunks)
-    blocks = property(lambda self: self._meta.blocks)
-    dtype = property(lambda self: self._meta.dtype)
-    ndim = property(lambda self: len(self._meta.shape))
-    size = property(lambda self: math.prod(self._meta.shape))
-    nbytes = property(lambda self: self.size * self.dtype.itemsize)
-    cbytes = property(lambda self: self.schunk.cbytes)
-    cratio = property(lambda self: self.nbytes / self.cbytes)
-    meta = property(lambda self: self.schunk.meta)
-    vlmeta = property(lambda self: self.schunk.vlmeta)
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of the array.
+
+        >>> a = zeros((100, 30), np.int16, chunks=(50, 30), blocks=(10, 30))
+        >>> a.shape, a.chunks, a.blocks, a.ndim, a.size, a.nbytes
+        ((100, 30), (50, 30), (10, 30), 2, 3000, 6000)
+        """
+        return self._meta.shape
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        """The shape of a chunk (the unit of compression and of the chunk grid)."""
+        return self._meta.chunks
+
+    @property
+    def blocks(self) -> tuple[int, ...]:
+        """The shape of a block inside a chunk (the unit of partial decoding)."""
+        return self._meta.blocks
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy data type of the items.
+
+        >>> asarray(np.arange(3, dtype=">u2")).dtype
+        dtype('>u2')
+        """
+        return self._meta.dtype
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions (0 for a scalar array)."""
+        return len(self._meta.shape)
+
+    @property
+    def size(self) -> int:
+        """The number of items."""
+        return math.prod(self._meta.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """The size of the items in bytes, uncompressed (``size * dtype.itemsize``)."""
+        return self.size * self.dtype.itemsize
+
+    @property
+    def cbytes(self) -> int:
+        """The compressed size in bytes (of the super-chunk, frame overhead included).
+
+        >>> a = zeros((1000, 1000))
+        >>> a.nbytes, a.cbytes < 1000, a.cratio > 1000
+        (8000000, True, True)
+        """
+        return self.schunk.cbytes
+
+    @property
+    def cratio(self) -> float:
+        """The compression ratio, ``nbytes / cbytes``."""
+        return self.nbytes / self.cbytes
+
+    @property
+    def meta(self) -> Meta:
+        """The fixed-length metalayers (mapping-like; ``"b2nd"`` holds the shape and dtype).
+
+        >>> a = asarray(np.arange(4), meta={"units": "m"})
+        >>> a.meta["units"], "b2nd" in a.meta
+        ('m', True)
+        """
+        return self.schunk.meta
+
+    @property
+    def vlmeta(self) -> VLMeta:
+        """The variable-length metalayers (a mutable mapping of msgpack-able values).
+
+        >>> a = asarray(np.arange(4))
+        >>> a.vlmeta["source"] = {"sensor": 7}
+        >>> a.vlmeta["source"]
+        {'sensor': 7}
+        """
+        return self.schunk.vlmeta
 
     @property
     def info(self) -> str:
@@ -171,7 +245,9 @@ class NDArray:
         return self.schunk.compress_data(self._chunk_buffer(arr))
 
     # -- boxes ----------------------------------------------------------------------------
-    def _chunks_in(self, lo: tuple[int, ...], hi: tuple[int, ...]):  # type: ignore[no-untyped-def]
+    def _chunks_in(
+        self, lo: tuple[int, ...], hi: tuple[int, ...]
+    ) -> Iterator[tuple[tuple[int, ...], int]]:
         ranges = [range(a // c, -(-b // c)) for a, b, c in zip(lo, hi, self.chunks, strict=True)]
         for coords in itertools.product(*ranges):
             yield coords, int(np.ravel_multi_index(coords, self._grid)) if self.ndim else 0
@@ -312,17 +388,33 @@ class NDArray:
 
     # -- whole array ----------------------------------------------------------------------
     def to_cframe(self) -> bytes:
+        """The array as an in-memory contiguous frame (see :func:`ndarray_from_cframe`)."""
         return self.schunk.to_cframe()
 
-    def copy(self, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
+    def copy(
+        self, chunks: ShapeLike | None = None, blocks: ShapeLike | None = None, **kwargs: Any
+    ) -> NDArray:
         """A copy with new storage, partition or ``cparams`` (the current ones by default)."""
         return copy(self, chunks, blocks, **kwargs)
 
     def save(self, urlpath: str, contiguous: bool = True) -> None:
-        """Write a copy to ``urlpath``."""
+        """Write a copy to ``urlpath`` (a ``.b2nd`` file, or a directory when not
+        ``contiguous``).
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.b2nd")
+        >>> asarray(np.arange(5)).save(path)
+        >>> open(path)[1:3]
+        array([1, 2])
+        """
         copy(self, urlpath=urlpath, contiguous=contiguous)
 
-    def iterchunks_info(self):  # type: ignore[no-untyped-def]
+    def iterchunks_info(self) -> Iterator[ChunkInfo]:
+        """A :class:`~pyblosc2.schunk.ChunkInfo` per chunk (reads chunk headers only).
+
+        >>> [i.special.name for i in zeros((4,), chunks=(2,), blocks=(2,)).iterchunks_info()]
+        ['ZERO', 'ZERO']
+        """
         return self.schunk.iterchunks_info()
 
     def resize(self, newshape: tuple[int, ...]) -> None:
@@ -373,22 +465,40 @@ class NDArray:
 
 
 # -- constructors -------------------------------------------------------------------------
-def _new(shape: tuple[int, ...], dtype: Any, chunks: Any, blocks: Any, kwargs: dict) -> NDArray:
-    dtype = np.dtype(dtype)
-    shape = tuple(int(s) for s in (shape if isinstance(shape, tuple | list) else (shape,)))
+def _parse_shape(value: object, name: str, lo: int) -> tuple[int, ...]:
+    """An int (one dimension) or a sequence of ints >= ``lo``, numpy integers accepted."""
+    if is_int(value):
+        value = (value,)
+    if not isinstance(value, tuple | list):
+        refuse(name, "an int or a sequence of ints", value, wrong_type=True)
+    return tuple(parse_int(n, f"{name}[{i}]", lo) for i, n in enumerate(value))
+
+
+def _new(
+    shape: ShapeLike,
+    dtype: DTypeLike,
+    chunks: ShapeLike | None,
+    blocks: ShapeLike | None,
+    kwargs: dict[str, Any],
+) -> NDArray:
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        refuse("dtype", "a numpy dtype", dtype, wrong_type=True)
+    shape = _parse_shape(shape, "shape", 0)
     if len(shape) > MAX_DIM:
-        raise ParamError(f"at most {MAX_DIM} dimensions, got {len(shape)}")
-    chunks, blocks = default_chunks_blocks(
-        shape,
-        dtype.itemsize,
-        None if chunks is None else tuple(chunks),
-        None if blocks is None else tuple(blocks),
+        refuse("shape", f"at most {MAX_DIM} dimensions", shape)
+    chunks, blocks = (
+        None if c is None else _parse_shape(c, name, 0)
+        for c, name in ((chunks, "chunks"), (blocks, "blocks"))
     )
-    if len(chunks) != len(shape) or len(blocks) != len(shape):
-        raise ParamError("chunks and blocks must have one entry per dimension")
+    chunks, blocks = default_chunks_blocks(shape, dtype.itemsize, chunks, blocks)
+    for name, part in (("chunks", chunks), ("blocks", blocks)):
+        if len(part) != len(shape):
+            refuse(name, f"{len(shape)} entries (one per dimension)", part)
     for s, c, b in zip(shape, chunks, blocks, strict=True):
         if s and not 0 < b <= c:
-            raise ParamError(f"need 0 < blocks <= chunks, got chunks={chunks} blocks={blocks}")
+            refuse("blocks", f"0 < blocks <= chunks (chunks={chunks})", blocks)
     meta = B2NDMeta(shape, chunks, blocks, dtype)
     t = dtype.itemsize
     ext = [-(-c // b) * b if b else 0 for c, b in zip(chunks, blocks, strict=True)]
@@ -433,28 +543,57 @@ def _fill(arr: NDArray, special: SpecialValue, value: Any = None) -> NDArray:
 
 
 def empty(
-    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+    shape: ShapeLike,
+    dtype: DTypeLike = np.float64,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    **kwargs: Any,
 ) -> NDArray:
-    """An array whose items are unspecified (stored as zeros)."""
+    """An array whose items are unspecified (stored as zeros, as special chunks).
+
+    ``chunks``/``blocks`` default to the automatic partition; ``kwargs`` are those of
+    :class:`~pyblosc2.SChunk` (``urlpath``, ``mode``, ``cparams``, ``meta``, ...).
+
+    >>> a = empty((4, 5), np.int32)
+    >>> a.shape, a.dtype
+    ((4, 5), dtype('int32'))
+    """
     return _fill(_new(shape, dtype, chunks, blocks, kwargs), SpecialValue.ZERO)
 
 
 def zeros(
-    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+    shape: ShapeLike,
+    dtype: DTypeLike = np.float64,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    **kwargs: Any,
 ) -> NDArray:
-    """An array of zeros (special-value chunks: nothing is stored)."""
+    """An array of zeros (special-value chunks: nothing is stored).
+
+    >>> a = zeros((3, 4), np.uint8, chunks=(2, 4), blocks=(1, 4))
+    >>> a[...].sum(), a.schunk.nchunks
+    (np.uint64(0), 2)
+    """
     return _fill(_new(shape, dtype, chunks, blocks, kwargs), SpecialValue.ZERO)
 
 
 def full(
-    shape: Any,
+    shape: ShapeLike,
     fill_value: Any,
-    dtype: Any = None,
-    chunks: Any = None,
-    blocks: Any = None,
+    dtype: DTypeLike | None = None,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
     **kwargs: Any,
 ) -> NDArray:
-    """An array filled with ``fill_value`` (repeated-value chunks)."""
+    """An array filled with ``fill_value`` (repeated-value chunks); ``dtype`` defaults to
+    the one of ``fill_value``.
+
+    >>> full((2, 3), 7.5)[...]
+    array([[7.5, 7.5, 7.5],
+           [7.5, 7.5, 7.5]])
+    >>> full(4, "ab").dtype
+    dtype('<U2')
+    """
     dtype = np.asarray(fill_value).dtype if dtype is None else dtype
     arr = _new(shape, dtype, chunks, blocks, kwargs)
     if np.asarray(fill_value, arr.dtype).tobytes() == bytes(arr.dtype.itemsize):
@@ -463,14 +602,38 @@ def full(
 
 
 def ones(
-    shape: Any, dtype: Any = np.float64, chunks: Any = None, blocks: Any = None, **kwargs: Any
+    shape: ShapeLike,
+    dtype: DTypeLike = np.float64,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    **kwargs: Any,
 ) -> NDArray:
-    """An array of ones."""
+    """An array of ones.
+
+    >>> ones((2, 2), np.int8)[...]
+    array([[1, 1],
+           [1, 1]], dtype=int8)
+    """
     return full(shape, 1, dtype, chunks, blocks, **kwargs)
 
 
-def asarray(array: Any, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
-    """Store a numpy array (or anything ``np.asarray`` accepts) as an NDArray."""
+def asarray(
+    array: ArrayLike,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    **kwargs: Any,
+) -> NDArray:
+    """Store a numpy array (or anything ``np.asarray`` accepts) as an NDArray; ``kwargs``
+    are those of :class:`~pyblosc2.SChunk` (``urlpath``, ``mode``, ``cparams``, ``meta``...).
+
+    >>> a = asarray(np.arange(12).reshape(3, 4), chunks=(2, 2), blocks=(1, 2),
+    ...             cparams={"clevel": 9, "nthreads": 1})
+    >>> a[1:, 1:3]
+    array([[ 5,  6],
+           [ 9, 10]])
+    >>> asarray([[1.5, 2.5]]).shape
+    (1, 2)
+    """
     data = np.asarray(array)
     arr = _new(data.shape, data.dtype, chunks, blocks, kwargs)
     if data.size == 0:
@@ -489,8 +652,15 @@ def asarray(array: Any, chunks: Any = None, blocks: Any = None, **kwargs: Any) -
     return arr
 
 
-def copy(arr: NDArray, chunks: Any = None, blocks: Any = None, **kwargs: Any) -> NDArray:
-    """A copy of ``arr`` with new storage, chunks, blocks or cparams."""
+def copy(
+    arr: NDArray, chunks: ShapeLike | None = None, blocks: ShapeLike | None = None, **kwargs: Any
+) -> NDArray:
+    """A copy of ``arr`` with new storage, chunks, blocks or cparams.
+
+    >>> b = copy(asarray(np.arange(10)), chunks=(5,), blocks=(5,))
+    >>> b.chunks, b[4:7]
+    ((5,), array([4, 5, 6]))
+    """
     kwargs.setdefault("cparams", arr.schunk.cparams)
     return asarray(arr[...], chunks or arr.chunks, blocks or arr.blocks, **kwargs)
 
@@ -512,8 +682,14 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> SChun
     return schunk
 
 
-def ndarray_from_cframe(cframe: Any, copy: bool = False) -> NDArray:
-    """An NDArray over an in-memory cframe with a ``b2nd`` metalayer."""
+def ndarray_from_cframe(cframe: BufferLike, copy: bool = False) -> NDArray:
+    """An NDArray over an in-memory cframe with a ``b2nd`` metalayer (``copy=True`` copies the
+    bytes instead of referencing them).
+
+    >>> cframe = asarray(np.arange(6, dtype=np.float32).reshape(2, 3)).to_cframe()
+    >>> ndarray_from_cframe(cframe)[1]
+    array([3., 4., 5.], dtype=float32)
+    """
     from ..schunk import schunk_from_cframe
 
     return NDArray(schunk_from_cframe(cframe, copy))
