@@ -18,11 +18,11 @@ import numpy as np
 
 from ._bytes import as_view, writable_view
 from ._threads import default_nthreads
-from .chunk.blocksize import compute_blocksize
 from .chunk.decode import ChunkReader
-from .chunk.encode import EncodeSpec, encode_chunk, special_chunk
+from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
-from .constants import MAX_FILTERS, Codec, Filter, SpecialValue, SplitMode
+from .chunk.special import make_special_chunk as _make_special_chunk
+from .constants import Codec, Filter, SpecialValue, SplitMode
 from .errors import ParamError
 from .params import CParams, DParams, parse_int
 
@@ -53,21 +53,7 @@ def set_nthreads(nthreads: int) -> int:
 
 
 def _spec(cp: CParams, blosc1: bool = False) -> EncodeSpec:
-    filters = [int(f) for f in cp.filters] + [0] * (MAX_FILTERS - len(cp.filters))
-    metas = [m & 0xFF for m in cp.filters_meta] + [0] * (MAX_FILTERS - len(cp.filters_meta))
-    return EncodeSpec(
-        typesize=cp.typesize,
-        clevel=cp.clevel,
-        codec=int(cp.codec),
-        codec_meta=cp.codec_meta,
-        filters=tuple(filters),
-        filters_meta=tuple(metas),
-        splitmode=int(cp.splitmode),
-        blocksize=cp.blocksize,
-        use_dict=cp.use_dict,
-        nthreads=cp.nthreads,
-        blosc1=blosc1,
-    )
+    return EncodeSpec.from_cparams(cp, blosc1)
 
 
 def compress2(src: Any, **kwargs: Any) -> bytes:
@@ -241,14 +227,4 @@ def make_special_chunk(
     >>> len(c), np.frombuffer(decompress2(c), np.float32)[:2]
     (36, array([1.5, 1.5], dtype=float32))
     """
-    raw = b"" if value is None else as_view(np.asarray(value)).tobytes()
-    if special == SpecialValue.VALUE and len(raw) == 0:
-        raise ParamError("a VALUE chunk needs a non-empty value")
-    if blocksize is None:
-        # What blosc2_chunk_zeros & co. write: the automatic size of the default CParams.
-        unit = len(raw) if raw else typesize
-        blocksize = compute_blocksize(
-            nbytes, typesize, 5, Codec.ZSTD, 0, (0,) * 5 + (1,), SplitMode.AUTO_SPLIT
-        )
-        blocksize = max(blocksize // unit * unit, 1)
-    return special_chunk(SpecialValue(special), nbytes, typesize, blocksize, raw)
+    return _make_special_chunk(special, nbytes, typesize, value, blocksize)

@@ -1,7 +1,9 @@
 """Running a block through the filter pipeline, forward and backward (spec §9.0).
 
-Slots run 0→5 when compressing and 5→0 when decompressing; empty slots are skipped; buffers
-ping-pong between two scratch arrays so that each filter writes a preallocated output.
+Slots run 0→5 when compressing and 5→0 when decompressing; empty slots are skipped. Forward,
+each filter writes a fresh array. Backward, lossy filters (whose backward step is a copy) are
+skipped and the others ping-pong between the source block and one scratch array, the last
+writing straight into the caller's output.
 """
 
 from __future__ import annotations
@@ -14,9 +16,6 @@ from ..constants import Filter
 from ..filters.base import BaseFilter, FilterContext
 
 __all__ = ["Pipeline"]
-
-# Filters whose backward step is the identity: they need no decoding pass.
-_COPY_BACKWARD = frozenset({Filter.TRUNC_PREC, Filter.INT_TRUNC})
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +32,7 @@ class Pipeline:
 
     @property
     def backward_steps(self) -> tuple[tuple[BaseFilter, int], ...]:
-        return tuple((f, m) for f, m in reversed(self.steps) if f.id not in _COPY_BACKWARD)
+        return tuple((f, m) for f, m in reversed(self.steps) if not f.lossy)
 
     def forward(self, block: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
         """Filter one block; returns a new array (never ``block`` itself unless no filter)."""
