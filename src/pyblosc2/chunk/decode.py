@@ -61,7 +61,7 @@ class ChunkReader:
         return self.layout.bstarts
 
     @classmethod
-    def open(cls, buf: memoryview | bytes) -> ChunkReader:
+    def open(cls, buf: bytes | bytearray | memoryview) -> ChunkReader:
         """Parse and check the whole chunk at the start of ``buf``: header, layout and every
         stream header."""
         h = ChunkHeader.from_bytes(buf)
@@ -138,19 +138,19 @@ class ChunkReader:
                 if not group.size:  # (a full group implies block 0 is full)
                     continue
                 neblock = bsize // nst
-                pos = self.bstarts[group]
+                at = self.bstarts[group]
                 for _ in range(nst):
                     # A csize field cut by cbytes makes ``end`` exceed cbytes as well.
-                    csize = _gather_i32(arr, np.minimum(pos, cbytes - 4))
-                    run = csize < 0
-                    end = pos + 4 + np.where(run, 1, np.maximum(csize, 0))
-                    bad = (end > cbytes) | (csize < -MAX_RUN)
+                    sizes = _gather_i32(arr, np.minimum(at, cbytes - 4))
+                    run = sizes < 0
+                    end = at + 4 + np.where(run, 1, np.maximum(sizes, 0))
+                    bad = (end > cbytes) | (sizes < -MAX_RUN)
                     bad |= run & ((arr[np.minimum(end - 1, cbytes - 1)] & 1) == 0)
                     if bad.any():
                         self._raise_block_error(int(group[np.argmax(bad)]))
                     if self.codec is None:
-                        needs_codec = needs_codec or bool(np.any((csize > 0) & (csize != neblock)))
-                    pos = end
+                        needs_codec = needs_codec or bool(np.any((sizes > 0) & (sizes != neblock)))
+                    at = end
         if needs_codec and self.codec is None:
             self._raise_no_codec("chunk")
 

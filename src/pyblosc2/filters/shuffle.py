@@ -26,6 +26,7 @@ numpy has no byte-transpose primitive; each kernel uses the formulation measured
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ __all__ = [
     "unshuffle",
 ]
 
-_LE = {2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
+_LE: dict[int, np.dtype[Any]] = {2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
 
 
 def shuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
