@@ -98,4 +98,4 @@ def scratch(nbytes: int, slot: str, dtype: DTypeLike = np.uint8) -> np.ndarray:
     buf = bufs.get(slot)
     if buf is None or len(buf) < nbytes:
         buf = bufs[slot] = np.empty(nbytes, np.uint8)
-    return buf[:nbytes].view(dtype)
+    return buf[:nbytes] if dtype is np.uint8 else buf[:nbytes].view(dtype)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 import numpy as np
@@ -51,14 +51,13 @@ class ChunkReader:
     pipeline: Pipeline
     codec: BaseCodec | None = None
     dict_: bytes | None = None
+    # layout.header and layout.bstarts, as fields: the per-block path reads them often
+    header: ChunkHeader = field(init=False, repr=False, compare=False)
+    bstarts: np.ndarray = field(init=False, repr=False, compare=False)
 
-    @property
-    def header(self) -> ChunkHeader:
-        return self.layout.header
-
-    @property
-    def bstarts(self) -> np.ndarray:
-        return self.layout.bstarts
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "header", self.layout.header)
+        object.__setattr__(self, "bstarts", self.layout.bstarts)
 
     @classmethod
     def open(cls, buf: bytes | bytearray | memoryview) -> ChunkReader:
@@ -108,11 +107,11 @@ class ChunkReader:
         if layout.kind == ChunkKind.VL_BLOCKS:
             r._check_vl_sizes()
         else:
-            r._check_streams(np.arange(h.nblocks) if blocks is None else np.asarray(blocks))
+            r._check_streams(range(h.nblocks) if blocks is None else blocks)
         return r
 
     # -- stream checks ------------------------------------------------------------------
-    def _check_streams(self, blocks: np.ndarray) -> None:
+    def _check_streams(self, blocks: Sequence[int]) -> None:
         """Validate every csize (and run token) of these blocks before anything is decoded.
 
         Few blocks are walked with :meth:`_stream_header`; many blocks are walked vectorised
@@ -123,7 +122,7 @@ class ChunkReader:
         nblocks, cbytes, arr = h.nblocks, h.cbytes, self.arr
         needs_codec = False
         if len(blocks) < _VECTOR_MIN_BLOCKS:
-            for j in blocks.tolist():
+            for j in blocks:
                 nst = h.nstreams(j)
                 neblock = h.block_size(j) // nst
                 pos = int(self.bstarts[j])
@@ -131,9 +130,9 @@ class ChunkReader:
                     csize, _, pos = self._stream_header(j, s, pos, neblock)
                     needs_codec = needs_codec or (csize > 0 and csize != neblock)
         else:
-            last = (blocks == nblocks - 1) if h.leftover else np.zeros(len(blocks), bool)
-            groups = [(blocks[~last], h.nstreams(0), h.block_size(0))]
-            groups.append((blocks[last], 1, h.leftover))
+            idx = np.asarray(blocks)
+            last = (idx == nblocks - 1) if h.leftover else np.zeros(len(idx), bool)
+            groups = [(idx[~last], h.nstreams(0), h.block_size(0)), (idx[last], 1, h.leftover)]
             for group, nst, bsize in groups:
                 if not group.size:  # (a full group implies block 0 is full)
                     continue

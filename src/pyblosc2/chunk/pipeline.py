@@ -8,7 +8,7 @@ writing straight into the caller's output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,14 +25,18 @@ class Pipeline:
     steps: tuple[tuple[BaseFilter, int], ...]
     typesize: int
     version: int
+    #: the steps decoding runs, last slot first, lossy ones (nothing to undo) left out
+    backward_steps: tuple[tuple[BaseFilter, int], ...] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        backward = tuple((f, m) for f, m in reversed(self.steps) if not f.lossy)
+        object.__setattr__(self, "backward_steps", backward)
 
     @property
     def has_delta(self) -> bool:
         return any(f.id == Filter.DELTA for f, _ in self.steps)
-
-    @property
-    def backward_steps(self) -> tuple[tuple[BaseFilter, int], ...]:
-        return tuple((f, m) for f, m in reversed(self.steps) if not f.lossy)
 
     def forward(self, block: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
         """Filter one block; returns a new array (never ``block`` itself unless no filter)."""
