@@ -21,8 +21,8 @@ from ._threads import default_nthreads
 from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
-from .chunk.special import make_special_chunk as _make_special_chunk
-from .constants import Codec, Filter, SpecialValue, SplitMode
+from .chunk.special import make_special_chunk  # re-exported: the public name
+from .constants import Codec, Filter, SplitMode
 from .errors import ParamError
 from .params import CParams, DParams, parse_int
 
@@ -212,19 +212,3 @@ def getitem(src: Any, start: int, stop: int, nthreads: int = 1) -> bytes:
     reader = _reader(src)
     ts = reader.header.typesize
     return reader.decode_range(start * ts, stop * ts, nthreads).tobytes()
-
-
-def make_special_chunk(
-    special: SpecialValue | int,
-    nbytes: int,
-    typesize: int,
-    value: Any = None,
-    blocksize: int | None = None,
-) -> bytes:
-    """A special-value chunk (zeros, NaNs, a repeated value or uninitialized).
-
-    >>> c = make_special_chunk(SpecialValue.VALUE, 64, 4, np.float32(1.5))
-    >>> len(c), np.frombuffer(decompress2(c), np.float32)[:2]
-    (36, array([1.5, 1.5], dtype=float32))
-    """
-    return _make_special_chunk(special, nbytes, typesize, value, blocksize)

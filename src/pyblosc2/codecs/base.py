@@ -2,7 +2,8 @@
 
 A *stream* is the unit a Blosc chunk hands to a codec (spec §6.3, §10). Codecs know nothing of
 chunks: the chunk layer gives them a stream, a compression level and an output budget, and
-wraps their errors with the stream's location.
+wraps their errors with the stream's location. Codecs that take a dictionary (spec §11) also
+build one from sample streams (:meth:`BaseCodec.train_dictionary`).
 """
 
 from __future__ import annotations
