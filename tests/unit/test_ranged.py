@@ -280,3 +280,18 @@ def test_a_short_fetch_is_an_error() -> None:
 def test_negative_bound_is_an_error() -> None:
     with pytest.raises(FormatError):
         read_range(Fetcher(b""), -1, 0, 4)
+
+
+def test_a_reader_of_some_blocks_refuses_others() -> None:
+    from pyblosc2.chunk.decode import ChunkReader
+    from pyblosc2.chunk.layout import ChunkLayout
+
+    chunk = CHUNKS["lz4-shuffle-split"]()
+    view = memoryview(chunk)
+    layout = ChunkLayout.parse(ChunkHeader.from_bytes(chunk), lambda p, n: view[p : p + n])
+    reader = ChunkReader.from_layout(layout, view, [1])
+    assert reader.decode_range(16_384, 16_388).tobytes() == DATA.tobytes()[16_384:16_388]
+    with pytest.raises(pb.ParamError, match=r"blocks \[0\]"):
+        reader.decode_range(0, 4)
+    with pytest.raises(pb.ParamError):
+        reader.decode()

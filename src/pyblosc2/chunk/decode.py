@@ -20,7 +20,7 @@ from .._threads import run_parallel, scratch
 from ..codecs.base import BaseCodec
 from ..codecs.registry import UDCODEC_FORMAT, codec_for_format
 from ..constants import Filter, SpecialValue
-from ..errors import CodecError, FormatError
+from ..errors import CodecError, FormatError, ParamError
 from ..filters.registry import lookup_filter
 from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_NBYTES, OFF_UDCOMPCODE, ChunkHeader
 from .layout import ChunkKind, ChunkLayout
@@ -51,6 +51,8 @@ class ChunkReader:
     pipeline: Pipeline
     codec: BaseCodec | None = None
     dict_: bytes | None = None
+    #: the only blocks whose bytes ``buf`` holds (a ranged read), or None: all of them
+    present: frozenset[int] | None = None
     # layout.header and layout.bstarts, as fields: the per-block path reads them often
     header: ChunkHeader = field(init=False, repr=False, compare=False)
     bstarts: np.ndarray = field(init=False, repr=False, compare=False)
@@ -101,6 +103,7 @@ class ChunkReader:
             Pipeline(tuple(steps), h.typesize, h.version),
             codec_for_format(h.compformat, h.udcompcode),
             None if span is None else bytes(view[span[0] : span[1]]),
+            None if blocks is None else frozenset(blocks),
         )
         # Every stream header is checked before anything is allocated or decoded (STYLE
         # habit 5): a few numpy passes over the blocks, one per stream index.
@@ -252,6 +255,10 @@ class ChunkReader:
         h = self.header
         bs = h.effective_blocksize
         todo = range(first, last + 1)
+        if self.present is not None:
+            missing = {*todo, *((0,) if self.pipeline.has_delta else ())} - self.present
+            if missing:
+                raise ParamError(f"blocks {sorted(missing)} were not read into this reader")
         ref = None
         if self.pipeline.has_delta:
             # DELTA references block 0 of the decoded output (§9.3): decode it first (unlike
