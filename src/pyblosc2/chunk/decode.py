@@ -23,7 +23,7 @@ from ..constants import Filter, SpecialValue
 from ..errors import CodecError, FormatError, ParamError
 from ..filters.registry import lookup_filter
 from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_NBYTES, OFF_UDCOMPCODE, ChunkHeader
-from .layout import ChunkKind, ChunkLayout
+from .layout import CSIZE_LEN, VL_SIZE_LEN, ChunkKind, ChunkLayout
 from .pipeline import Pipeline
 from .special import fill_special
 
@@ -143,9 +143,9 @@ class ChunkReader:
                 at = self.bstarts[group]
                 for _ in range(nst):
                     # A csize field cut by cbytes makes ``end`` exceed cbytes as well.
-                    sizes = _gather_i32(arr, np.minimum(at, cbytes - 4))
+                    sizes = _gather_i32(arr, np.minimum(at, cbytes - CSIZE_LEN))
                     run = sizes < 0
-                    end = at + 4 + np.where(run, 1, np.maximum(sizes, 0))
+                    end = at + CSIZE_LEN + np.where(run, 1, np.maximum(sizes, 0))
                     bad = (end > cbytes) | (sizes < -MAX_RUN)
                     bad |= run & ((arr[np.minimum(end - 1, cbytes - 1)] & 1) == 0)
                     if bad.any():
@@ -171,7 +171,7 @@ class ChunkReader:
         h = self.header
         starts = self.bstarts
         ends = np.append(starts[1:], h.cbytes)
-        short = ends - starts <= 4
+        short = ends - starts <= VL_SIZE_LEN
         sizes = _gather_i32(self.arr, np.where(short, 0, starts)).astype(np.int64)
         before = np.cumsum(sizes) - sizes  # output bytes of the blocks before each one
         bad = short | (sizes <= 0) | (before + sizes > h.nbytes)
@@ -183,7 +183,7 @@ class ChunkReader:
                     f"VL block {j}",
                     "bstarts",
                     start,
-                    "a span of more than 4 bytes",
+                    f"a span of more than {VL_SIZE_LEN} bytes",
                     int(ends[j] - starts[j]),
                 )
             raise FormatError(
@@ -198,7 +198,7 @@ class ChunkReader:
             raise FormatError(
                 "VL-block chunk", "nbytes", OFF_NBYTES, f"the sum of block sizes {total}", h.nbytes
             )
-        if self.codec is None and np.any(sizes != ends - starts - 4):
+        if self.codec is None and np.any(sizes != ends - starts - VL_SIZE_LEN):
             self._raise_no_codec("VL-block chunk")
 
     # -- decoding -----------------------------------------------------------------------
@@ -294,7 +294,8 @@ class ChunkReader:
             if csize == neblock:
                 seg[:] = self.arr[start:pos]
             elif csize > 0:
-                self._decode_stream(f"block {j} stream {s}", start - 4, self.buf[start:pos], seg)
+                where = f"block {j} stream {s}"
+                self._decode_stream(where, start - CSIZE_LEN, self.buf[start:pos], seg)
             elif csize == 0:
                 seg[:] = 0
             else:
@@ -306,16 +307,16 @@ class ChunkReader:
         """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
         start, next stream offset)``. Every byte the stream uses must lie before ``cbytes``."""
         cbytes = self.header.cbytes
-        if pos + 4 > cbytes:
+        if pos + CSIZE_LEN > cbytes:
             raise FormatError(
                 f"block {j} stream {s}",
                 "csize",
                 pos,
-                f"4 bytes before cbytes={cbytes}",
+                f"{CSIZE_LEN} bytes before cbytes={cbytes}",
                 "truncated",
             )
         csize = _I32.unpack_from(self.buf, pos)[0]
-        start = pos + 4
+        start = pos + CSIZE_LEN
         if csize > 0:
             if start + csize > cbytes:
                 raise FormatError(
@@ -369,9 +370,9 @@ class ChunkReader:
         pos_out = 0
         for j, (start, end) in enumerate(zip(self.bstarts.tolist(), ends, strict=True)):
             where = f"VL block {j}"
-            if end - start <= 4:
+            if end - start <= VL_SIZE_LEN:
                 raise FormatError(
-                    where, "bstarts", start, "a span of more than 4 bytes", end - start
+                    where, "bstarts", start, f"a span of more than {VL_SIZE_LEN} bytes", end - start
                 )
             size = _I32.unpack_from(self.buf, start)[0]
             if size <= 0 or pos_out + size > h.nbytes:
@@ -379,13 +380,13 @@ class ChunkReader:
                     where, "nbytes", start, f"1..{h.nbytes - pos_out} (rest of nbytes)", size
                 )
             dst = out[pos_out : pos_out + size]
-            payload = self.buf[start + 4 : end]
+            payload = self.buf[start + VL_SIZE_LEN : end]
             filtered = bool(self.pipeline.backward_steps)
             target, aux = _scratch_pair(size) if filtered else (dst, None)
             if len(payload) == size:
                 target[:] = np.frombuffer(payload, np.uint8)
             else:
-                self._decode_stream(where, start + 4, payload, target)
+                self._decode_stream(where, start + VL_SIZE_LEN, payload, target)
             if filtered:
                 self.pipeline.backward(target, dst, None, aux)  # each VL block is its own ref
             pos_out += size

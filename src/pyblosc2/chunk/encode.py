@@ -47,6 +47,7 @@ from .header import (
     USEDICT,
     ChunkHeader,
 )
+from .layout import BSTART_LEN, CSIZE_LEN, DSIZE_LEN
 from .pipeline import Pipeline
 from .special import special_chunk
 
@@ -185,7 +186,7 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         memcpyed = spec.clevel == 0 or nbytes < MIN_BUFFERSIZE
     destsize = nbytes + hl
     nblocks = -(-nbytes // blocksize)
-    if hl + 4 * nblocks > destsize:
+    if hl + BSTART_LEN * nblocks > destsize:
         memcpyed = True
 
     flags = 0 if spec.blosc1 else EXTENDED_MARKER
@@ -316,14 +317,14 @@ def _encode_blocks(
 
     # Serial layout (§7 step 5): the output budget shrinks as bytes are written.
     dict_section = b"" if dict_ is None else _I32.pack(len(dict_)) + dict_
-    ntbytes = hl + 4 * nblocks + len(dict_section)
+    ntbytes = hl + BSTART_LEN * nblocks + len(dict_section)
     bstarts = np.empty(nblocks, dtype="<i4")
     pieces: list[bytes] = []
     all_zero = True
     for j, streams in enumerate(blocks):
         bstarts[j] = ntbytes
         for k, st in enumerate(streams):
-            ntbytes += 4
+            ntbytes += CSIZE_LEN
             neblock = st.neblock
             if st.kind in ("zero", "run"):
                 if ntbytes > destsize:
@@ -394,7 +395,7 @@ def _build_dict(
     # A raw dictionary (the training data itself, LZ4's): C writes dsize into its output, where
     # the training data lies, before copying the dictionary out of it (§11 step 3).
     raw = bytearray(d)
-    pos = 4 * nblocks
+    pos = BSTART_LEN * nblocks
     if pos < len(raw):
-        raw[pos : pos + 4] = _I32.pack(len(raw))[: len(raw) - pos]
+        raw[pos : pos + DSIZE_LEN] = _I32.pack(len(raw))[: len(raw) - pos]
     return bytes(raw)

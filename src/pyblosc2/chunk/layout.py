@@ -28,7 +28,16 @@ from .header import (
     ChunkHeader,
 )
 
-__all__ = ["ChunkKind", "ChunkLayout", "ReadFn"]
+__all__ = [
+    "BSTART_LEN",
+    "CSIZE_LEN",
+    "DSIZE_LEN",
+    "VL_SIZE_LEN",
+    "ChunkKind",
+    "ChunkLayout",
+    "ReadFn",
+    "merge_spans",
+]
 
 #: ``read(pos, n)``: bytes ``[pos, pos + n)`` of one chunk (exactly ``n`` bytes)
 ReadFn = Callable[[int, int], bytes | bytearray | memoryview]
@@ -36,6 +45,8 @@ ReadFn = Callable[[int, int], bytes | bytearray | memoryview]
 _I32 = struct.Struct("<i")
 DSIZE_LEN = 4  # the int32 dictionary size after the block starts (§11)
 BSTART_LEN = 4  # each block start is an int32 (§6.2)
+CSIZE_LEN = 4  # each stream starts with its int32 csize (§6.3)
+VL_SIZE_LEN = 4  # each VL block starts with its int32 uncompressed size (§12)
 _NO_BLOCKS = np.empty(0, np.int64)
 
 
