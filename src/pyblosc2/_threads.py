@@ -1,7 +1,9 @@
-"""A shared thread pool per thread count, for block-parallel work.
+"""Threads: a shared pool per thread count for block-parallel work, and the per-thread state
+(scratch buffers, codec contexts) that work needs.
 
 Codec libraries (lz4, zstandard, zlib) and numpy's copy kernels release the GIL, so blocks
-processed concurrently do run in parallel.
+processed concurrently do run in parallel. Each thread keeps its own scratch buffers and codec
+contexts (:func:`thread_cache`, :func:`scratch`), so no lock is taken per block.
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["default_nthreads", "run_parallel"]
+import numpy as np
+from numpy.typing import DTypeLike
+
+__all__ = ["default_nthreads", "run_parallel", "scratch", "thread_cache"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -20,6 +25,8 @@ R = TypeVar("R")
 _pools: dict[int, ThreadPoolExecutor] = {}
 _lock = threading.Lock()
 _MAX_THREADS = 256
+#: scratch buffers above this size are allocated per call, not kept by the thread
+SCRATCH_MAX = 1 << 24
 
 
 def default_nthreads() -> int:
@@ -39,8 +46,56 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> lis
     """``[fn(x) for x in items]``, on ``nthreads`` threads when that is more than one.
 
     Exceptions propagate (the first one raised, in item order).
+
+    >>> run_parallel(lambda x: x * x, range(4), 2)
+    [0, 1, 4, 9]
     """
     items = list(items)
     if nthreads <= 1 or len(items) <= 1 or threading.current_thread().name.startswith("pyblosc2"):
         return [fn(x) for x in items]
     return list(_pool(min(nthreads, _MAX_THREADS)).map(fn, items))
+
+
+class _PerThread(threading.local):
+    def __init__(self) -> None:
+        self.caches: dict[str, dict[Any, Any]] = {}
+        self.bufs: dict[str, np.ndarray] = {}
+
+
+_local = _PerThread()
+
+
+def thread_cache(name: str) -> dict[Any, Any]:
+    """A dict private to the calling thread, one per ``name`` (e.g. a codec's contexts, which
+    are not thread-safe).
+
+    >>> thread_cache("doc")["k"] = 1; thread_cache("doc")["k"]
+    1
+    """
+    caches = _local.caches
+    cache = caches.get(name)
+    if cache is None:
+        cache = caches[name] = {}
+    return cache
+
+
+def scratch(nbytes: int, slot: str, dtype: DTypeLike = np.uint8) -> np.ndarray:
+    """A work buffer of ``nbytes`` bytes viewed as ``dtype``, reused per thread and ``slot``.
+
+    First-touch page faults on fresh block-sized temporaries can cost as much as the kernel
+    itself (measured: bitshuffle of 4 MiB blocks ran at 0.6 GB/s with fresh temporaries,
+    1.1-1.3 GB/s with reused ones). Buffers above :data:`SCRATCH_MAX` are not kept. A slot's
+    buffer must not be in use twice at once: callers name their own slots (the filter kernels
+    use ``"planes"``, ``"bits"``, ``"bits8"`` and ``"work"``, the chunk decoder ``"block"`` and
+    ``"block-aux"``).
+
+    >>> a = scratch(8, "doc"); a[:] = 7; scratch(8, "doc", np.uint16).tolist()
+    [1799, 1799, 1799, 1799]
+    """
+    if nbytes > SCRATCH_MAX:
+        return np.empty(nbytes, np.uint8).view(dtype)
+    bufs = _local.bufs
+    buf = bufs.get(slot)
+    if buf is None or len(buf) < nbytes:
+        buf = bufs[slot] = np.empty(nbytes, np.uint8)
+    return buf[:nbytes] if dtype is np.uint8 else buf[:nbytes].view(dtype)

@@ -18,11 +18,11 @@ import numpy as np
 
 from ._bytes import BufferLike, as_view, writable_view
 from ._threads import default_nthreads
-from .chunk.blocksize import compute_blocksize
 from .chunk.decode import ChunkReader
-from .chunk.encode import EncodeSpec, encode_chunk, special_chunk
+from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
-from .constants import MAX_FILTERS, Codec, Filter, SpecialValue, SplitMode
+from .chunk.special import make_special_chunk  # re-exported: the public name
+from .constants import Codec, Filter, SplitMode
 from .errors import ParamError
 from .params import (
     CParams,
@@ -63,21 +63,7 @@ def set_nthreads(nthreads: int) -> int:
 
 
 def _spec(cp: CParams, blosc1: bool = False) -> EncodeSpec:
-    filters = [int(f) for f in cp.filters] + [0] * (MAX_FILTERS - len(cp.filters))
-    metas = [m & 0xFF for m in cp.filters_meta] + [0] * (MAX_FILTERS - len(cp.filters_meta))
-    return EncodeSpec(
-        typesize=cp.typesize,
-        clevel=cp.clevel,
-        codec=int(cp.codec),
-        codec_meta=cp.codec_meta,
-        filters=tuple(filters),
-        filters_meta=tuple(metas),
-        splitmode=int(cp.splitmode),
-        blocksize=cp.blocksize,
-        use_dict=cp.use_dict,
-        nthreads=cp.nthreads,
-        blosc1=blosc1,
-    )
+    return EncodeSpec.from_cparams(cp, blosc1)
 
 
 def compress2(src: BufferLike, **kwargs: Any) -> bytes:
@@ -272,29 +258,3 @@ def getitem(src: BufferLike, start: int, stop: int, nthreads: int = 1) -> bytes:
     reader = _reader(src)
     ts = reader.header.typesize
     return reader.decode_range(start * ts, stop * ts, nthreads).tobytes()
-
-
-def make_special_chunk(
-    special: SpecialValue | int,
-    nbytes: int,
-    typesize: int,
-    value: Any = None,
-    blocksize: int | None = None,
-) -> bytes:
-    """A special-value chunk (zeros, NaNs, a repeated value or uninitialized).
-
-    >>> c = make_special_chunk(SpecialValue.VALUE, 64, 4, np.float32(1.5))
-    >>> len(c), np.frombuffer(decompress2(c), np.float32)[:2]
-    (36, array([1.5, 1.5], dtype=float32))
-    """
-    raw = b"" if value is None else as_view(np.asarray(value)).tobytes()
-    if special == SpecialValue.VALUE and len(raw) == 0:
-        raise ParamError("a VALUE chunk needs a non-empty value")
-    if blocksize is None:
-        # What blosc2_chunk_zeros & co. write: the automatic size of the default CParams.
-        unit = len(raw) if raw else typesize
-        blocksize = compute_blocksize(
-            nbytes, typesize, 5, Codec.ZSTD, 0, (0,) * 5 + (1,), SplitMode.AUTO_SPLIT
-        )
-        blocksize = max(blocksize // unit * unit, 1)
-    return special_chunk(SpecialValue(special), nbytes, typesize, blocksize, raw)

@@ -9,6 +9,7 @@ from enum import IntEnum
 
 __all__ = [
     "BLOCKSIZE_ALIGN_L1",
+    "BLOSC1_MIN_BUFFERSIZE",
     "DEFINED_CODECS_STOP",
     "EXTENDED_HEADER_LENGTH",
     "GLOBAL_REGISTERED_CODECS_STOP",
@@ -16,6 +17,7 @@ __all__ = [
     "MAX_BUFFERSIZE",
     "MAX_DICT_SIZE",
     "MAX_FILTERS",
+    "MAX_HEADER_TYPESIZE",
     "MAX_OVERHEAD",
     "MAX_STREAMS",
     "MAX_TYPESIZE",
@@ -28,6 +30,7 @@ __all__ = [
     "SpecialValue",
     "SplitMode",
     "Tuner",
+    "header_typesize",
 ]
 
 MIN_HEADER_LENGTH = 16
@@ -35,6 +38,12 @@ EXTENDED_HEADER_LENGTH = 32
 MAX_OVERHEAD = 32
 MAX_BUFFERSIZE = 2**31 - 1 - MAX_OVERHEAD  # 2_147_483_615
 MIN_BUFFERSIZE = 32
+#: C-Blosc 1.x's BLOSC_MIN_BUFFERSIZE: smaller buffers are memcpyed, a forced block size is at
+#: least this, and a block is split only if each stream gets at least this many bytes (§8.3-4)
+BLOSC1_MIN_BUFFERSIZE = 128
+#: BLOSC_MAX_TYPESIZE: the largest typesize the header byte records; wider elements are
+#: recorded (and shuffled) as typesize 1 (spec §2)
+MAX_HEADER_TYPESIZE = 255
 MAX_TYPESIZE = 536_866_816  # largest VALUE special element (BLOSC2_MAXTYPESIZE)
 MAX_BLOCKSIZE = 536_866_816
 MAX_FILTERS = 6
@@ -69,6 +78,8 @@ class Filter(IntEnum):
     TRUNC_PREC = 4
     NDCELL = 32
     NDMEAN = 33
+    #: read-only: BYTEDELTA as SIMD builds wrote it before C-Blosc2's fix (spec §9.5)
+    BYTEDELTA_BUGGY = 34
     BYTEDELTA = 35
     INT_TRUNC = 36
 
@@ -97,3 +108,12 @@ class Tuner(IntEnum):
 
     STUNE = 0
     BTUNE = 32
+
+
+def header_typesize(typesize: int) -> int:
+    """The typesize a chunk header records for elements of ``typesize`` bytes (spec §2).
+
+    >>> header_typesize(8), header_typesize(255), header_typesize(256)
+    (8, 255, 1)
+    """
+    return typesize if typesize <= MAX_HEADER_TYPESIZE else 1

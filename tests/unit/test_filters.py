@@ -665,3 +665,28 @@ def our_accepted_metas(cls: type[BaseFilter], typesize: int) -> frozenset[int]:
 @pytest.mark.parametrize("cls", [TruncPrec, IntTrunc])
 def test_check_refuses_exactly_what_c_refuses(cblosc2, cls, typesize):
     assert our_accepted_metas(cls, typesize) == c_accepted_metas(cblosc2, cls.id, typesize)
+
+
+@pytest.mark.parametrize(
+    ("fid", "lossy"),
+    [
+        (Filter.SHUFFLE, False),
+        (Filter.BITSHUFFLE, False),
+        (Filter.DELTA, False),
+        (Filter.TRUNC_PREC, True),
+        (Filter.BYTEDELTA, False),
+        (Filter.BYTEDELTA_BUGGY, False),
+        (Filter.INT_TRUNC, True),
+    ],
+)
+def test_lossy_filters_are_marked_and_skipped_backward(fid: Filter, lossy: bool) -> None:
+    from pyblosc2.chunk.pipeline import Pipeline
+
+    flt = get_filter(fid)
+    assert flt.lossy is lossy
+    pipe = Pipeline(((flt, 0),), 4, 5)
+    assert (pipe.backward_steps == ()) is lossy
+
+
+def test_bytedelta_buggy_has_its_enum_value() -> None:
+    assert Filter.BYTEDELTA_BUGGY == 34 and get_filter(34).id is Filter.BYTEDELTA_BUGGY

@@ -5,7 +5,15 @@ These rules decide the bytes a writer produces, so they follow the C libraries e
 
 from __future__ import annotations
 
-from ..constants import BLOCKSIZE_ALIGN_L1, MAX_STREAMS, MIN_BUFFERSIZE, Codec, Filter, SplitMode
+from ..constants import (
+    BLOCKSIZE_ALIGN_L1,
+    BLOSC1_MIN_BUFFERSIZE,
+    MAX_STREAMS,
+    MIN_BUFFERSIZE,
+    Codec,
+    Filter,
+    SplitMode,
+)
 
 __all__ = ["blosc1_blocksize", "blosc1_split", "compute_blocksize", "split_block"]
 
@@ -83,7 +91,11 @@ def compute_blocksize(
 
 def blosc1_split(codec: int, typesize: int, blocksize: int) -> bool:
     """C-Blosc 1.x's split decision (§8.3, observed): any shuffle mode."""
-    return codec != Codec.ZSTD and typesize <= MAX_STREAMS and blocksize // typesize >= 128
+    return (
+        codec != Codec.ZSTD
+        and typesize <= MAX_STREAMS
+        and blocksize // typesize >= BLOSC1_MIN_BUFFERSIZE
+    )
 
 
 def blosc1_blocksize(nbytes: int, typesize: int, clevel: int, codec: int, forced: int) -> int:
@@ -95,7 +107,7 @@ def blosc1_blocksize(nbytes: int, typesize: int, clevel: int, codec: int, forced
     if nbytes < typesize:
         return 1
     if forced > 0:
-        bs = max(forced, 128)
+        bs = max(forced, BLOSC1_MIN_BUFFERSIZE)
     elif nbytes >= L1:
         hcr = codec in _HCR
         bs = int(L1 * (2 if hcr else 1) * _LEVEL_FACTOR[clevel])

@@ -1,38 +1,31 @@
-"""Reading a chunk: dispatch (spec §1), special values (§4), memcpyed (§5), regular chunks
-(§6), VL-block chunks (§12), partial decoding (§14) and the checks of §15.
+"""Decoding a chunk: special values (spec §4), memcpyed (§5), regular chunks (§6.3-6.4),
+VL-block chunks (§12), partial decoding (§14) and the stream checks of §15.
 
-Every size and offset is checked against ``cbytes`` (itself checked against the buffer) before
-it is used, so no header field can drive an allocation beyond ``nbytes`` or a read out of
-bounds. Blocks are decoded on a thread pool straight into the caller's output.
+:class:`ChunkReader` pairs a validated :class:`~.layout.ChunkLayout` with the chunk's bytes,
+its codec and its filter pipeline. Every stream header of every block is checked before
+anything is allocated or decoded, so no field can drive an allocation beyond ``nbytes`` or a
+read out of bounds. Blocks are decoded on a thread pool straight into the caller's output.
 """
 
 from __future__ import annotations
 
 import struct
-import threading
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 import numpy as np
 
-from .._threads import run_parallel
+from .._threads import run_parallel, scratch
 from ..codecs.base import BaseCodec
-from ..codecs.registry import codec_for_format
-from ..constants import MAX_DICT_SIZE, Filter, SpecialValue
-from ..errors import CodecError, FormatError
+from ..codecs.registry import UDCODEC_FORMAT, codec_for_format
+from ..constants import Filter, SpecialValue
+from ..errors import CodecError, FormatError, ParamError
 from ..filters.registry import lookup_filter
-from .header import (
-    BIGENDIAN,
-    INSTR_CODEC,
-    OFF_BLOCKSIZE,
-    OFF_BLOSC2_FLAGS,
-    OFF_CBYTES,
-    OFF_FILTERS,
-    OFF_FLAGS,
-    OFF_UDCOMPCODE,
-    ChunkHeader,
-)
+from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_NBYTES, OFF_UDCOMPCODE, ChunkHeader
+from .layout import CSIZE_LEN, VL_SIZE_LEN, ChunkKind, ChunkLayout
 from .pipeline import Pipeline
+from .special import fill_special
 
 __all__ = ["ChunkReader", "decode_chunk", "decode_range"]
 
@@ -40,154 +33,58 @@ _I32 = struct.Struct("<i")
 # From this many blocks on, stream headers are checked with numpy passes over the blocks.
 _VECTOR_MIN_BLOCKS = 32
 _QUAD = np.arange(4)
-_NAN_PATTERNS = {
-    4: np.frombuffer(b"\x00\x00\xc0\x7f", np.uint8),
-    8: np.frombuffer(b"\x00\x00\x00\x00\x00\x00\xf8\x7f", np.uint8),
-}
+MAX_RUN = 255  # a run stream's csize is -value, value in 1..255 (§6.3)
 
 
-class _Scratch(threading.local):
-    def __init__(self) -> None:
-        self.buf = np.empty(0, np.uint8)
-        self.aux = np.empty(0, np.uint8)
-
-
-_scratch = _Scratch()
-
-
-def _scratch_arrays(n: int) -> tuple[np.ndarray, np.ndarray]:
-    s = _scratch
-    if len(s.buf) < n:
-        s.buf = np.empty(n, np.uint8)
-        s.aux = np.empty(n, np.uint8)
-    return s.buf[:n], s.aux[:n]
-
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ChunkReader:
-    """A validated chunk, ready to decode whole or by blocks.
+    """A validated chunk, ready to decode whole or by ranges.
 
     >>> r = ChunkReader.open(bytes.fromhex("05010504400000004000000020000000" + "00" * 15 + "10"))
     >>> r.header.special, bytes(r.decode()) == bytes(64)
     (1, True)
     """
 
-    header: ChunkHeader
+    layout: ChunkLayout
     buf: memoryview
     arr: np.ndarray
-    bstarts: np.ndarray | None = None
-    dict_: bytes | None = None
+    pipeline: Pipeline
     codec: BaseCodec | None = None
-    pipeline: Pipeline | None = None
+    dict_: bytes | None = None
+    #: the only blocks whose bytes ``buf`` holds (a ranged read), or None: all of them
+    present: frozenset[int] | None = None
+    # layout.header and layout.bstarts, as fields: the per-block path reads them often
+    header: ChunkHeader = field(init=False, repr=False, compare=False)
+    bstarts: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "header", self.layout.header)
+        object.__setattr__(self, "bstarts", self.layout.bstarts)
 
     @classmethod
-    def open(cls, buf: memoryview | bytes) -> ChunkReader:
-        """Parse the header and every chunk-level structure (bstarts, dictionary, filters)."""
+    def open(cls, buf: bytes | bytearray | memoryview) -> ChunkReader:
+        """Parse and check the whole chunk at the start of ``buf``: header, layout and every
+        stream header."""
         h = ChunkHeader.from_bytes(buf)
         if h.cbytes > len(buf):
             raise FormatError(
                 "chunk header", "cbytes", OFF_CBYTES, f"at most {len(buf)} (buffer size)", h.cbytes
             )
         view = memoryview(buf)[: h.cbytes]
-        r = cls(h, view, np.frombuffer(view, np.uint8))
-        if h.special > SpecialValue.UNINIT:
-            raise FormatError(
-                "chunk header",
-                "blosc2_flags",
-                OFF_BLOSC2_FLAGS,
-                "a special value id in 0..4",
-                h.special,
-            )
-        if h.memcpyed and h.cbytes != h.nbytes + h.header_len:
-            raise FormatError(
-                "chunk header",
-                "cbytes",
-                OFF_CBYTES,
-                f"nbytes + {h.header_len} = {h.nbytes + h.header_len} (memcpyed)",
-                h.cbytes,
-            )
-        if h.special or h.memcpyed or (h.nbytes == 0 and h.cbytes == h.header_len):
-            return r
-        if h.nbytes == 0:
-            raise FormatError(
-                "chunk header",
-                "cbytes",
-                OFF_CBYTES,
-                f"{h.header_len} for an empty chunk (nbytes 0)",
-                h.cbytes,
-            )
-        if h.lazy:
-            raise NotImplementedError(
-                "lazy chunks (blosc2_flags bit 3) hold no data: read them through their frame"
-            )
-        if h.blosc2_flags & INSTR_CODEC:
-            raise NotImplementedError("instrumentation chunks (blosc2_flags bit 7) hold no data")
-        if h.blosc2_flags & BIGENDIAN:
-            raise NotImplementedError("big-endian chunks (blosc2_flags bit 1)")
-        r._open_body()
-        return r
+        layout = ChunkLayout.parse(h, lambda pos, n: view[pos : pos + n])
+        return cls.from_layout(layout, view)
 
-    def _open_body(self) -> None:
-        h, hl = self.header, self.header.header_len
-        nblocks = h.nblocks
-        if nblocks > (h.cbytes - hl) // 4:
-            raise FormatError(
-                "chunk",
-                "bstarts",
-                hl,
-                f"{nblocks} offsets within cbytes={h.cbytes}",
-                "beyond the chunk end",
-            )
-        if (
-            not h.vl_blocks
-            and not h.dont_split
-            and h.typesize > 1
-            and h.effective_blocksize % h.typesize
-            and h.nbytes >= h.effective_blocksize
-        ):
-            raise FormatError(
-                "chunk header",
-                "blocksize",
-                OFF_BLOCKSIZE,
-                f"a multiple of typesize {h.typesize} for split blocks",
-                h.effective_blocksize,
-            )
-        data_start = hl + 4 * nblocks
-        self.bstarts = np.frombuffer(self.buf, "<i4", nblocks, hl).astype(np.int64)
-        if h.use_dict:
-            if data_start + 4 > h.cbytes:
-                raise FormatError("chunk", "dsize", data_start, "4 bytes within cbytes", "missing")
-            dsize = _I32.unpack_from(self.buf, data_start)[0]
-            if not 0 < dsize <= MAX_DICT_SIZE or data_start + 4 + dsize > h.cbytes:
-                raise FormatError(
-                    "chunk",
-                    "dsize",
-                    data_start,
-                    f"1..{MAX_DICT_SIZE} and within cbytes={h.cbytes}",
-                    dsize,
-                )
-            self.dict_ = bytes(self.buf[data_start + 4 : data_start + 4 + dsize])
-            data_start += 4 + dsize
-        bad = np.flatnonzero((self.bstarts < data_start) | (self.bstarts >= h.cbytes))
-        if bad.size:
-            j = int(bad[0])
-            raise FormatError(
-                "chunk",
-                f"bstarts[{j}]",
-                hl + 4 * j,
-                f"in {data_start}..{h.cbytes - 1}",
-                int(self.bstarts[j]),
-            )
-        if h.vl_blocks and nblocks > 1 and np.any(np.diff(self.bstarts) <= 0):
-            j = int(np.flatnonzero(np.diff(self.bstarts) <= 0)[0]) + 1
-            raise FormatError(
-                "chunk",
-                f"bstarts[{j}]",
-                hl + 4 * j,
-                "strictly increasing offsets (VL-block chunk)",
-                int(self.bstarts[j]),
-            )
-        self.codec = codec_for_format(h.compformat, h.udcompcode)
+    @classmethod
+    def from_layout(
+        cls, layout: ChunkLayout, view: memoryview, blocks: Sequence[int] | None = None
+    ) -> ChunkReader:
+        """A reader of ``view`` (``cbytes`` bytes) laid out as ``layout``. ``blocks`` names
+        the only blocks whose bytes ``view`` holds (a ranged read): only their streams are
+        checked, and only ranges within them may be decoded."""
+        h = layout.header
+        arr = np.frombuffer(view, np.uint8)
+        if layout.kind not in (ChunkKind.BLOCKS, ChunkKind.VL_BLOCKS):
+            return cls(layout, view, arr, Pipeline((), h.typesize, h.version))
         steps = []
         for i, (fid, meta) in enumerate(h.pipeline):
             if fid == Filter.NOFILTER:
@@ -198,60 +95,70 @@ class ChunkReader:
                     "chunk header", f"filters[{i}]", OFF_FILTERS + i, "a known filter id", fid
                 )
             steps.append((flt, meta))
-        self.pipeline = Pipeline(tuple(steps), h.typesize, h.version)
+        span = layout.dict_span
+        r = cls(
+            layout,
+            view,
+            arr,
+            Pipeline(tuple(steps), h.typesize, h.version),
+            codec_for_format(h.compformat, h.udcompcode),
+            None if span is None else bytes(view[span[0] : span[1]]),
+            None if blocks is None else frozenset(blocks),
+        )
         # Every stream header is checked before anything is allocated or decoded (STYLE
         # habit 5): a few numpy passes over the blocks, one per stream index.
-        if h.vl_blocks:
-            self._check_vl_sizes()
+        if layout.kind == ChunkKind.VL_BLOCKS:
+            r._check_vl_sizes()
         else:
-            self._check_streams()
+            r._check_streams(range(h.nblocks) if blocks is None else blocks)
+        return r
 
-    def _check_streams(self) -> None:
-        """Validate every csize (and run token) of every block before anything is decoded.
+    # -- stream checks ------------------------------------------------------------------
+    def _check_streams(self, blocks: Sequence[int]) -> None:
+        """Validate every csize (and run token) of these blocks before anything is decoded.
 
         Few blocks are walked with :meth:`_stream_header`; many blocks are walked vectorised
         over blocks (one numpy pass per stream index) with the same conditions, and the first
         bad block is then re-walked by :meth:`_stream_header` to raise the precise error.
         """
         h = self.header
-        assert self.bstarts is not None
         nblocks, cbytes, arr = h.nblocks, h.cbytes, self.arr
         needs_codec = False
-        if nblocks < _VECTOR_MIN_BLOCKS:
-            for j, start in enumerate(self.bstarts.tolist()):
+        if len(blocks) < _VECTOR_MIN_BLOCKS:
+            for j in blocks:
                 nst = h.nstreams(j)
                 neblock = h.block_size(j) // nst
-                pos = start
+                pos = int(self.bstarts[j])
                 for s in range(nst):
                     csize, _, pos = self._stream_header(j, s, pos, neblock)
                     needs_codec = needs_codec or (csize > 0 and csize != neblock)
         else:
-            nfull = nblocks - 1 if h.leftover else nblocks
-            groups = [(np.arange(nfull), h.nstreams(0), h.block_size(0))]
-            if h.leftover:
-                groups.append((np.array([nblocks - 1]), 1, h.leftover))
-            for blocks, nst, bsize in groups:
+            idx = np.asarray(blocks)
+            last = (idx == nblocks - 1) if h.leftover else np.zeros(len(idx), bool)
+            groups = [(idx[~last], h.nstreams(0), h.block_size(0)), (idx[last], 1, h.leftover)]
+            for group, nst, bsize in groups:
+                if not group.size:  # (a full group implies block 0 is full)
+                    continue
                 neblock = bsize // nst
-                pos = self.bstarts[blocks]
+                at = self.bstarts[group]
                 for _ in range(nst):
                     # A csize field cut by cbytes makes ``end`` exceed cbytes as well.
-                    csize = _gather_i32(arr, np.minimum(pos, cbytes - 4))
-                    run = csize < 0
-                    end = pos + 4 + np.where(run, 1, np.maximum(csize, 0))
-                    bad = (end > cbytes) | (csize < -255)
+                    sizes = _gather_i32(arr, np.minimum(at, cbytes - CSIZE_LEN))
+                    run = sizes < 0
+                    end = at + CSIZE_LEN + np.where(run, 1, np.maximum(sizes, 0))
+                    bad = (end > cbytes) | (sizes < -MAX_RUN)
                     bad |= run & ((arr[np.minimum(end - 1, cbytes - 1)] & 1) == 0)
                     if bad.any():
-                        self._raise_block_error(int(blocks[np.argmax(bad)]))
+                        self._raise_block_error(int(group[np.argmax(bad)]))
                     if self.codec is None:
-                        needs_codec = needs_codec or bool(np.any((csize > 0) & (csize != neblock)))
-                    pos = end
+                        needs_codec = needs_codec or bool(np.any((sizes > 0) & (sizes != neblock)))
+                    at = end
         if needs_codec and self.codec is None:
             self._raise_no_codec("chunk")
 
     def _raise_block_error(self, j: int) -> NoReturn:
         """Re-walk the stream headers of block ``j`` (known bad) to raise the exact error."""
         h = self.header
-        assert self.bstarts is not None
         nst = h.nstreams(j)
         neblock = h.block_size(j) // nst
         pos = int(self.bstarts[j])
@@ -262,10 +169,9 @@ class ChunkReader:
     def _check_vl_sizes(self) -> None:
         """The size rules of a VL-block chunk (§12), before the output is allocated."""
         h = self.header
-        assert self.bstarts is not None
         starts = self.bstarts
         ends = np.append(starts[1:], h.cbytes)
-        short = ends - starts <= 4
+        short = ends - starts <= VL_SIZE_LEN
         sizes = _gather_i32(self.arr, np.where(short, 0, starts)).astype(np.int64)
         before = np.cumsum(sizes) - sizes  # output bytes of the blocks before each one
         bad = short | (sizes <= 0) | (before + sizes > h.nbytes)
@@ -277,7 +183,7 @@ class ChunkReader:
                     f"VL block {j}",
                     "bstarts",
                     start,
-                    "a span of more than 4 bytes",
+                    f"a span of more than {VL_SIZE_LEN} bytes",
                     int(ends[j] - starts[j]),
                 )
             raise FormatError(
@@ -290,48 +196,83 @@ class ChunkReader:
         total = int(sizes.sum())
         if total != h.nbytes:
             raise FormatError(
-                "VL-block chunk", "nbytes", 4, f"the sum of block sizes {total}", h.nbytes
+                "VL-block chunk", "nbytes", OFF_NBYTES, f"the sum of block sizes {total}", h.nbytes
             )
-        if self.codec is None and np.any(sizes != ends - starts - 4):
+        if self.codec is None and np.any(sizes != ends - starts - VL_SIZE_LEN):
             self._raise_no_codec("VL-block chunk")
 
-    # -- whole-chunk decoding -----------------------------------------------------------
+    # -- decoding -----------------------------------------------------------------------
     def decode(self, out: np.ndarray | None = None, nthreads: int = 1) -> np.ndarray:
         """Decode into ``out`` (a ``uint8`` array of at least ``nbytes``) or a new array."""
         h = self.header
+        kind = self.layout.kind
         if out is None:
-            out = (np.zeros if h.special in (SpecialValue.ZERO, SpecialValue.UNINIT) else np.empty)(
-                h.nbytes, np.uint8
-            )
-            fresh = True
+            fresh = h.special in (SpecialValue.ZERO, SpecialValue.UNINIT)
+            out = (np.zeros if fresh else np.empty)(h.nbytes, np.uint8)
         else:
             fresh = False
             out = out[: h.nbytes]
-        if h.special:
-            self._fill_special(out, 0, h.nbytes, fresh)
-        elif h.memcpyed:
+        if kind == ChunkKind.SPECIAL:
+            fill_special(out, h, self._special_value(), 0, fresh)
+        elif kind == ChunkKind.MEMCPYED:
             out[:] = self.arr[h.header_len : h.cbytes]
-        elif h.nbytes == 0:
-            pass
-        elif h.vl_blocks:
+        elif kind == ChunkKind.VL_BLOCKS:
             self._decode_vl(out)
-        else:
-            self._decode_blocks(out, range(h.nblocks), nthreads)
+        elif kind == ChunkKind.BLOCKS:
+            self._decode_blocks(out, 0, h.nblocks - 1, nthreads)
         return out
 
-    def _decode_blocks(self, out: np.ndarray, blocks: range, nthreads: int) -> None:
+    def decode_range(self, start: int, stop: int, nthreads: int = 1) -> np.ndarray:
+        """Bytes ``[start, stop)`` of the decoded chunk (clipped to it), decoding only the
+        blocks they touch (and block 0 for DELTA, spec §14)."""
+        h = self.header
+        start, stop = max(0, start), min(stop, h.nbytes)
+        if stop <= start:
+            return np.empty(0, np.uint8)
+        kind = self.layout.kind
+        if kind == ChunkKind.SPECIAL:
+            out = (np.zeros if h.special != SpecialValue.VALUE else np.empty)(
+                stop - start, np.uint8
+            )
+            fill_special(out, h, self._special_value(), start, True)
+            return out
+        if kind == ChunkKind.MEMCPYED:
+            return self.arr[h.header_len + start : h.header_len + stop].copy()
+        if kind == ChunkKind.VL_BLOCKS:
+            return self.decode(nthreads=nthreads)[start:stop].copy()
+        blocks = self.layout.blocks_for(start, stop)
+        bs = h.effective_blocksize
+        first, last = blocks.start, blocks.stop - 1
+        out = np.empty(min((last + 1) * bs, h.nbytes) - first * bs, np.uint8)
+        self._decode_blocks(out, first, last, nthreads)
+        return out[start - first * bs : stop - first * bs]
+
+    def _special_value(self) -> np.ndarray:
+        return self.arr[self.header.header_len :]
+
+    def _decode_blocks(self, out: np.ndarray, first: int, last: int, nthreads: int) -> None:
+        """Decode blocks ``first..last`` into ``out``, which starts at block ``first``."""
         h = self.header
         bs = h.effective_blocksize
+        todo = range(first, last + 1)
+        if self.present is not None:
+            missing = {*todo, *((0,) if self.pipeline.has_delta else ())} - self.present
+            if missing:
+                raise ParamError(f"blocks {sorted(missing)} were not read into this reader")
         ref = None
-        todo = list(blocks)
-        if self.pipeline is not None and self.pipeline.has_delta and todo:
-            # DELTA references block 0 of the decoded output (§9.3): decode it first.
-            self.decode_block(0, out[: h.block_size(0)], None)
-            ref = out[:bs]
-            todo = [j for j in todo if j != 0]
+        if self.pipeline.has_delta:
+            # DELTA references block 0 of the decoded output (§9.3): decode it first (unlike
+            # C's getitem, which gets blocks after the first wrong, §14).
+            if first == 0:
+                ref = out[: h.block_size(0)]
+                todo = range(1, last + 1)
+            else:
+                ref = np.empty(h.block_size(0), np.uint8)
+            self.decode_block(0, ref, None)
 
         def work(j: int) -> None:
-            self.decode_block(j, out[j * bs : j * bs + h.block_size(j)], ref)
+            o = (j - first) * bs
+            self.decode_block(j, out[o : o + h.block_size(j)], ref)
 
         run_parallel(work, todo, nthreads)
 
@@ -339,14 +280,13 @@ class ChunkReader:
         """Decode regular block ``j`` into ``dst`` (its exact size); ``ref`` = decoded block 0
         when the pipeline has DELTA and ``j > 0``."""
         h = self.header
-        assert self.bstarts is not None and self.pipeline is not None
         bsize = len(dst)
         nst = h.nstreams(j)
         neblock = bsize // nst
         if neblock == 0:
             raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
         filtered = bool(self.pipeline.backward_steps)
-        target, aux = _scratch_arrays(bsize) if filtered else (dst, None)
+        target, aux = _scratch_pair(bsize) if filtered else (dst, None)
         pos = int(self.bstarts[j])
         for s in range(nst):
             csize, start, pos = self._stream_header(j, s, pos, neblock)
@@ -354,7 +294,8 @@ class ChunkReader:
             if csize == neblock:
                 seg[:] = self.arr[start:pos]
             elif csize > 0:
-                self._decode_stream(f"block {j} stream {s}", start - 4, self.buf[start:pos], seg)
+                where = f"block {j} stream {s}"
+                self._decode_stream(where, start - CSIZE_LEN, self.buf[start:pos], seg)
             elif csize == 0:
                 seg[:] = 0
             else:
@@ -366,16 +307,16 @@ class ChunkReader:
         """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
         start, next stream offset)``. Every byte the stream uses must lie before ``cbytes``."""
         cbytes = self.header.cbytes
-        if pos + 4 > cbytes:
+        if pos + CSIZE_LEN > cbytes:
             raise FormatError(
                 f"block {j} stream {s}",
                 "csize",
                 pos,
-                f"4 bytes before cbytes={cbytes}",
+                f"{CSIZE_LEN} bytes before cbytes={cbytes}",
                 "truncated",
             )
         csize = _I32.unpack_from(self.buf, pos)[0]
-        start = pos + 4
+        start = pos + CSIZE_LEN
         if csize > 0:
             if start + csize > cbytes:
                 raise FormatError(
@@ -388,9 +329,9 @@ class ChunkReader:
             return csize, start, start + csize
         if csize == 0:
             return 0, start, start
-        if csize < -255:
+        if csize < -MAX_RUN:
             raise FormatError(
-                f"block {j} stream {s}", "csize", pos, "a run length in -255..-1", csize
+                f"block {j} stream {s}", "csize", pos, f"a run length in -{MAX_RUN}..-1", csize
             )
         if start >= cbytes:
             raise FormatError(
@@ -404,7 +345,7 @@ class ChunkReader:
 
     def _raise_no_codec(self, where: str) -> NoReturn:
         h = self.header
-        if h.compformat == 6:
+        if h.compformat == UDCODEC_FORMAT:
             raise FormatError(
                 where, "udcompcode", OFF_UDCOMPCODE, "a registered codec id", h.udcompcode
             )
@@ -417,7 +358,7 @@ class ChunkReader:
         if codec is None:
             self._raise_no_codec(where)
         try:
-            codec.decompress_into(src, memoryview(dst), self.dict_)
+            codec.decompress_into(src, dst.data, self.dict_)
         except CodecError as exc:
             raise CodecError(
                 f"{where} ({codec.name})", "data", offset, exc.expected, exc.got
@@ -425,14 +366,13 @@ class ChunkReader:
 
     def _decode_vl(self, out: np.ndarray) -> None:
         h = self.header
-        assert self.bstarts is not None and self.pipeline is not None
         ends = [*self.bstarts[1:].tolist(), h.cbytes]
         pos_out = 0
         for j, (start, end) in enumerate(zip(self.bstarts.tolist(), ends, strict=True)):
             where = f"VL block {j}"
-            if end - start <= 4:
+            if end - start <= VL_SIZE_LEN:
                 raise FormatError(
-                    where, "bstarts", start, "a span of more than 4 bytes", end - start
+                    where, "bstarts", start, f"a span of more than {VL_SIZE_LEN} bytes", end - start
                 )
             size = _I32.unpack_from(self.buf, start)[0]
             if size <= 0 or pos_out + size > h.nbytes:
@@ -440,94 +380,35 @@ class ChunkReader:
                     where, "nbytes", start, f"1..{h.nbytes - pos_out} (rest of nbytes)", size
                 )
             dst = out[pos_out : pos_out + size]
-            payload = self.buf[start + 4 : end]
+            payload = self.buf[start + VL_SIZE_LEN : end]
             filtered = bool(self.pipeline.backward_steps)
-            target, aux = _scratch_arrays(size) if filtered else (dst, None)
+            target, aux = _scratch_pair(size) if filtered else (dst, None)
             if len(payload) == size:
                 target[:] = np.frombuffer(payload, np.uint8)
             else:
-                self._decode_stream(where, start + 4, payload, target)
+                self._decode_stream(where, start + VL_SIZE_LEN, payload, target)
             if filtered:
                 self.pipeline.backward(target, dst, None, aux)  # each VL block is its own ref
             pos_out += size
         if pos_out != h.nbytes:
             raise FormatError(
-                "VL-block chunk", "nbytes", 4, f"the sum of block sizes {pos_out}", h.nbytes
+                "VL-block chunk",
+                "nbytes",
+                OFF_NBYTES,
+                f"the sum of block sizes {pos_out}",
+                h.nbytes,
             )
 
-    # -- partial decoding ---------------------------------------------------------------
-    def _fill_special(self, out: np.ndarray, start: int, stop: int, fresh: bool) -> None:
-        h = self.header
-        n = stop - start
-        if h.special in (SpecialValue.ZERO, SpecialValue.UNINIT):
-            if not fresh:
-                out[:n] = 0
-        elif h.special == SpecialValue.NAN:
-            pat = _NAN_PATTERNS.get(h.typesize)
-            if pat is None:
-                raise FormatError(
-                    "chunk header", "typesize", 3, "4 or 8 for a NaN chunk", h.typesize
-                )
-            _fill_pattern(out[:n], pat, start)
-        else:
-            _fill_pattern(out[:n], self.arr[32 : h.cbytes], start)
 
-    def decode_range(self, start: int, stop: int, nthreads: int = 1) -> np.ndarray:
-        """Bytes ``[start, stop)`` of the decoded chunk, decoding only the blocks they touch."""
-        h = self.header
-        start, stop = max(0, start), min(stop, h.nbytes)
-        if stop <= start:
-            return np.empty(0, np.uint8)
-        if h.special:
-            out = (np.zeros if h.special != SpecialValue.VALUE else np.empty)(
-                stop - start, np.uint8
-            )
-            self._fill_special(out, start, stop, True)
-            return out
-        if h.memcpyed:
-            return self.arr[h.header_len + start : h.header_len + stop].copy()
-        if h.vl_blocks:
-            return self.decode(nthreads=nthreads)[start:stop].copy()
-        bs = h.effective_blocksize
-        first, last = start // bs, (stop - 1) // bs
-        out = np.empty(min((last + 1) * bs, h.nbytes) - first * bs, np.uint8)
-        ref = None
-        assert self.pipeline is not None
-        if self.pipeline.has_delta and first > 0:
-            # Unlike C's getitem (spec §14), decode block 0 for the DELTA reference.
-            ref = np.empty(h.block_size(0), np.uint8)
-            self.decode_block(0, ref, None)
-        if self.pipeline.has_delta and first == 0:
-            self.decode_block(0, out[: h.block_size(0)], None)
-            ref = out[:bs]
-            blocks = range(1, last + 1)
-        else:
-            blocks = range(first, last + 1)
-
-        def work(j: int) -> None:
-            o = (j - first) * bs
-            self.decode_block(j, out[o : o + h.block_size(j)], ref)
-
-        run_parallel(work, blocks, nthreads)
-        return out[start - first * bs : stop - first * bs]
+def _scratch_pair(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's two block-sized work buffers (decoded streams, filter ping-pong)."""
+    return scratch(n, "block"), scratch(n, "block-aux")
 
 
 def _gather_i32(arr: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """The little-endian int32 at each offset of ``pos`` in the byte array ``arr``."""
     quads = arr[pos[:, None] + _QUAD]  # a new C-contiguous (n, 4) uint8 array
     return quads.view("<i4").reshape(-1)
-
-
-def _fill_pattern(out: np.ndarray, pattern: np.ndarray, start: int) -> None:
-    """Fill ``out`` with ``pattern`` repeated, as if it had begun ``start`` bytes earlier."""
-    k = len(pattern)
-    if k == 0 or len(out) == 0:
-        return
-    phase = start % k
-    rolled = np.concatenate([pattern[phase:], pattern[:phase]]) if phase else pattern
-    whole = len(out) // k
-    out[: whole * k].reshape(whole, k)[:] = rolled
-    out[whole * k :] = rolled[: len(out) - whole * k]
 
 
 def decode_chunk(

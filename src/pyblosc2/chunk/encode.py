@@ -1,5 +1,5 @@
-"""Writing a chunk: C-Blosc2's serial algorithm (spec §7), Blosc1 output (§2.4), dictionaries
-(§11) and special-value chunks (§4).
+"""Writing a chunk: C-Blosc2's serial algorithm (spec §7), Blosc1 output (§2.4), memcpyed
+chunks (§5) and dictionaries (§11); special-value chunks are made by :mod:`.special`.
 
 Blocks are filtered and compressed on a thread pool, then laid out in order with the serial
 writer's output budget, so the bytes do not depend on the thread count.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from .._threads import run_parallel
 from ..codecs.base import BaseCodec
 from ..codecs.registry import get_codec
 from ..constants import (
+    BLOSC1_MIN_BUFFERSIZE,
     EXTENDED_HEADER_LENGTH,
     MAX_BUFFERSIZE,
     MAX_DICT_SIZE,
@@ -26,6 +28,7 @@ from ..constants import (
     Codec,
     Filter,
     SpecialValue,
+    header_typesize,
 )
 from ..errors import ParamError
 from ..filters.registry import get_filter
@@ -44,13 +47,16 @@ from .header import (
     USEDICT,
     ChunkHeader,
 )
+from .layout import BSTART_LEN, CSIZE_LEN, DSIZE_LEN
 from .pipeline import Pipeline
+from .special import special_chunk
+
+if TYPE_CHECKING:
+    from ..params import CParams
 
 __all__ = ["EncodeSpec", "encode_chunk", "special_chunk"]
 
 _I32 = struct.Struct("<i")
-BLOSC1_MIN_BUFFERSIZE = 128  # C-Blosc 1.x memcpys anything smaller
-_LOSSY_BEFORE_DELTA = frozenset({Filter.TRUNC_PREC, Filter.INT_TRUNC})
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +75,33 @@ class EncodeSpec:
     nthreads: int = 1
     blosc1: bool = False  # 16-byte header, version 2: readable by C-Blosc 1.x
 
+    @classmethod
+    def from_cparams(cls, cp: CParams, blosc1: bool = False) -> EncodeSpec:
+        """The settings of :class:`~pyblosc2.params.CParams` ``cp``, filter slots padded to
+        six and metas taken as bytes.
+
+        >>> from pyblosc2.params import CParams
+        >>> s = EncodeSpec.from_cparams(CParams(typesize=4, filters=[1], filters_meta=[-1]))
+        >>> s.filters, s.filters_meta
+        ((1, 0, 0, 0, 0, 0), (255, 0, 0, 0, 0, 0))
+        """
+        pad = (0,) * MAX_FILTERS
+        filters = (*(int(f) for f in cp.filters), *pad)[:MAX_FILTERS]
+        metas = (*(m & 0xFF for m in cp.filters_meta), *pad)[:MAX_FILTERS]
+        return cls(
+            typesize=cp.typesize,
+            clevel=cp.clevel,
+            codec=int(cp.codec),
+            codec_meta=cp.codec_meta,
+            filters=filters,
+            filters_meta=metas,
+            splitmode=int(cp.splitmode),
+            blocksize=cp.blocksize,
+            use_dict=cp.use_dict,
+            nthreads=cp.nthreads,
+            blosc1=blosc1,
+        )
+
 
 def _check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], ...]:
     """Validate the filter slots; returns the (id, meta byte) of the 6 slots."""
@@ -80,12 +113,12 @@ def _check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], .
         if fid == Filter.BYTEDELTA and typesize == 1:  # python-blosc2 drops it (a no-op)
             slots[i] = (0, 0)
             continue
-        if fid == 34:
+        if fid == Filter.BYTEDELTA_BUGGY:
             raise ParamError("filter 34 (BYTEDELTA_BUGGY) is read-only; use BYTEDELTA (35)")
         flt = get_filter(fid)
         flt.check(typesize, meta & 0xFF)
-        if fid in _LOSSY_BEFORE_DELTA:
-            seen_lossy = Filter(fid).name
+        if flt.lossy:
+            seen_lossy = flt.name.upper()
         if fid == Filter.DELTA and seen_lossy:
             raise ParamError(
                 f"DELTA after {seen_lossy} corrupts data in C-Blosc2 (spec §9.3); put DELTA first"
@@ -123,7 +156,7 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         raise ParamError(f"src must be at most {MAX_BUFFERSIZE} bytes, got {nbytes}")
     codec = get_codec(spec.codec)
     ts = spec.typesize
-    ts_c = ts if ts <= 255 else 1  # §2: wider typesizes are recorded as 1
+    ts_c = header_typesize(ts)
     if spec.blocksize and spec.blocksize % ts and nbytes >= ts:
         raise ParamError(
             f"blocksize must be a multiple of typesize {ts}, got {spec.blocksize} "
@@ -153,7 +186,7 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         memcpyed = spec.clevel == 0 or nbytes < MIN_BUFFERSIZE
     destsize = nbytes + hl
     nblocks = -(-nbytes // blocksize)
-    if hl + 4 * nblocks > destsize:
+    if hl + BSTART_LEN * nblocks > destsize:
         memcpyed = True
 
     flags = 0 if spec.blosc1 else EXTENDED_MARKER
@@ -284,14 +317,14 @@ def _encode_blocks(
 
     # Serial layout (§7 step 5): the output budget shrinks as bytes are written.
     dict_section = b"" if dict_ is None else _I32.pack(len(dict_)) + dict_
-    ntbytes = hl + 4 * nblocks + len(dict_section)
+    ntbytes = hl + BSTART_LEN * nblocks + len(dict_section)
     bstarts = np.empty(nblocks, dtype="<i4")
     pieces: list[bytes] = []
     all_zero = True
     for j, streams in enumerate(blocks):
         bstarts[j] = ntbytes
         for k, st in enumerate(streams):
-            ntbytes += 4
+            ntbytes += CSIZE_LEN
             neblock = st.neblock
             if st.kind in ("zero", "run"):
                 if ntbytes > destsize:
@@ -355,57 +388,14 @@ def _build_dict(
             for j in range(nblocks)
         ]
     )
-    if codec.compcode == Codec.ZSTD:
-        import zstandard
-
-        samples = [training[i * sample_size : (i + 1) * sample_size].tobytes() for i in range(ns)]
-        try:
-            zd = zstandard.train_dictionary(dict_maxsize, samples)
-        except zstandard.ZstdError:
-            return None  # too little data to train on: compress without a dictionary
-        return zd.as_bytes()
-    dsize = min(ns * sample_size, dict_maxsize)
-    d = bytearray(training[:dsize].tobytes())
-    # C writes dsize into the output before copying the training data over it (§11 step 3).
-    pos = 4 * nblocks
-    if pos < dsize:
-        d[pos : pos + 4] = _I32.pack(dsize)[: dsize - pos]
-    return bytes(d)
-
-
-def special_chunk(
-    kind: SpecialValue, nbytes: int, typesize: int, blocksize: int, value: bytes = b""
-) -> bytes:
-    """A special-value chunk as ``blosc2_chunk_zeros``/``_nans``/``_uninit``/``_repeatval``
-    write it (spec §4).
-
-    >>> special_chunk(SpecialValue.ZERO, 64, 4, 64).hex()
-    '0501050440000000400000002000000000000000000000000000000000000010'
-    """
-    kind = SpecialValue(kind)
-    if kind == SpecialValue.NOT_SPECIAL:
-        raise ParamError("special_value must be ZERO, NAN, VALUE or UNINIT")
-    if not 0 <= nbytes <= MAX_BUFFERSIZE:
-        raise ParamError(f"nbytes must be in 0..{MAX_BUFFERSIZE}, got {nbytes}")
-    if kind == SpecialValue.VALUE:
-        if not value or nbytes % len(value):
-            raise ParamError(
-                f"nbytes ({nbytes}) must be a multiple of the value size ({len(value)})"
-            )
-        if blocksize % len(value):
-            raise ParamError("blocksize must be a multiple of the value size")
-    elif typesize and nbytes % typesize and (kind != SpecialValue.ZERO or nbytes > 0):
-        raise ParamError(f"nbytes ({nbytes}) must be a multiple of typesize ({typesize})")
-    if kind == SpecialValue.NAN and typesize not in (4, 8):
-        raise ParamError(f"NaN chunks need typesize 4 or 8, got {typesize}")
-    hdr = ChunkHeader(
-        version=BLOSC2_VERSION,
-        versionlz=1,
-        flags=EXTENDED_MARKER,
-        typesize=typesize if typesize <= 255 else 1,
-        nbytes=nbytes,
-        blocksize=max(blocksize, 1),
-        cbytes=EXTENDED_HEADER_LENGTH + len(value),
-        blosc2_flags=int(kind) << SPECIAL_SHIFT,
-    )
-    return hdr.to_bytes() + value
+    samples = [training[i * sample_size : (i + 1) * sample_size].tobytes() for i in range(ns)]
+    d = codec.train_dictionary(samples, dict_maxsize)
+    if d is None or bytes(training[: len(d)]) != d:
+        return d
+    # A raw dictionary (the training data itself, LZ4's): C writes dsize into its output, where
+    # the training data lies, before copying the dictionary out of it (§11 step 3).
+    raw = bytearray(d)
+    pos = BSTART_LEN * nblocks
+    if pos < len(raw):
+        raw[pos : pos + DSIZE_LEN] = _I32.pack(len(raw))[: len(raw) - pos]
+    return bytes(raw)

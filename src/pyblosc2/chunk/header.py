@@ -250,14 +250,12 @@ class ChunkHeader:
         blosc2_flags: int | None = None,
     ) -> ChunkHeader:
         """A copy with some fields changed (used by the writer)."""
-        changes: dict[str, int] = {}
-        if cbytes is not None:
-            changes["cbytes"] = cbytes
-        if flags is not None:
-            changes["flags"] = flags
-        if blosc2_flags is not None:
-            changes["blosc2_flags"] = blosc2_flags
-        return replace(self, **changes)
+        return replace(
+            self,
+            cbytes=self.cbytes if cbytes is None else cbytes,
+            flags=self.flags if flags is None else flags,
+            blosc2_flags=self.blosc2_flags if blosc2_flags is None else blosc2_flags,
+        )
 
     # -- derived --------------------------------------------------------------------------
     @property

@@ -1,12 +1,14 @@
 """Running a block through the filter pipeline, forward and backward (spec §9.0).
 
-Slots run 0→5 when compressing and 5→0 when decompressing; empty slots are skipped; buffers
-ping-pong between two scratch arrays so that each filter writes a preallocated output.
+Slots run 0→5 when compressing and 5→0 when decompressing; empty slots are skipped. Forward,
+each filter writes a fresh array. Backward, lossy filters (whose backward step is a copy) are
+skipped and the others ping-pong between the source block and one scratch array, the last
+writing straight into the caller's output.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -14,9 +16,6 @@ from ..constants import Filter
 from ..filters.base import BaseFilter, FilterContext
 
 __all__ = ["Pipeline"]
-
-# Filters whose backward step is the identity: they need no decoding pass.
-_COPY_BACKWARD = frozenset({Filter.TRUNC_PREC, Filter.INT_TRUNC})
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,14 +25,18 @@ class Pipeline:
     steps: tuple[tuple[BaseFilter, int], ...]
     typesize: int
     version: int
+    #: the steps decoding runs, last slot first, lossy ones (nothing to undo) left out
+    backward_steps: tuple[tuple[BaseFilter, int], ...] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        backward = tuple((f, m) for f, m in reversed(self.steps) if not f.lossy)
+        object.__setattr__(self, "backward_steps", backward)
 
     @property
     def has_delta(self) -> bool:
         return any(f.id == Filter.DELTA for f, _ in self.steps)
-
-    @property
-    def backward_steps(self) -> tuple[tuple[BaseFilter, int], ...]:
-        return tuple((f, m) for f, m in reversed(self.steps) if f.id not in _COPY_BACKWARD)
 
     def forward(self, block: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
         """Filter one block; returns a new array (never ``block`` itself unless no filter)."""

@@ -2,12 +2,14 @@
 
 A *stream* is the unit a Blosc chunk hands to a codec (spec §6.3, §10). Codecs know nothing of
 chunks: the chunk layer gives them a stream, a compression level and an output budget, and
-wraps their errors with the stream's location.
+wraps their errors with the stream's location. Codecs that take a dictionary (spec §11) also
+build one from sample streams (:meth:`BaseCodec.train_dictionary`).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import ClassVar
 
 from ..errors import CodecError
@@ -55,6 +57,19 @@ class BaseCodec(ABC):
         Codecs whose library can write into a caller's buffer override this to save a copy.
         """
         dst[:] = self.decompress(src, len(dst), dict_)
+
+    def train_dictionary(self, samples: Sequence[bytes], size: int) -> bytes | None:
+        """A dictionary of at most ``size`` bytes for streams like ``samples`` (spec §11), or
+        ``None`` to compress without one (only called when :attr:`supports_dict`).
+
+        The default is C-Blosc2's rule for LZ4 and LZ4HC: the samples themselves, joined and
+        cut to ``size`` bytes. Codecs with a trainer (zstd) override it.
+
+        >>> from pyblosc2.codecs.registry import get_codec
+        >>> get_codec(1).train_dictionary([b"abc", b"def"], 4)
+        b'abcd'
+        """
+        return b"".join(samples)[:size]
 
     def __repr__(self) -> str:
         return f"<codec {self.name} id={self.compcode}>"

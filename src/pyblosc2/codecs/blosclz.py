@@ -77,10 +77,10 @@ class _Tables:
         self.hashlog = hashlog
         self.u32 = np.ndarray((n - 3,), dtype="<u4", buffer=b, strides=(1,)).astype(np.uint32)
         u64 = np.ndarray((n - 7,), dtype="<u8", buffer=b, strides=(1,)).astype(np.uint64)
-        self.u64m = memoryview(u64)
-        self.u32m = memoryview(self.u32)
+        self.u64m = u64.data
+        self.u32m = self.u32.data
         self.hsh = ((self.u32 * np.uint32(_KNUTH)) >> np.uint32(32 - hashlog)).astype(np.int32)
-        self.hm = memoryview(self.hsh)
+        self.hm = self.hsh.data
 
     def vector_find(self, htab: np.ndarray, a0: int, limit: int, far_rule: bool) -> tuple[int, int]:
         """First accepted match ``(anchor, ref)`` at or after ``a0`` (``(limit, -1)`` if none).
@@ -137,7 +137,7 @@ def _cratio(t: _Tables, n: int, clevel: int) -> float:
     ip_limit = shift + limit - 12
     bound = shift + limit - 1
     htab = np.full(1 << t.hashlog, shift, dtype=np.int32)  # C's zeroed table, region-relative
-    tm, hm, um, u64m, b = memoryview(htab), t.hm, t.u32m, t.u64m, t.b
+    tm, hm, um, u64m, b = htab.data, t.hm, t.u32m, t.u64m, t.b
     a = lit = shift
     copy = 4
     oc = 5
@@ -209,7 +209,7 @@ def compress(src: _BytesLike, clevel: int, maxout: int) -> bytes:
     ip_limit = n - 12
     bound = n - 1
     htab = np.zeros(1 << t.hashlog, dtype=np.int32)
-    tm, hm, um, u64m = memoryview(htab), t.hm, t.u32m, t.u64m
+    tm, hm, um, u64m = htab.data, t.hm, t.u32m, t.u64m
     extra_shift = 32 - t.hashlog
     out = bytearray()
     placeholder = 0  # where C's pending control byte sits
@@ -398,7 +398,7 @@ def _walk(nxt: np.ndarray, p0: int) -> np.ndarray:
     tables = [nxt]
     for _ in range(_WALK_LEVELS):
         tables.append(tables[-1].take(tables[-1]))
-    jump = memoryview(tables.pop())
+    jump = tables.pop().data
     coarse = []
     p = p0
     while p < n:

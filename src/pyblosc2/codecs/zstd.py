@@ -7,10 +7,12 @@ C-Blosc2 maps ``clevel`` 1-7 to zstd level ``2*clevel - 1``, 8 to 20 and 9 to 22
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import zstandard
 
+from .._threads import thread_cache
 from ..constants import Codec
 from .base import BaseCodec, stream_error
 
@@ -29,18 +31,13 @@ def zstd_level(clevel: int, with_dict: bool = False) -> int:
     return _DICT_LEVEL if with_dict else _LEVELS[clevel]
 
 
-class _PerThread(threading.local):
-    """zstandard contexts are not thread-safe: one set per thread."""
-
-    def __init__(self) -> None:
-        self.compressors: dict[tuple[int, bytes | None], zstandard.ZstdCompressor] = {}
-        self.decompressors: dict[bytes | None, zstandard.ZstdDecompressor] = {}
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
-_local = _PerThread()
-
-
-def _cached(cache: dict, key, make):  # type: ignore[no-untyped-def]
+def _cached(name: str, key: _K, make: Callable[[], _V]) -> _V:
+    """The calling thread's object for ``key`` (zstandard contexts are not thread-safe)."""
+    cache: dict[_K, _V] = thread_cache(name)
     obj = cache.get(key)
     if obj is None:
         if len(cache) > 16:  # dictionaries are per chunk: keep the cache small
@@ -106,9 +103,20 @@ class ZstdCodec(BaseCodec):
                 write_dict_id=True,
             )
 
-        cctx = _cached(_local.compressors, (level, dict_ or None), make)
+        cctx = _cached("zstd.compressors", (level, dict_ or None), make)
         out = cctx.compress(src)
         return out if len(out) <= maxout else b""
+
+    def train_dictionary(self, samples: Sequence[bytes], size: int) -> bytes | None:
+        """A trained zstd dictionary, or ``None`` when there is too little data to train on.
+
+        C-Blosc2 uses ``ZDICT_trainFromBuffer``; python-zstandard's trainer differs, and any
+        valid dictionary is acceptable to readers (spec §11 step 3).
+        """
+        try:
+            return zstandard.train_dictionary(size, list(samples)).as_bytes()
+        except zstandard.ZstdError:
+            return None
 
     def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytes:
         def make() -> zstandard.ZstdDecompressor:
@@ -123,7 +131,7 @@ class ZstdCodec(BaseCodec):
             if declared not in (-1, nbytes):
                 raise stream_error(self.name, f"a frame content size of {nbytes}", declared)
             try:
-                dctx = _cached(_local.decompressors, dict_ or None, make)
+                dctx = _cached("zstd.decompressors", dict_ or None, make)
                 out = dctx.decompress(src, max_output_size=nbytes)
             except zstandard.ZstdError as exc:
                 raise stream_error(
@@ -133,7 +141,7 @@ class ZstdCodec(BaseCodec):
                 raise stream_error(self.name, f"{nbytes} decoded bytes", f"{len(out)} bytes")
             return out
         try:
-            dctx = _cached(_local.decompressors, dict_ or None, make)
+            dctx = _cached("zstd.decompressors", dict_ or None, make)
             # A reader bounds the output by nbytes (a hostile frame cannot make us allocate
             # more) and walks across frames; reading one byte more detects surplus output and
             # makes trailing garbage fail to parse.

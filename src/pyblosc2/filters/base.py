@@ -38,6 +38,10 @@ class BaseFilter(ABC):
 
     id: ClassVar[int]
     name: ClassVar[str]
+    #: a lossy filter drops information when compressing and has nothing to undo when
+    #: decompressing (its backward step is a copy, which the pipeline skips); DELTA must not
+    #: follow one (spec §9.3)
+    lossy: ClassVar[bool] = False
 
     def check(self, typesize: int, meta: int) -> None:  # noqa: B027 - optional hook
         """Raise :class:`~pyblosc2.errors.ParamError` if this filter cannot compress with

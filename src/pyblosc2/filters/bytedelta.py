@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._threads import scratch
 from ..constants import Filter
 from .base import BaseFilter, FilterContext
-from .shuffle import scratch
 
 __all__ = ["ByteDelta", "ByteDeltaBuggy", "channel_cumsum"]
 
@@ -90,7 +90,7 @@ class ByteDelta(BaseFilter):
 class ByteDeltaBuggy(BaseFilter):
     """BYTEDELTA as SIMD builds wrote it before C-Blosc2's fix (read-only id 34)."""
 
-    id = 34
+    id = Filter.BYTEDELTA_BUGGY
     name = "bytedelta_buggy"
 
     def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._threads import scratch
 from ..constants import Filter
 from .base import BaseFilter, FilterContext
-from .shuffle import scratch
 
 __all__ = ["Delta", "prefix_xor"]
 

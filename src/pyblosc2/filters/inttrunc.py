@@ -43,6 +43,7 @@ class IntTrunc(BaseFilter):
 
     id = Filter.INT_TRUNC
     name = "int_trunc"
+    lossy = True
 
     def check(self, typesize: int, meta: int) -> None:
         _zeroed_bits(typesize, meta)

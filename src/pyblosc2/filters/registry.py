@@ -44,7 +44,7 @@ _BUILTINS: dict[int, BaseFilter] = {
     )
 }
 #: assigned by C-Blosc2 but needing the b2nd metalayer; not implemented here
-UNIMPLEMENTED_FILTERS = {
+UNIMPLEMENTED_FILTERS: dict[int, str] = {
     Filter.NDCELL: "NDCELL filter (id 32)",
     Filter.NDMEAN: "NDMEAN filter (id 33)",
 }

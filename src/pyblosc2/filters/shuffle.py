@@ -26,10 +26,11 @@ numpy has no byte-transpose primitive; each kernel uses the formulation measured
 from __future__ import annotations
 
 import math
-import threading
+from typing import Any
 
 import numpy as np
 
+from .._threads import scratch
 from ..constants import Filter
 from .base import BaseFilter, FilterContext
 
@@ -38,34 +39,11 @@ __all__ = [
     "Shuffle",
     "bitshuffle",
     "bitunshuffle",
-    "scratch",
     "shuffle",
     "unshuffle",
 ]
 
-_LE = {2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
-
-_SCRATCH_MAX = 1 << 24
-_local = threading.local()
-
-
-def scratch(nbytes: int, slot: str, dtype: np.dtype | type = np.uint8) -> np.ndarray:
-    """A work buffer of ``nbytes`` bytes viewed as ``dtype``, reused per thread and ``slot``.
-
-    First-touch page faults on fresh block-sized temporaries can cost as much as the kernel
-    itself (measured: bitshuffle of 4 MiB blocks ran at 0.6 GB/s with fresh temporaries,
-    1.1-1.3 GB/s with reused ones). Buffers above 16 MiB are not kept. A slot's buffer must
-    not be in use twice at once; the slots are ``"planes"`` (bitshuffle), ``"bits"`` (its bit
-    transpose) and ``"work"`` (innermost helpers: byte (un)shuffles, DELTA's prefix XOR,
-    BYTEDELTA's prefix sum).
-    """
-    if nbytes > _SCRATCH_MAX:
-        return np.empty(nbytes, np.uint8).view(dtype)
-    bufs: dict[str, np.ndarray] = _local.__dict__.setdefault("bufs", {})
-    buf = bufs.get(slot)
-    if buf is None or len(buf) < nbytes:
-        buf = bufs[slot] = np.empty(nbytes, np.uint8)
-    return buf[:nbytes].view(dtype)
+_LE: dict[int, np.dtype[Any]] = {2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
 
 
 def shuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:

@@ -64,6 +64,7 @@ class TruncPrec(BaseFilter):
 
     id = Filter.TRUNC_PREC
     name = "trunc_prec"
+    lossy = True
 
     def check(self, typesize: int, meta: int) -> None:
         _zeroed_bits(typesize, meta)

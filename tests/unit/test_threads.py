@@ -1,0 +1,61 @@
+"""_threads.py: the block pool and the per-thread scratch buffers and caches."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from pyblosc2._threads import SCRATCH_MAX, run_parallel, scratch, thread_cache
+
+
+@pytest.mark.parametrize("nthreads", [1, 2, 4])
+def test_run_parallel_keeps_item_order(nthreads: int) -> None:
+    assert run_parallel(lambda x: x * 3, range(50), nthreads) == [x * 3 for x in range(50)]
+
+
+def test_run_parallel_propagates_the_first_error() -> None:
+    def fn(x: int) -> int:
+        if x >= 3:
+            raise KeyError(x)
+        return x
+
+    with pytest.raises(KeyError, match="3"):
+        run_parallel(fn, range(10), 2)
+
+
+def test_scratch_is_reused_per_slot_and_grows() -> None:
+    a = scratch(100, "test-a")
+    assert scratch(50, "test-a").base is a.base
+    assert scratch(100, "test-b").base is not a.base
+    big = scratch(1000, "test-a")
+    assert big.nbytes == 1000 and scratch(10, "test-a").base is big.base
+
+
+@pytest.mark.parametrize(("nbytes", "dtype", "length"), [(16, np.uint16, 8), (16, "<u8", 2)])
+def test_scratch_views_as_dtype(nbytes: int, dtype: object, length: int) -> None:
+    a = scratch(nbytes, "test-dtype", dtype)
+    assert len(a) == length and a.dtype == np.dtype(dtype)
+
+
+def test_large_scratch_is_not_kept() -> None:
+    a = scratch(SCRATCH_MAX + 1, "test-big")
+    assert scratch(SCRATCH_MAX + 1, "test-big").base is not a.base
+
+
+def _in_thread(fn):  # type: ignore[no-untyped-def]
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join()
+    return out[0]
+
+
+def test_scratch_and_caches_are_per_thread() -> None:
+    mine = scratch(64, "test-thread")
+    theirs = _in_thread(lambda: scratch(64, "test-thread"))
+    assert theirs.base is not mine.base
+    thread_cache("test-cache")["k"] = "main"
+    assert _in_thread(lambda: thread_cache("test-cache").get("k")) is None
+    assert thread_cache("test-cache")["k"] == "main"
