@@ -22,7 +22,7 @@ from .backends.memory import MemoryStore
 from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
-from .constants import EXTENDED_HEADER_LENGTH, MAX_FILTERS, SpecialValue, SplitMode
+from .constants import EXTENDED_HEADER_LENGTH, SpecialValue, SplitMode
 from .errors import FormatError, ParamError
 from .frame.contiguous import FrameReader
 from .frame.frame import HIDDEN_VLMETA, Frame
@@ -41,23 +41,6 @@ MAX_DEFAULT_CHUNKSIZE = 2**28
 _READONLY = "Cannot do this action with reading mode"
 _STORAGE_ARGS = frozenset(Storage.__dataclass_fields__)
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _spec(cp: CParams) -> EncodeSpec:
-    pad = MAX_FILTERS - len(cp.filters)
-    return EncodeSpec(
-        typesize=cp.typesize,
-        clevel=cp.clevel,
-        codec=int(cp.codec),
-        codec_meta=cp.codec_meta,
-        filters=tuple(int(f) for f in cp.filters) + (0,) * pad,
-        filters_meta=tuple(m & 0xFF for m in cp.filters_meta)
-        + (0,) * (MAX_FILTERS - len(cp.filters_meta)),
-        splitmode=int(cp.splitmode),
-        blocksize=cp.blocksize,
-        use_dict=cp.use_dict,
-        nthreads=cp.nthreads,
-    )
 
 
 def reads(method: F) -> F:
@@ -408,7 +391,7 @@ class SChunk(ChunkListEdits):
     def compress_data(self, data: Any) -> bytes:
         """``data`` compressed with this SChunk's ``cparams`` into a chunk that is not stored
         (a pyblosc2 extension, for containers built on an SChunk)."""
-        return encode_chunk(as_view(data), _spec(self.cparams))
+        return encode_chunk(as_view(data), EncodeSpec.from_cparams(self.cparams))
 
     @writes
     def set_chunks(self, refs: list[int | bytes], meta: dict[str, bytes] | None = None) -> int:

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ._bytes import as_view
-from .api import make_special_chunk  # TODO(lead): chunk.special after the merge
+from .chunk.special import make_special_chunk
 from .constants import SpecialValue
 from .errors import ParamError
 

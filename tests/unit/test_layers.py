@@ -26,7 +26,7 @@ LAYERS = {
     "schunk": 7,
     "schunk_edit": 6.5,
     "ndarray": 8,
-    "api": 5,  # TODO(lead): 8 once containers use chunk.special
+    "api": 8,
     "compat": 9,
     "__init__": 11,
 }

@@ -14,8 +14,9 @@ from ..backends.file import FileStore
 from ..backends.memory import MemoryStore
 from ..backends.mmap import MmapStore
 from ..chunk.decode import ChunkReader
-from ..chunk.encode import special_chunk
 from ..chunk.header import OFF_CBYTES, OFF_NBYTES, ChunkHeader
+from ..chunk.ranged import read_range
+from ..chunk.special import special_chunk
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
 from ..errors import FormatError, ParamError
 from .header import (
@@ -37,7 +38,6 @@ from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
 
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
 
-PARTIAL_READ_MIN = 1 << 18  # chunks smaller than this are read whole
 _HEADER_LEN = slice(POS_HEADER_LEN, POS_HEADER_LEN + 4)
 
 # Read-only views of a frame for FrameReader.open (the stores themselves, named for readers).
@@ -229,59 +229,25 @@ class FrameReader:
             )
 
     def read_chunk_range(self, n: int, lo: int, hi: int) -> np.ndarray:
-        """Bytes ``[lo, hi)`` of chunk ``n``, reading only the blocks they need (plus block 0
-        for DELTA): the chunk header, block starts and dictionary, then each needed block's
-        span (to the next larger block start, frame-format.md §4.5)."""
+        """Bytes ``[lo, hi)`` of chunk ``n``, reading only what they need (the chunk header,
+        block starts and dictionary, then each needed block's span: :func:`read_range`).
+        Chunks held in memory, special offsets and sparse objects are decoded whole."""
         off = int(self.offsets[n])
-        h = self.header
-        small = (
+        if (
             off < 0
             or self.directory is not None
             or isinstance(self.source, MemoryStore | MmapStore)  # reads are views: no gain
-        )
-        pos = h.header_len + off
-        first = None if small else bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
-        ch = None if first is None else ChunkHeader.from_bytes(first)
-        if ch is not None:
-            self._check_size(n, ch, pos)
-        if (
-            ch is None
-            or ch.cbytes < PARTIAL_READ_MIN
-            or ch.special
-            or ch.vl_blocks
-            or ch.nbytes == 0
-            or off + ch.cbytes > h.cbytes
         ):
             return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
-        if ch.memcpyed:
-            hl = ch.header_len
-            hi = min(hi, ch.nbytes)
-            return np.frombuffer(bytes(self.source.read(pos + hl + lo, max(hi - lo, 0))), np.uint8)
-        buf = np.zeros(ch.cbytes, np.uint8)  # untouched pages cost nothing
-        nblocks = ch.nblocks
-        meta_end = ch.header_len + 4 * nblocks
-        if meta_end + (4 if ch.use_dict else 0) > ch.cbytes:
-            return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
-        buf[:meta_end] = np.frombuffer(self.source.read(pos, meta_end), np.uint8)
-        if ch.use_dict:
-            dsize = int.from_bytes(self.source.read(pos + meta_end, 4), "little", signed=True)
-            end = min(meta_end + 4 + max(dsize, 0), ch.cbytes)
-            buf[meta_end:end] = np.frombuffer(
-                self.source.read(pos + meta_end, end - meta_end), np.uint8
-            )
-        starts = buf[ch.header_len : meta_end].view("<i4").astype(np.int64)
-        bs = ch.effective_blocksize
-        need = set(range(lo // bs, (max(hi, lo + 1) - 1) // bs + 1))
-        if any(f == 3 for f, _ in ch.pipeline):  # DELTA needs block 0
-            need.add(0)
-        order = np.sort(starts)
-        for j in sorted(need):
-            if not 0 <= j < nblocks:
-                continue
-            a = int(starts[j])
-            later = order[order > a]
-            b = int(later[0]) if later.size else ch.cbytes
-            if not meta_end <= a < b <= ch.cbytes:
-                return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
-            buf[a:b] = np.frombuffer(self.source.read(pos + a, b - a), np.uint8)
-        return ChunkReader.open(buf.data).decode_range(lo, hi)
+        h = self.header
+        if off > h.cbytes - EXTENDED_HEADER_LENGTH:
+            return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)  # raises
+        pos = h.header_len + off
+        ch = ChunkHeader.from_bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
+        self._check_size(n, ch, pos)
+        source = self.source
+
+        def fetch(p: int, k: int) -> bytes | memoryview:
+            return source.read(pos + p, k)
+
+        return read_range(fetch, h.cbytes - off, lo, hi)

@@ -21,7 +21,7 @@ from ..backends.base import ByteStore, ObjectStore
 from ..backends.lock import FrameLock
 from ..backends.memory import MemoryStore
 from ..chunk.header import ChunkHeader
-from ..constants import EXTENDED_HEADER_LENGTH
+from ..constants import EXTENDED_HEADER_LENGTH, MAX_HEADER_TYPESIZE
 from ..errors import FormatError, FrameChangedError, ParamError
 from .commit import commit_contiguous
 from .contiguous import FrameReader
@@ -267,7 +267,7 @@ class Frame:
             chunksize = first_chunksize(ch.nbytes, requested)
         elif chunksize > 0 and (h.nbytes % chunksize or ch.nbytes > chunksize):
             chunksize = 0  # C switches to variable-size chunks (§2.7)
-        if ch.typesize != h.typesize and ch.typesize != 1 and h.typesize <= 255:
+        if ch.typesize != h.typesize and ch.typesize != 1 and h.typesize <= MAX_HEADER_TYPESIZE:
             raise ParamError(f"chunk typesize {ch.typesize} differs from the SChunk's {h.typesize}")
         offsets = self.offsets.copy()
         placement = ContiguousPlacement(h.cbytes)

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from .._bytes import BufferLike, as_view
+from ..constants import header_typesize
 from ..errors import FormatError, ParamError
 from ..params import DParams, parse_int
 from ..schunk import SChunk, schunk_from_cframe
@@ -105,7 +106,7 @@ def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict) -> SChunk:
     if chunksize is None:
         chunksize = max(1, min(arr.nbytes, MAX_PACK_CHUNKSIZE))
     cp = dict(kwargs.pop("cparams", None) or {})
-    cp.setdefault("typesize", arr.dtype.itemsize if arr.dtype.itemsize <= 255 else 1)
+    cp.setdefault("typesize", header_typesize(arr.dtype.itemsize))
     s = SChunk(chunksize=chunksize, data=arr, cparams=cp, **kwargs)
     dtype = arr.dtype.descr if arr.dtype.kind == "V" else arr.dtype.str
     s.vlmeta[PACK_KEY] = ("numpy", tuple(arr.shape), dtype)

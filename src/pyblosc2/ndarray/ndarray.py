@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .._bytes import BufferLike
-from ..constants import SpecialValue
+from ..chunk.special import make_special_chunk
+from ..constants import SpecialValue, header_typesize
 from ..errors import FormatError, ParamError
 from ..meta import RawMetalayer
 from ..params import CParams, is_int, parse_int, refuse
@@ -425,8 +426,6 @@ class NDArray:
         changes are rewritten with their data beyond the valid part zeroed, new chunks are
         special zero chunks.
         """
-        from ..api import make_special_chunk
-
         newshape = tuple(int(n) for n in newshape)
         if len(newshape) != self.ndim or any(n < 0 for n in newshape):
             raise ParamError(f"newshape must have {self.ndim} non-negative entries, got {newshape}")
@@ -509,7 +508,7 @@ def _new(
         filters_meta[5] = 4  # python-blosc2 shuffles unicode in 4-byte groups
     cp = replace(
         cp,
-        typesize=t if t <= 255 else 1,
+        typesize=header_typesize(t),
         blocksize=math.prod(blocks) * t if blocks else 0,
         filters_meta=filters_meta,
     )
@@ -524,8 +523,6 @@ def _fill(arr: NDArray, special: SpecialValue, value: Any = None) -> NDArray:
     if not arr.shape or all(arr.shape):
         n = math.prod(arr._grid) if arr.ndim else 1
         if special == SpecialValue.VALUE:
-            from ..api import make_special_chunk
-
             v = np.asarray(value, arr.dtype)
             # C slices block by block: the chunk's blocksize must be one b2nd block (§8.3)
             chunk = make_special_chunk(
