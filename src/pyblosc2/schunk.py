@@ -13,11 +13,11 @@ import functools
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, overload
 
 import numpy as np
 
-from ._bytes import as_view, writable_view
+from ._bytes import BufferLike, as_view, writable_view
 from .backends.memory import MemoryStore
 from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
@@ -424,8 +424,12 @@ class SChunk(ChunkListEdits):
         """The compressed chunk (special offsets give a synthesised 32-byte chunk)."""
         return bytes(self._frame.get_chunk(self._chunk_index(nchunk)))
 
+    @overload
+    def decompress_chunk(self, nchunk: int, dst: None = None) -> bytes: ...
+    @overload
+    def decompress_chunk(self, nchunk: int, dst: BufferLike) -> None: ...
     @reads
-    def decompress_chunk(self, nchunk: int, dst: Any = None) -> bytes | None:
+    def decompress_chunk(self, nchunk: int, dst: BufferLike | None = None) -> bytes | None:
         """Decompress chunk ``nchunk`` into ``dst`` (returns None) or a new bytes object."""
         reader = ChunkReader.open(self._frame.get_chunk(self._chunk_index(nchunk)))
         if dst is None:
