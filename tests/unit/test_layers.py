@@ -26,6 +26,8 @@ LAYERS = {
     "ndarray": 7,
     "meta": 3,
     "__init__": 8,
+    "cli": 9,
+    "__main__": 9,
 }
 REFERENCE_LIBS = {"blosc2", "blosc", "numcodecs", "zarr"}
 # zarr is an optional dependency, imported only by the zarr codec adapter.
