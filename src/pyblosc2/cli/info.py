@@ -77,7 +77,7 @@ def _chunk_fields(chunk: Any) -> dict[str, Any]:
         "codec": codec,
         "typesize": h.typesize,
         "blocksize": h.blocksize,
-        "filters": _filters(h.filters, h.filters_meta),
+        "filters": _filters(*zip(*h.pipeline, strict=True)),
         "special": _name(pyblosc2.SpecialValue, h.special) if h.special else None,
         "memcpyed": bool(h.memcpyed),
     }
@@ -140,8 +140,9 @@ def describe(source: Source, *, chunks: bool = False, show_progress: bool = Fals
         blocksize=s.blocksize,
         typesize=s.typesize,
         nbytes=s.nbytes,
-        cbytes=s.cbytes,
-        ratio=round(s.nbytes / s.cbytes, 3) if s.cbytes else None,
+        cbytes=h.cbytes,  # the chunks' bytes, as python-blosc2's SChunk.cbytes
+        frame_bytes=s.cbytes,  # the whole frame: header, chunks, index, trailer
+        ratio=round(s.nbytes / h.cbytes, 3) if h.cbytes else None,
         codec=_name(pyblosc2.Codec, int(cp.codec)),
         clevel=cp.clevel,
         filters=_filters(cp.filters, cp.filters_meta),
@@ -163,7 +164,8 @@ def describe(source: Source, *, chunks: bool = False, show_progress: bool = Fals
 
 _ORDER = [
     *("kind", "storage", "shape", "dtype", "chunks", "blocks", "nchunks", "chunksize"),
-    *("blocksize", "typesize", "nbytes", "cbytes", "ratio", "codec", "clevel", "filters"),
+    *("blocksize", "typesize", "nbytes", "cbytes", "frame_bytes", "ratio", "codec"),
+    *("clevel", "filters"),
     *("splitmode", "version", "frame_version", "special_chunks", "fingerprint"),
     *("metalayers", "vlmeta"),
 ]

@@ -51,7 +51,7 @@ def about(path: str) -> Iterator[None]:
     except CliError:
         raise
     except FileNotFoundError as exc:
-        raise CliError(path, f"no such file or directory ({exc.strerror or exc})") from exc
+        raise CliError(path, "no such file or directory") from exc
     except OSError as exc:
         raise CliError(path, exc.strerror or str(exc)) from exc
     except NotImplementedError as exc:

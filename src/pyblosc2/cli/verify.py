@@ -35,11 +35,15 @@ class Report:
 
     def lines(self) -> list[str]:
         checked = "decoded, fingerprint digests checked" if self.fingerprint else "decoded"
+        chunks = f"{self.nchunks} chunk{'s' * (self.nchunks != 1)}"
         if self.status == INTACT:
-            return [f"{self.path}: OK ({self.nchunks} chunks {checked})"]
+            return [f"{self.path}: OK ({chunks} {checked})"]
         n = len(self.damaged)
-        out = [f"{self.path}: DAMAGED ({n} of {self.nchunks} chunks; chunks {checked})"]
-        out.extend(f"  chunk {k}: {why}" for k, why in sorted(self.damaged.items()))
+        out = [f"{self.path}: DAMAGED ({n} of {chunks} damaged; {checked})"]
+        out.extend(
+            f"  {why}" if why.startswith(f"chunk {k}:") else f"  chunk {k}: {why}"
+            for k, why in sorted(self.damaged.items())
+        )
         out.extend(f"  {p}" for p in self.problems)
         return out
 
