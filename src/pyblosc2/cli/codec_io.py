@@ -86,10 +86,9 @@ def write_b2nd(
         kw["fingerprint"] = True
     if meta:
         kw["meta"] = meta
+    if not src.shape:  # one item (NDArray.__setitem__ refuses 0-d arrays)
+        return pyblosc2.asarray(src.rows(0, 1), **kw)
     dst = pyblosc2.empty(src.shape, src.dtype, chunks=chunks, blocks=blocks, **kw)
-    if not src.shape:
-        dst[()] = src.rows(0, 1)
-        return dst
     if not all(src.shape):
         return dst
     step = dst.chunks[0]
@@ -153,6 +152,18 @@ def _raw_stream(f: IO[bytes], size: int = 1 << 20) -> Iterable[bytes]:
         yield piece
 
 
+def parse_dtype(text: str) -> np.dtype:
+    """``--dtype`` as a numpy dtype (ParamError when numpy does not know it).
+
+    >>> parse_dtype("<f4")
+    dtype('float32')
+    """
+    try:
+        return np.dtype(text)
+    except TypeError:
+        raise pyblosc2.ParamError(f"--dtype: data type {text!r} not understood") from None
+
+
 def _typesize(args: Any, dtype: np.dtype | None) -> int:
     if args.typesize is not None:
         return int(args.typesize)
@@ -193,7 +204,7 @@ def compress_input(args: Any, stack: contextlib.ExitStack, need_shape: bool) -> 
                 raise ValueError("a Fortran-order .npy cannot be read from a pipe")
             return MappedArray(np.load(path, mmap_mode="r"))
         return StreamArray(f, shape, dtype)
-    dtype = np.dtype(args.dtype) if args.dtype else default_dtype(_typesize(args, None))
+    dtype = parse_dtype(args.dtype) if args.dtype else default_dtype(_typesize(args, None))
     if size is None and need_shape:
         spooled = spool_stdin(stack)
         f = stack.enter_context(open(spooled, "rb"))  # noqa: SIM115
@@ -249,7 +260,7 @@ def source_array(source: Source, dtype: str | None) -> ArraySource:
     with about(source.path):
         if source.kind == "ndarray" and dtype is not None:
             raise CliError(source.path, "--dtype applies to SChunk and chunk inputs only")
-        return FrameArray(source.kind, source.obj, np.dtype(dtype) if dtype else None)
+        return FrameArray(source.kind, source.obj, parse_dtype(dtype) if dtype else None)
 
 
 def fill_defaults(args: Any, cparams: Any) -> None:

@@ -74,8 +74,9 @@ def read_slice(kind: str, obj: Any, key: tuple[Any, ...], dtype: str | None) -> 
     if kind == "ndarray":
         return np.asarray(obj[key])
     from .arrays import FrameArray
+    from .codec_io import parse_dtype
 
-    flat = FrameArray(kind, obj, np.dtype(dtype) if dtype else None)
+    flat = FrameArray(kind, obj, parse_dtype(dtype) if dtype else None)
     key = tuple(k for k in key if k is not Ellipsis)
     if len(key) > 1:
         raise ValueError(f"index: a 1-d {kind} takes one index, got {len(key)}")
