@@ -60,7 +60,12 @@ def _is_npy(path: str) -> bool:
 def run_convert(args: Any, stack: contextlib.ExitStack) -> None:
     """The ``convert`` command."""
     src, frame = open_any(args.input, args, stack)
-    fmt = format_of(args.output, args.format)
+    with about(args.output):
+        fmt = format_of(args.output, args.format)
+    if fmt == "b2nd" and args.chunks is None and src.chunks and len(src.chunks) == len(src.shape):
+        args.chunks = ",".join(map(str, src.chunks))  # keep the partition unless asked
+        if args.blocks is None and frame is not None and frame.kind == "ndarray":
+            args.blocks = ",".join(map(str, frame.obj.blocks))
     args.format = fmt
     if frame is not None:
         fill_defaults(args, frame.schunk.cparams if frame.kind != "chunk" else None)

@@ -87,7 +87,10 @@ class ZarrArray(ArraySource):
                 raise _where("codecs", "'bytes' then 'blosc'", cname)
         self.dtype = np.dtype(_DTYPES[name]).newbyteorder(order)
         self._compressed = compressed
-        self.fill = np.asarray(meta.get("fill_value", 0) or 0).astype(self.dtype)
+        fill = meta.get("fill_value", 0)
+        if isinstance(fill, list) and len(fill) == 2:  # complex: [real, imag]
+            fill = complex(float(fill[0]), float(fill[1]))
+        self.fill = np.asarray(fill if fill is not None else 0).astype(self.dtype)
 
     def _key(self, coords: tuple[int, ...]) -> str:
         if self._v2:
