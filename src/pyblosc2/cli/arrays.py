@@ -139,7 +139,9 @@ class FrameArray(ArraySource):
         isz = self.dtype.itemsize
         if self.kind == "chunk":
             if self._decoded is None:  # a chunk decodes whole (at most 2 GB)
-                self._decoded = np.frombuffer(pyblosc2.decompress2(self.obj), self.dtype)
+                data = pyblosc2.decompress2(self.obj)
+                assert data is not None  # no dst: the bytes are returned
+                self._decoded = np.frombuffer(data, self.dtype)
             return self._decoded[r0:r1]
         ts = self._typesize
         lo, hi = r0 * isz, r1 * isz

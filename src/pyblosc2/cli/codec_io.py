@@ -11,7 +11,7 @@ import contextlib
 import math
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 import numpy as np
@@ -147,9 +147,16 @@ def write_raw(src: ArraySource, f: IO[bytes]) -> None:
         f.write(piece)
 
 
-def _raw_stream(f: IO[bytes], size: int = 1 << 20) -> Iterable[bytes]:
-    while piece := f.read(size):
-        yield piece
+class RawStream(StreamArray):
+    """Raw bytes of unknown length (a pipe): only ``iter_bytes`` (what ``.b2frame`` and raw
+    outputs read); the writers that need a shape get a spooled file instead."""
+
+    def __init__(self, f: IO[bytes], dtype: np.dtype) -> None:
+        super().__init__(f, (0,), dtype)
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        while piece := self.f.read(1 << 20):
+            yield piece
 
 
 def parse_dtype(text: str) -> np.dtype:
@@ -210,9 +217,7 @@ def compress_input(args: Any, stack: contextlib.ExitStack, need_shape: bool) -> 
         f = stack.enter_context(open(spooled, "rb"))  # noqa: SIM115
         size = os.path.getsize(spooled)
     if size is None:
-        src = StreamArray(f, (-1,), dtype)
-        src.iter_bytes = lambda: _raw_stream(f)  # type: ignore[method-assign]
-        return src
+        return RawStream(f, dtype)
     if size % dtype.itemsize:
         raise ValueError(f"{size} bytes are not a whole number of {dtype} items")
     return StreamArray(f, (size // dtype.itemsize,), dtype)

@@ -173,6 +173,8 @@ _TABLE = ("index", "offset", "nbytes", "cbytes", "ratio", "codec", "filters", "s
 
 
 def _value(key: str, v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.2f}"
     if isinstance(v, list) and key in ("filters",):
         return ", ".join(v)
     if isinstance(v, list):
@@ -208,6 +210,8 @@ def format_text(d: dict) -> str:
 def _cell(v: Any) -> str:
     if v is None:
         return "-"
+    if isinstance(v, float):
+        return f"{v:.2f}"
     if isinstance(v, list):
         return ",".join(v)
     return str(v)

@@ -160,7 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 # -- commands ------------------------------------------------------------------------------
 def run_info(args: Any, stack: contextlib.ExitStack) -> int:
-    axes = tuple(int(a) for a in args.axes.split(","))
+    with about("--axes"):
+        axes = tuple(int(a) for a in args.axes.split(","))
+        if len(axes) != 2:
+            raise ValueError(f"need two axes like 0,1, got {args.axes!r}")
     status, found = 0, []
     for path in args.paths:
         try:
@@ -171,7 +174,7 @@ def run_info(args: Any, stack: contextlib.ExitStack) -> int:
                     from .plot import plot_ratios
 
                     with about(args.plot), atomic_output(args.plot) as tmp:
-                        plot_ratios(source, tmp, axes)
+                        plot_ratios(source, tmp, (axes[0], axes[1]))
         except CliError as exc:
             _report(exc, args)
             status = 2

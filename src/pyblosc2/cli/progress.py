@@ -32,7 +32,7 @@ def progress(total: int | None, desc: str, *, enabled: bool, unit: str = "chunk"
     if not enabled or not sys.stderr.isatty():
         return _Silent()
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped]
     except ImportError:
         return _Silent()
     bar: Progress = tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr)

@@ -11,7 +11,7 @@ import itertools
 import json
 import math
 import os
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -55,6 +55,8 @@ def _where(field: str, expected: str, got: Any) -> ValueError:
 class ZarrArray(ArraySource):
     """A zarr v3 array read chunk by chunk (missing chunks are the fill value)."""
 
+    chunks: tuple[int, ...]
+
     def __init__(self, path: str) -> None:
         with open(os.path.join(path, META), encoding="utf-8") as f:
             meta = json.load(f)
@@ -75,7 +77,8 @@ class ZarrArray(ArraySource):
         self._v2 = enc.get("name") == "v2"
         default_sep = "." if self._v2 else "/"
         self._sep = enc.get("configuration", {}).get("separator", default_sep)
-        order, compressed = "<", False
+        order: Literal["<", ">"] = "<"
+        compressed = False
         for codec in meta.get("codecs", []):
             cname = codec.get("name")
             if cname == "bytes":
@@ -104,6 +107,7 @@ class ZarrArray(ArraySource):
         with open(path, "rb") as f:
             raw = f.read()
         data = pyblosc2.decompress2(raw) if self._compressed else raw
+        assert data is not None
         expected = math.prod(self.chunks) * self.dtype.itemsize
         if len(data) != expected:
             raise ValueError(
