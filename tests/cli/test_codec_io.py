@@ -10,6 +10,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+import pyblosc2
 from tests.cli.conftest import ARRAY
 
 
@@ -117,10 +118,17 @@ def test_bad_arguments_write_nothing(cli, tmp_path: Path, args: list, message: s
         ([], "the following arguments are required: OUT"),
     ],
 )
-def test_argparse_errors_exit_2(cli, tmp_path: Path, argv: list, message: str) -> None:
-    r = cli("compress", *(["in.bin", "out.b2frame"] if argv else ["in.bin"]), *argv)
-    assert r.returncode == 2
-    assert r.stderr.startswith("usage: pyblosc2") and message in r.stderr
+def test_argparse_errors_exit_2(
+    tmp_path: Path, monkeypatch, capsys, argv: list, message: str
+) -> None:
+    from pyblosc2.cli.main import main
+
+    monkeypatch.chdir(tmp_path)  # in-process: argparse exits before anything runs
+    with pytest.raises(SystemExit) as exc:
+        main(["compress", *(["in.bin", "out.b2frame"] if argv else ["in.bin"]), *argv])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert err.startswith("usage: pyblosc2") and message in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -139,3 +147,13 @@ def test_failed_output_keeps_the_old_file(cli, tmp_path: Path) -> None:
     assert r.returncode == 2 and "out.b2frame" not in r.stderr.split(":")[1]
     assert (tmp_path / "out.b2frame").read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.bin", "out.b2frame"]
+
+
+def test_raw_stdin_to_b2nd_and_frame_from_stdin(cli, tmp_path: Path, c_b2frame: Path) -> None:
+    raw = np.arange(5000, dtype=np.uint16).tobytes()
+    r = cli("compress", "-", "r.b2nd", "--dtype", "u2", stdin=raw)  # spooled: needs the shape
+    assert r.returncode == 0, r.stderr
+    back = pyblosc2.open(str(tmp_path / "r.b2nd"))
+    assert back.shape == (5000,) and back[:].tobytes() == raw
+    r = cli("decompress", "-", "-", stdin=c_b2frame.read_bytes())  # a frame on stdin
+    assert r.returncode == 0 and r.raw == pyblosc2.open(str(c_b2frame))[:]

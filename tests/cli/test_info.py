@@ -63,6 +63,8 @@ def test_info_special_chunks_and_fingerprint(cli, tmp_path: Path, cblosc2, fp_b2
     r = cli("info", "--json", "z.b2nd", fp_b2frame.name)
     zeros, fp = json.loads(r.stdout)
     assert zeros["special_chunks"] == {"zero": 2}
+    table = json.loads(cli("info", "--json", "--chunks", "z.b2nd").stdout)[0]["chunk_table"]
+    assert [(row["offset"], row["special"]) for row in table] == [(None, "zero")] * 2
     assert fp["fingerprint"].startswith("XXH3-128")
     assert fp["special_chunks"] == {}
 
