@@ -83,8 +83,12 @@ def test_info_single_chunk_files(cli, tmp_path: Path, writer: str) -> None:
     assert d["filters"] == ["shuffle"]
 
 
-def test_info_sparse_frame(cli, tmp_path: Path) -> None:
-    s = pyblosc2.SChunk(
+@pytest.mark.parametrize("writer", ["pyblosc2", "blosc2"])
+def test_info_sparse_frame(cli, tmp_path: Path, writer: str) -> None:
+    from tests.cli.conftest import reference
+
+    lib = pyblosc2 if writer == "pyblosc2" else reference("blosc2")
+    s = lib.SChunk(
         chunksize=400,
         urlpath=str(tmp_path / "sp"),
         contiguous=False,
@@ -124,3 +128,13 @@ def test_info_reports_each_file_and_fails_on_the_bad_one(cli, c_b2nd: Path) -> N
     assert r.returncode == 2
     assert r.stderr.strip() == "pyblosc2: error: missing.b2nd: no such file or directory"
     assert "NDArray" in r.stdout
+
+
+def test_plot_refusals(cli, tmp_path: Path, c_b2nd: Path, c_b2frame: Path) -> None:
+    pytest.importorskip("matplotlib")
+    (tmp_path / "one.chunk").write_bytes(pyblosc2.compress2(np.arange(100)))
+    r = cli("info", "--plot", "p.png", c_b2nd.name, c_b2frame.name)
+    assert r.returncode == 2 and "give a single PATH" in r.stderr
+    r = cli("info", "--plot", "p.png", "one.chunk")
+    assert r.returncode == 2 and "--plot needs a frame" in r.stderr
+    assert not (tmp_path / "p.png").exists()

@@ -164,6 +164,8 @@ def run_info(args: Any, stack: contextlib.ExitStack) -> int:
         axes = tuple(int(a) for a in args.axes.split(","))
         if len(axes) != 2:
             raise ValueError(f"need two axes like 0,1, got {args.axes!r}")
+    if args.plot and len(args.paths) > 1:
+        raise CliError(args.plot, "--plot draws one file: give a single PATH")
     status, found = 0, []
     for path in args.paths:
         try:

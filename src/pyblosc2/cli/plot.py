@@ -29,6 +29,8 @@ def plot_ratios(source: Source, out: str, axes: tuple[int, int] = (0, 1)) -> Non
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if source.kind == "chunk":
+        raise ValueError("--plot needs a frame: a single chunk file has one ratio (see info)")
     ratio, special = _ratios(source)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     grid: Any = None
