@@ -51,3 +51,12 @@ def test_console_script(tmp_path: Path, c_b2frame: Path) -> None:
 def test_no_progress_bar_when_not_on_a_terminal(cli, c_b2nd: Path) -> None:
     r = cli("verify", c_b2nd.name)
     assert r.returncode == 0 and r.stderr == ""
+
+
+def test_the_declared_entry_point_is_main() -> None:
+    from importlib import import_module
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    meta = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    module, _, func = meta["project"]["scripts"]["pyblosc2"].partition(":")
+    assert getattr(import_module(module), func) is main

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyblosc2
@@ -73,3 +74,17 @@ def test_debug_shows_the_traceback(cli, tmp_path: Path) -> None:
     assert "Traceback" not in quiet.stderr and len(quiet.stderr.splitlines()) == 1
     assert "Traceback" in loud.stderr
     assert loud.stderr.splitlines()[-1] == quiet.stderr.strip()
+
+
+def test_stale_digests_after_a_c_blosc2_append_are_not_damage(cli, fp_b2frame, cblosc2) -> None:
+    import numpy as np
+
+    c = cblosc2.open(str(fp_b2frame), mode="a")  # C keeps the digest list, resets the trailer
+    c.append_data(np.arange(10_000, dtype=np.int32))
+    del c
+    r = cli("verify", fp_b2frame.name)
+    assert r.returncode == 0, r.stdout
+    assert r.stdout.splitlines()[0] == "fp.b2frame: OK (4 chunks decoded)"
+    assert "digests are stale" in r.stdout
+    [d] = json.loads(cli("info", "--json", fp_b2frame.name).stdout)
+    assert d["fingerprint"].startswith("stale")

@@ -154,6 +154,8 @@ def describe(source: Source, *, chunks: bool = False, show_progress: bool = Fals
     )
     d["special_chunks"] = dict(sorted(specials.items()))
     fp = FINGERPRINT_NAMES.get(layout.fingerprint_type, f"type {layout.fingerprint_type}")
+    if layout.has_digests and layout.fingerprint_type == 0:
+        fp = "stale pyblosc2 digests (the frame was rewritten by another writer)"
     d["fingerprint"] = fp if layout.fingerprint_type != 3 or layout.has_digests else "none"
     d["metalayers"] = _decode_all(s.meta)
     d["vlmeta"] = _decode_all(s.vlmeta)

@@ -16,6 +16,7 @@ from .sources import Source, frame_layout
 __all__ = ["Report", "verify"]
 
 INTACT, DAMAGED, UNREADABLE = 0, 1, 2
+STALE = 0  # trailer fingerprint type of a frame rewritten by a writer that drops the digests
 
 
 @dataclass
@@ -28,6 +29,7 @@ class Report:
     fingerprint: bool = False
     damaged: dict[int, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def status(self) -> int:
@@ -37,14 +39,14 @@ class Report:
         checked = "decoded, fingerprint digests checked" if self.fingerprint else "decoded"
         chunks = f"{self.nchunks} chunk{'s' * (self.nchunks != 1)}"
         if self.status == INTACT:
-            return [f"{self.path}: OK ({chunks} {checked})"]
+            return [f"{self.path}: OK ({chunks} {checked})", *(f"  {n}" for n in self.notes)]
         n = len(self.damaged)
         out = [f"{self.path}: DAMAGED ({n} of {chunks} damaged; {checked})"]
         out.extend(
             f"  {why}" if why.startswith(f"chunk {k}:") else f"  chunk {k}: {why}"
             for k, why in sorted(self.damaged.items())
         )
-        out.extend(f"  {p}" for p in self.problems)
+        out.extend(f"  {p}" for p in [*self.problems, *self.notes])
         return out
 
 
@@ -73,7 +75,12 @@ def verify(source: Source, show_progress: bool = False) -> Report:
     if not report.damaged and total != s.nbytes:
         report.problems.append(f"chunks decode to {total} bytes, the frame header says {s.nbytes}")
     layout = frame_layout(s)
-    if layout.has_digests:
+    if layout.has_digests and layout.fingerprint_type == STALE:
+        report.notes.append(
+            "note: the fingerprint digests are stale (the trailer fingerprint was reset, e.g. "
+            "by C-Blosc2 writing to the frame): checked by decoding only"
+        )
+    elif layout.has_digests:
         report.fingerprint = True
         try:
             bad = s.verify()
