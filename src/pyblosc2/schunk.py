@@ -28,6 +28,7 @@ from .frame.contiguous import FrameReader
 from .frame.frame import HIDDEN_VLMETA, Frame
 from .frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
 from .frame.location import create_frame, exists, open_frame, remove_urlpath
+from .frame.trailer import Trailer
 from .frame.writer import build_cframe
 from .meta import Meta, RawMetalayer, VLMeta, packb
 from .params import CParams, DParams
@@ -222,6 +223,18 @@ class SChunk(ChunkListEdits):
         return self._frame.header
 
     @property
+    def trailer(self) -> Trailer:
+        """The parsed frame trailer (vlmeta entries as stored, fingerprint)."""
+        return self._frame.trailer
+
+    @property
+    def chunk_offsets(self) -> np.ndarray:
+        """The frame's chunk index (a pyblosc2 extension): per chunk, its offset from the start
+        of the data area (contiguous frames) or its object id (sparse frames); negative for a
+        special chunk recorded without bytes (frame-format.md §4)."""
+        return self._frame.offsets.copy()
+
+    @property
     def nchunks(self) -> int:
         """Number of chunks."""
         return self._frame.nchunks
@@ -277,7 +290,7 @@ class SChunk(ChunkListEdits):
     @property
     def contiguous(self) -> bool:
         """Whether the frame is contiguous (one file or buffer) rather than sparse."""
-        return bool(self._storage.contiguous)
+        return not self._frame.sparse
 
     @property
     def mode(self) -> str:

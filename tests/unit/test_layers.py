@@ -29,6 +29,8 @@ LAYERS = {
     "api": 8,
     "compat": 9,
     "__init__": 11,
+    "cli": 10,
+    "__main__": 10.5,
 }
 REFERENCE_LIBS = {"blosc2", "blosc", "numcodecs", "zarr"}
 # zarr is an optional dependency, imported only by the zarr codec adapter.
@@ -54,7 +56,10 @@ def _imports(path: Path) -> list[tuple[str, bool, int]]:
                 own = node.module.startswith("pyblosc2.")
                 found.append((node.module.removeprefix("pyblosc2."), own, node.lineno))
         elif isinstance(node, ast.Import):
-            found.extend((a.name, False, node.lineno) for a in node.names)
+            for a in node.names:
+                own = a.name.startswith("pyblosc2.")
+                name = a.name.removeprefix("pyblosc2.") if own else a.name
+                found.append((name, own, node.lineno))
     return found
 
 

@@ -1,0 +1,287 @@
+"""``pyblosc2``: argument parsing, dispatch, error reporting and exit statuses.
+
+Exit status: 0 success (``verify``: intact), 1 ``verify`` found damage, 2 an error (bad
+arguments, unreadable input, failed write). Errors print as one line, ``pyblosc2: error:
+<file>: <message>``; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import textwrap
+from typing import Any
+
+import numpy as np
+
+import pyblosc2
+
+from . import convert, info, slicing
+from . import verify as verify_mod
+from .codec_io import compress_input, fill_defaults, source_array, write_array
+from .outputs import atomic_output
+from .sources import CliError, about, open_source
+
+__all__ = ["build_parser", "main"]
+
+PROG = "pyblosc2"
+CODECS = [c.name.lower() for c in pyblosc2.Codec]
+FILTERS = ["nofilter", "shuffle", "bitshuffle", "delta", "trunc_prec", "bytedelta", "int_trunc"]
+
+EXAMPLES = {
+    "info": """\
+        pyblosc2 info data.b2nd                  # shape, dtype, codec, ratio, metadata
+        pyblosc2 info --chunks data.b2frame      # plus one row per chunk
+        pyblosc2 info --json *.b2nd | jq '.[0].ratio'
+        pyblosc2 info --plot ratio.png data.b2nd""",
+    "verify": """\
+        pyblosc2 verify data.b2nd other.b2frame  # exit 0 intact, 1 damaged, 2 unreadable""",
+    "compress": """\
+        pyblosc2 compress table.npy table.b2nd --codec lz4 --chunks 1000,100
+        pyblosc2 compress raw.bin raw.b2frame --typesize 8 --filter bitshuffle
+        producer | pyblosc2 compress - out.b2frame""",
+    "decompress": """\
+        pyblosc2 decompress table.b2nd table.npy
+        pyblosc2 decompress raw.b2frame - | consumer""",
+    "convert": """\
+        pyblosc2 convert data.b2nd data.zarr            # zarr v3 with the blosc codec
+        pyblosc2 convert data.zarr data.b2nd --chunks 100,100
+        pyblosc2 convert old.b2nd new.b2nd --codec zstd --clevel 9 --filter bitshuffle""",
+    "slice": """\
+        pyblosc2 slice data.b2nd "[0:10, ::2, 5]"
+        pyblosc2 slice data.b2nd "[-1]" --out last.npy
+        pyblosc2 slice raw.b2frame "[100:110]" --dtype float64""",
+}
+
+
+def _epilog(cmd: str) -> str:
+    return "examples:\n" + textwrap.dedent(EXAMPLES[cmd])
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+
+
+def _compression(p: argparse.ArgumentParser, defaults: str) -> None:
+    g = p.add_argument_group(f"compression (defaults: {defaults})")
+    g.add_argument("--codec", choices=CODECS)
+    g.add_argument("--clevel", type=int, metavar="0-9")
+    g.add_argument(
+        "--filter",
+        action="append",
+        choices=FILTERS,
+        help="a filter of the pipeline (repeat for several, in order)",
+    )
+    g.add_argument("--typesize", type=int, help="bytes per item (.b2frame; default: the dtype's)")
+    g.add_argument("--chunks", help="chunk shape in items, e.g. 1000,100 (.b2frame: one number)")
+    g.add_argument("--blocks", help="block shape in items, e.g. 100,100")
+    g.add_argument("--nthreads", type=int)
+    g.add_argument(
+        "--fingerprint",
+        action="store_true",
+        help="store per-chunk digests that `pyblosc2 verify` checks",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Inspect, verify, compress, convert and slice Blosc2 files.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n\n".join(f"{c}:\n" + textwrap.dedent(EXAMPLES[c]) for c in EXAMPLES)
+        + "\n\nRun `pyblosc2 COMMAND --help` for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {pyblosc2.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(
+            name,
+            help=help,
+            description=help,
+            epilog=_epilog(name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        _common(p)
+        return p
+
+    p = command("info", "describe frames (.b2frame/.b2nd) and chunk files")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--chunks", action="store_true", help="add a table with one row per chunk")
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per file")
+    p.add_argument("--plot", metavar="OUT.png", help="draw the compression ratio per chunk")
+    p.add_argument("--axes", default="0,1", help="the two axes of an N-d plot (default 0,1)")
+
+    p = command("verify", "decode every chunk and check fingerprint digests")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+
+    p = command("compress", "raw bytes or .npy (- for stdin) to .b2frame or .b2nd")
+    p.add_argument("input", metavar="IN")
+    p.add_argument("output", metavar="OUT")
+    p.add_argument("--dtype", help="item type of raw input (default: unsigned ints of typesize)")
+    p.add_argument(
+        "--format",
+        choices=["b2frame", "b2nd"],
+        help="output format (default: from OUT's extension, else b2frame)",
+    )
+    _compression(p, "zstd, clevel 5, shuffle")
+
+    p = command("decompress", "a .b2frame, .b2nd or chunk file to raw bytes or .npy")
+    p.add_argument("input", metavar="IN")
+    p.add_argument("output", metavar="OUT")
+    p.add_argument("--dtype", help="item type of an SChunk's items in .npy output")
+    p.add_argument(
+        "--format",
+        choices=["raw", "npy"],
+        help="output format (default: npy if OUT ends in .npy, else raw)",
+    )
+
+    p = command("convert", "between .b2nd, .b2frame, .npy and zarr v3 stores")
+    p.add_argument("input", metavar="IN")
+    p.add_argument("output", metavar="OUT")
+    p.add_argument("--dtype", help="item type of an SChunk's items")
+    p.add_argument(
+        "--format",
+        choices=list(convert.FORMATS),
+        help="output format (default: from OUT's extension)",
+    )
+    _compression(p, "the input's, else zstd, clevel 5, shuffle")
+
+    p = command("slice", "print (or save) a slice, reading only what it needs")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("index", metavar="INDEX", help='numpy-style index, e.g. "[0:10, ::2, 5]"')
+    p.add_argument("--out", metavar="OUT.npy", help="save the slice as .npy instead")
+    p.add_argument("--dtype", help="item type of an SChunk's items")
+    return parser
+
+
+# -- commands ------------------------------------------------------------------------------
+def run_info(args: Any, stack: contextlib.ExitStack) -> int:
+    with about("--axes"):
+        axes = tuple(int(a) for a in args.axes.split(","))
+        if len(axes) != 2:
+            raise ValueError(f"need two axes like 0,1, got {args.axes!r}")
+    if args.plot and len(args.paths) > 1:
+        raise CliError(args.plot, "--plot draws one file: give a single PATH")
+    status, found = 0, []
+    for path in args.paths:
+        try:
+            source = open_source(path, stack)
+            with about(path):
+                d = info.describe(source, chunks=args.chunks, show_progress=not args.quiet)
+                if args.plot:
+                    from .plot import plot_ratios
+
+                    with about(args.plot), atomic_output(args.plot) as tmp:
+                        plot_ratios(source, tmp, (axes[0], axes[1]))
+        except CliError as exc:
+            _report(exc, args)
+            status = 2
+            continue
+        found.append(d)
+        if not args.json:
+            print(info.format_text(d))
+    if args.json:
+        print(json.dumps(found, indent=2))
+    return status
+
+
+def run_verify(args: Any, stack: contextlib.ExitStack) -> int:
+    status = 0
+    for path in args.paths:
+        try:
+            source = open_source(path, stack)
+            with about(path):
+                report = verify_mod.verify(source, show_progress=not args.quiet)
+        except CliError as exc:
+            _report(exc, args)
+            status = 2
+            continue
+        print("\n".join(report.lines()))
+        status = max(status, report.status)
+    return status
+
+
+def run_compress(args: Any, stack: contextlib.ExitStack) -> int:
+    fmt = args.format or ("b2nd" if args.output.endswith(".b2nd") else "b2frame")
+    args.format = fmt
+    fill_defaults(args, None)
+    with about(args.input):
+        src = compress_input(args, stack, need_shape=fmt == "b2nd")
+    with about(args.output), atomic_output(args.output) as tmp:
+        write_array(src, tmp, args)
+    return 0
+
+
+def run_decompress(args: Any, stack: contextlib.ExitStack) -> int:
+    source = open_source(args.input, stack)
+    src = source_array(source, args.dtype)
+    args.format = args.format or ("npy" if args.output.endswith(".npy") else "raw")
+    with about(args.output), atomic_output(args.output) as tmp:
+        write_array(src, tmp, args)
+    return 0
+
+
+def run_convert(args: Any, stack: contextlib.ExitStack) -> int:
+    convert.run_convert(args, stack)
+    return 0
+
+
+def run_slice(args: Any, stack: contextlib.ExitStack) -> int:
+    source = open_source(args.path, stack)
+    with about(args.path):
+        key = slicing.parse_index(args.index)
+        result = slicing.read_slice(source.kind, source.obj, key, args.dtype)
+    if args.out:
+        with about(args.out), atomic_output(args.out) as tmp, open(tmp, "wb") as f:
+            np.save(f, result)
+        return 0
+    with np.printoptions(threshold=1000):
+        print(
+            np.array2string(np.asarray(result), separator=", ")
+            if result.ndim
+            else repr(result.item())
+        )
+    return 0
+
+
+COMMANDS = {
+    "info": run_info,
+    "verify": run_verify,
+    "compress": run_compress,
+    "decompress": run_decompress,
+    "convert": run_convert,
+    "slice": run_slice,
+}
+
+
+def _report(exc: CliError, args: Any) -> None:
+    if getattr(args, "debug", False):
+        import traceback
+
+        traceback.print_exception(exc.__cause__ or exc)
+    print(f"{PROG}: error: {exc.path}: {exc.message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``pyblosc2`` with ``argv``; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        with contextlib.ExitStack() as stack:
+            return COMMANDS[args.command](args, stack)
+    except CliError as exc:
+        _report(exc, args)
+        return 2
+    except BrokenPipeError:  # e.g. `pyblosc2 decompress x - | head`
+        with contextlib.suppress(OSError):
+            sys.stderr.close()
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
