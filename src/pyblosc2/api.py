@@ -22,7 +22,7 @@ from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
 from .chunk.special import make_special_chunk  # re-exported: the public name
-from .constants import Codec, Filter, SplitMode
+from .constants import BLOSC1_MIN_BUFFERSIZE, Codec, Filter, SplitMode
 from .errors import ParamError
 from .params import (
     CParams,
@@ -146,8 +146,8 @@ def compress_blosc1(
     )
     view = as_view(src)
     if blocksize:
-        # C-Blosc 1.x accepts any forced size (at least 128) and rounds it to the typesize.
-        blocksize = max(parse_blocksize(blocksize), 128) // ts * ts
+        # C-Blosc 1.x accepts any forced size (at least 128 bytes) and rounds it to the typesize.
+        blocksize = max(parse_blocksize(blocksize), BLOSC1_MIN_BUFFERSIZE) // ts * ts
     return encode_chunk(view, replace(_spec(cp, blosc1=True), blocksize=blocksize))
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
 from .constants import Codec
-from .errors import FormatError, ParamError
+from .errors import FormatError, ParamError, ParamTypeError
 
 __all__ = [
     "Meta",
@@ -63,7 +63,7 @@ def _default(obj: Any) -> Any:
                 "data": np.ascontiguousarray(obj).tobytes(),
             }
         return msgpack.ExtType(EXT_NDARRAY, packb(body))
-    raise TypeError(f"cannot serialize {type(obj).__name__} into a metalayer")
+    raise ParamTypeError(f"cannot serialize {type(obj).__name__} into a metalayer")
 
 
 def packb(value: Any) -> bytes:

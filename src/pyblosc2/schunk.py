@@ -23,7 +23,7 @@ from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
 from .constants import EXTENDED_HEADER_LENGTH, SpecialValue, SplitMode
-from .errors import FormatError, ParamError
+from .errors import BoundsError, FormatError, ParamError
 from .frame.contiguous import FrameReader
 from .frame.frame import HIDDEN_VLMETA, Frame
 from .frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
@@ -461,7 +461,7 @@ class SChunk(ChunkListEdits):
 
     def _chunk_index(self, n: int) -> int:
         if not -self.nchunks <= n < self.nchunks:
-            raise IndexError(f"nchunk {n} out of range for {self.nchunks} chunks")
+            raise BoundsError(f"nchunk {n} out of range for {self.nchunks} chunks")
         return n % self.nchunks
 
     def iterchunks(self, dtype: Any) -> Iterator[np.ndarray]:
@@ -516,11 +516,11 @@ class SChunk(ChunkListEdits):
     def __getitem__(self, key: int | slice) -> bytes:
         if isinstance(key, slice):
             if key.step not in (None, 1):
-                raise IndexError("step must be 1")
+                raise BoundsError("step must be 1")
             return self.get_slice(key.start or 0, key.stop) or b""
         n = len(self)
         if not -n <= key < n:
-            raise IndexError(f"index {key} out of range for {n} items")
+            raise BoundsError(f"index {key} out of range for {n} items")
         key %= n
         return self.get_slice(key, key + 1) or b""
 

@@ -12,7 +12,7 @@ import numpy as np
 from ._bytes import as_view
 from .chunk.special import make_special_chunk
 from .constants import SpecialValue
-from .errors import ParamError
+from .errors import BoundsError, ParamError
 
 __all__ = ["ChunkListEdits"]
 
@@ -48,7 +48,7 @@ class ChunkListEdits:
     def insert_chunk(self: _Host, nchunk: int, chunk: Any) -> int:
         """Insert a compressed chunk before position ``nchunk``."""
         if not 0 <= nchunk <= self.nchunks:
-            raise IndexError(f"nchunk {nchunk} out of range 0..{self.nchunks}")
+            raise BoundsError(f"nchunk {nchunk} out of range 0..{self.nchunks}")
         refs: list[int | bytes] = list(range(self.nchunks))
         refs.insert(nchunk, bytes(as_view(chunk)))
         return self.set_chunks(refs)
@@ -101,7 +101,7 @@ class ChunkListEdits:
     def __setitem__(self: _Host, key: slice, value: Any) -> None:
         """Write items ``key.start:key.stop``; writing past the end grows the SChunk."""
         if not isinstance(key, slice) or key.step not in (None, 1):
-            raise IndexError("only slices with step 1 are supported")
+            raise BoundsError("only slices with step 1 are supported")
         ts = self.typesize
         data = np.frombuffer(as_view(value), np.uint8)
         start = (key.start or 0) * ts

@@ -16,6 +16,8 @@ import numpy as np
 
 import pyblosc2
 
+from ..errors import ParamError
+
 __all__ = [
     "ArraySource",
     "FrameArray",
@@ -56,7 +58,7 @@ def read_npy_header(f: IO[bytes]) -> tuple[tuple[int, ...], np.dtype, bool]:
     reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
     shape, fortran, dtype = reader(f)
     if dtype.hasobject:
-        raise ValueError(".npy holds Python objects, which Blosc2 files cannot store")
+        raise ParamError(".npy holds Python objects, which Blosc2 files cannot store")
     return tuple(shape), np.dtype(dtype), bool(fortran)
 
 
@@ -126,7 +128,7 @@ class FrameArray(ArraySource):
             nbytes, typesize = obj.nbytes, obj.typesize
         self.dtype = np.dtype(dtype) if dtype is not None else default_dtype(typesize)
         if nbytes % self.dtype.itemsize:
-            raise ValueError(f"{nbytes} bytes are not a whole number of {self.dtype} items")
+            raise ParamError(f"{nbytes} bytes are not a whole number of {self.dtype} items")
         self.shape = (nbytes // self.dtype.itemsize,)
         self._typesize = typesize
         self._decoded: np.ndarray | None = None

@@ -18,6 +18,7 @@ import numpy as np
 
 import pyblosc2
 
+from ..errors import ParamError
 from .arrays import (
     ArraySource,
     FrameArray,
@@ -208,7 +209,7 @@ def compress_input(args: Any, stack: contextlib.ExitStack, need_shape: bool) -> 
         shape, dtype, fortran = read_npy_header(f)
         if fortran:
             if path == STDIO:
-                raise ValueError("a Fortran-order .npy cannot be read from a pipe")
+                raise ParamError("a Fortran-order .npy cannot be read from a pipe")
             return MappedArray(np.load(path, mmap_mode="r"))
         return StreamArray(f, shape, dtype)
     dtype = parse_dtype(args.dtype) if args.dtype else default_dtype(_typesize(args, None))
@@ -219,7 +220,7 @@ def compress_input(args: Any, stack: contextlib.ExitStack, need_shape: bool) -> 
     if size is None:
         return RawStream(f, dtype)
     if size % dtype.itemsize:
-        raise ValueError(f"{size} bytes are not a whole number of {dtype} items")
+        raise ParamError(f"{size} bytes are not a whole number of {dtype} items")
     return StreamArray(f, (size // dtype.itemsize,), dtype)
 
 

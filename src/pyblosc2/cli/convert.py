@@ -8,6 +8,7 @@ import contextlib
 import os
 from typing import Any
 
+from ..errors import ParamError
 from .arrays import ArraySource
 from .codec_io import compress_input, fill_defaults, source_array, write_array
 from .outputs import atomic_output
@@ -32,7 +33,7 @@ def format_of(path: str, given: str | None, default: str | None = None) -> str:
         return given
     fmt = _EXTENSIONS.get(os.path.splitext(path.rstrip("/"))[1].lower(), default)
     if fmt is None:
-        raise ValueError(
+        raise ParamError(
             f"cannot tell the format from the name; use --format {{{','.join(FORMATS)}}}"
         )
     return fmt

@@ -18,6 +18,7 @@ import numpy as np
 
 import pyblosc2
 
+from ..errors import ParamError
 from . import convert, info, slicing
 from . import verify as verify_mod
 from .codec_io import compress_input, fill_defaults, source_array, write_array
@@ -163,7 +164,7 @@ def run_info(args: Any, stack: contextlib.ExitStack) -> int:
     with about("--axes"):
         axes = tuple(int(a) for a in args.axes.split(","))
         if len(axes) != 2:
-            raise ValueError(f"need two axes like 0,1, got {args.axes!r}")
+            raise ParamError(f"need two axes like 0,1, got {args.axes!r}")
     if args.plot and len(args.paths) > 1:
         raise CliError(args.plot, "--plot draws one file: give a single PATH")
     status, found = 0, []

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ParamError
 from .sources import Source
 
 __all__ = ["plot_ratios"]
@@ -25,12 +26,12 @@ def plot_ratios(source: Source, out: str, axes: tuple[int, int] = (0, 1)) -> Non
     try:
         import matplotlib
     except ImportError:
-        raise ValueError("--plot needs matplotlib (pip install 'pyblosc2[plot]')") from None
+        raise ParamError("--plot needs matplotlib (pip install 'pyblosc2[plot]')") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     if source.kind == "chunk":
-        raise ValueError("--plot needs a frame: a single chunk file has one ratio (see info)")
+        raise ParamError("--plot needs a frame: a single chunk file has one ratio (see info)")
     ratio, special = _ratios(source)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     grid: Any = None
@@ -38,7 +39,7 @@ def plot_ratios(source: Source, out: str, axes: tuple[int, int] = (0, 1)) -> Non
         a = source.obj
         grid = tuple(-(-s // c) for s, c in zip(a.shape, a.chunks, strict=True))
         if len(set(axes)) != 2 or not all(0 <= x < a.ndim for x in axes):
-            raise ValueError(f"--axes must be two different axes of a {a.ndim}-d array, got {axes}")
+            raise ParamError(f"--axes must be two different axes of a {a.ndim}-d array, got {axes}")
     if grid is not None:
         others = tuple(i for i in range(len(grid)) if i not in axes)
         r = ratio.reshape(grid).transpose((*axes, *others))

@@ -8,7 +8,7 @@
 >>> parse_index("[__import__('os')]")
 Traceback (most recent call last):
 ...
-ValueError: index: expected integers, slices and ..., got "__import__('os')"
+pyblosc2.errors.ParamError: index: expected integers, slices and ..., got "__import__('os')"
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import ast
 from typing import Any
 
 import numpy as np
+
+from ..errors import ParamError
 
 __all__ = ["parse_index", "read_slice"]
 
@@ -32,7 +34,7 @@ def _int(node: ast.expr | None, text: str) -> int | None:
         node = node.operand
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return sign * node.value
-    raise ValueError(
+    raise ParamError(
         f"index: expected integers, slices and ..., got {ast.get_source_segment(text, node)!r}"
     )
 
@@ -44,7 +46,7 @@ def _item(node: ast.expr, text: str) -> Any:
         return Ellipsis
     value = _int(node, text)
     if value is None:
-        raise ValueError("index: None is not an index here")
+        raise ParamError("index: None is not an index here")
     return value
 
 
@@ -57,10 +59,10 @@ def parse_index(text: str) -> tuple[Any, ...]:
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
-        raise ValueError(f"index: cannot parse {text!r} ({exc.msg})") from None
+        raise ParamError(f"index: cannot parse {text!r} ({exc.msg})") from None
     sub = tree.body
     if not isinstance(sub, ast.Subscript):
-        raise ValueError(f"index: cannot parse {text!r}")
+        raise ParamError(f"index: cannot parse {text!r}")
     key = sub.slice
     if isinstance(key, ast.Tuple):
         return tuple(_item(e, source) for e in key.elts)
@@ -79,7 +81,7 @@ def read_slice(kind: str, obj: Any, key: tuple[Any, ...], dtype: str | None) -> 
     flat = FrameArray(kind, obj, parse_dtype(dtype) if dtype else None)
     key = tuple(k for k in key if k is not Ellipsis)
     if len(key) > 1:
-        raise ValueError(f"index: a 1-d {kind} takes one index, got {len(key)}")
+        raise ParamError(f"index: a 1-d {kind} takes one index, got {len(key)}")
     n = flat.shape[0]
     k = key[0] if key else slice(None)
     if isinstance(k, int):

@@ -18,6 +18,7 @@ import numpy as np
 import pyblosc2
 from pyblosc2.compat import Blosc
 
+from ..errors import ParamError
 from .arrays import ArraySource
 
 __all__ = ["ZARR_CNAMES", "ZarrArray", "is_zarr_store", "write_zarr"]
@@ -110,7 +111,7 @@ class ZarrArray(ArraySource):
         assert data is not None
         expected = math.prod(self.chunks) * self.dtype.itemsize
         if len(data) != expected:
-            raise ValueError(
+            raise ParamError(
                 f"zarr chunk {self._key(coords)}: {len(data)} bytes, expected {expected}"
             )
         return np.frombuffer(data, self.dtype).reshape(self.chunks)
@@ -146,11 +147,11 @@ def write_zarr(
     """Write ``src`` as a zarr v3 array at ``path`` (a new directory), row slab by slab."""
     name = next((k for k, v in _DTYPES.items() if np.dtype(v) == src.dtype.newbyteorder("<")), None)
     if name is None:
-        raise ValueError(f"zarr v3 has no data type for {src.dtype}")
+        raise ParamError(f"zarr v3 has no data type for {src.dtype}")
     if cname not in ZARR_CNAMES:
-        raise ValueError(f"zarr's blosc codec has no cname {cname!r}: one of {ZARR_CNAMES}")
+        raise ParamError(f"zarr's blosc codec has no cname {cname!r}: one of {ZARR_CNAMES}")
     if len(chunks) != len(src.shape) or not all(c > 0 for c in chunks):
-        raise ValueError(f"chunks must be {len(src.shape)} positive ints, got {chunks}")
+        raise ParamError(f"chunks must be {len(src.shape)} positive ints, got {chunks}")
     dtype = src.dtype.newbyteorder("<")
     codec = Blosc(cname=cname, clevel=clevel, shuffle=_SHUFFLES[shuffle], typesize=dtype.itemsize)
     fill: Any = False if dtype.kind == "b" else (0.0 if dtype.kind == "f" else 0)

@@ -18,7 +18,7 @@ from ..chunk.header import OFF_CBYTES, OFF_NBYTES, ChunkHeader
 from ..chunk.ranged import read_range
 from ..chunk.special import special_chunk
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
-from ..errors import FormatError, ParamError
+from ..errors import BoundsError, FormatError, ParamError
 from .header import (
     CONTIGUOUS,
     HEADER_MINLEN,
@@ -169,7 +169,7 @@ class FrameReader:
     def get_chunk(self, n: int) -> bytes | memoryview:
         """The stored (or, for special offsets, synthesised) chunk ``n``."""
         if not 0 <= n < self.nchunks:
-            raise IndexError(f"chunk {n} out of range 0..{self.nchunks - 1}")
+            raise BoundsError(f"chunk {n} out of range 0..{self.nchunks - 1}")
         h = self.header
         off = int(self.offsets[n])
         if off < 0:

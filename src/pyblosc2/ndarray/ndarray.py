@@ -23,9 +23,12 @@ from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue, header_typesize
 from ..errors import FormatError, ParamError
 from ..meta import RawMetalayer
-from ..params import CParams, is_int, parse_int, refuse
+from ..params import CParams, refuse
 from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
 from .b2nd_meta import MAX_DIM, B2NDMeta
+from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
+from .indexing import normalize_key, selection_box
+from .partition import default_chunks_blocks, parse_shape
 
 __all__ = [
     "NDArray",
@@ -41,43 +44,6 @@ __all__ = [
 
 #: A shape argument: an int (one dimension) or a sequence of ints (numpy integers accepted).
 ShapeLike = int | Sequence[int]
-
-BLOCK_TARGET = 1 << 16  # bytes per block: fits L2 with room for the codec's work
-CHUNK_TARGET = 1 << 22  # bytes per chunk: a few MB, as python-blosc2 favours
-
-
-def _fit(
-    shape: tuple[int, ...], itemsize: int, target: int, upper: tuple[int, ...] | None = None
-) -> tuple[int, ...]:
-    """A shape within ``shape`` (and ``upper``) of about ``target`` bytes, shrinking the
-    leading dimensions first so that the trailing ones stay contiguous."""
-    out = [max(1, min(s, u)) for s, u in zip(shape, upper or shape, strict=True)]
-    i = 0
-    while math.prod(out) * itemsize > target and i < len(out):
-        if out[i] > 1:
-            out[i] = max(1, out[i] // 2)
-        else:
-            i += 1
-    return tuple(out)
-
-
-def default_chunks_blocks(
-    shape: tuple[int, ...],
-    itemsize: int,
-    chunks: tuple[int, ...] | None,
-    blocks: tuple[int, ...] | None,
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The automatic partition: chunks of ~4 MiB, blocks of ~64 KiB, both obtained by halving
-    the leading dimensions first (so a block is a run of whole trailing rows where it can be).
-    An explicit choice is honoured exactly."""
-    if any(s == 0 for s in shape):
-        z = tuple(0 if s == 0 else (c or s) for s, c in zip(shape, chunks or shape, strict=True))
-        return z, tuple(0 if s == 0 else 1 for s in shape) if blocks is None else blocks
-    if chunks is None:
-        chunks = _fit(shape, itemsize, CHUNK_TARGET)
-    if blocks is None:
-        blocks = _fit(chunks, itemsize, BLOCK_TARGET, chunks)
-    return tuple(int(c) for c in chunks), tuple(int(b) for b in blocks)
 
 
 class NDArray:
@@ -221,29 +187,15 @@ class NDArray:
 
     # -- chunk <-> array ------------------------------------------------------------------
     def _block_grid(self) -> tuple[int, ...]:
-        return tuple(e // b for e, b in zip(self._ext, self.blocks, strict=True))
+        return block_grid(self._ext, self.blocks)
 
     def _chunk_array(self, nchunk: int) -> np.ndarray:
         """Chunk ``nchunk`` as an ``extchunk``-shaped array."""
         raw = np.frombuffer(self.schunk.decompress_chunk(nchunk), self.dtype)
-        if not self.ndim:
-            return raw.reshape(())
-        nb, nd = self._block_grid(), self.ndim
-        arr = raw.reshape(nb + self.blocks)
-        order = [x for i in range(nd) for x in (i, nd + i)]
-        return arr.transpose(order).reshape(self._ext)
-
-    def _chunk_buffer(self, arr: np.ndarray) -> np.ndarray:
-        """Inverse of :meth:`_chunk_array`."""
-        if not self.ndim:
-            return np.ascontiguousarray(arr).reshape(-1)
-        nb, nd = self._block_grid(), self.ndim
-        split = arr.reshape([x for pair in zip(nb, self.blocks, strict=True) for x in pair])
-        order = [2 * i for i in range(nd)] + [2 * i + 1 for i in range(nd)]
-        return np.ascontiguousarray(split.transpose(order)).reshape(-1)
+        return buffer_to_chunk(raw, self._ext, self.blocks)
 
     def _compress(self, arr: np.ndarray) -> bytes:
-        return self.schunk.compress_data(self._chunk_buffer(arr))
+        return self.schunk.compress_data(chunk_to_buffer(arr, self.blocks))
 
     # -- boxes ----------------------------------------------------------------------------
     def _chunks_in(
@@ -317,50 +269,11 @@ class NDArray:
 
     # -- indexing -------------------------------------------------------------------------
     def _normalize(self, key: Any) -> tuple[list[range], list[int]]:
-        if not isinstance(key, tuple):
-            key = (key,)
-        if any(k is Ellipsis for k in key):
-            i = next(j for j, k in enumerate(key) if k is Ellipsis)
-            fill = (slice(None),) * (self.ndim - len(key) + 1)
-            key = key[:i] + fill + key[i + 1 :]
-        if len(key) > self.ndim:
-            raise IndexError(f"too many indices: array is {self.ndim}-dimensional")
-        key = key + (slice(None),) * (self.ndim - len(key))
-        ranges, squeeze = [], []
-        for d, (k, n) in enumerate(zip(key, self.shape, strict=True)):
-            if isinstance(k, slice):
-                ranges.append(range(*k.indices(n)))
-            elif isinstance(k, int | np.integer):
-                i = int(k)
-                if not -n <= i < n:
-                    raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
-                ranges.append(range(i % n, i % n + 1))
-                squeeze.append(d)
-            else:
-                raise NotImplementedError(
-                    f"indexing with {type(k).__name__} (use ints, slices and Ellipsis)"
-                )
-        return ranges, squeeze
-
-    @staticmethod
-    def _box(ranges: list[range]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[slice, ...]]:
-        lo, hi, local = [], [], []
-        for r in ranges:
-            if len(r) == 0:
-                lo.append(0)
-                hi.append(0)
-                local.append(slice(0, 0))
-                continue
-            a, b = min(r[0], r[-1]), max(r[0], r[-1]) + 1
-            lo.append(a)
-            hi.append(b)
-            stop = r[-1] - a + (1 if r.step > 0 else -1)
-            local.append(slice(r[0] - a, None if stop < 0 else stop, r.step))
-        return tuple(lo), tuple(hi), tuple(local)
+        return normalize_key(key, self.shape)
 
     def __getitem__(self, key: Any) -> np.ndarray:
         ranges, squeeze = self._normalize(key)
-        lo, hi, local = self._box(ranges)
+        lo, hi, local = selection_box(ranges)
         out = self._read_box(lo, hi)[local] if self.ndim else self._read_box((), ())
         return (
             out.reshape([len(r) for d, r in enumerate(ranges) if d not in squeeze])
@@ -370,7 +283,7 @@ class NDArray:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         ranges, squeeze = self._normalize(key)
-        lo, hi, local = self._box(ranges)
+        lo, hi, local = selection_box(ranges)
         shape = tuple(len(r) for r in ranges)
         visible = tuple(n for d, n in enumerate(shape) if d not in squeeze)
         val = np.broadcast_to(np.asarray(value, dtype=self.dtype), visible).reshape(shape)
@@ -464,15 +377,6 @@ class NDArray:
 
 
 # -- constructors -------------------------------------------------------------------------
-def _parse_shape(value: object, name: str, lo: int) -> tuple[int, ...]:
-    """An int (one dimension) or a sequence of ints >= ``lo``, numpy integers accepted."""
-    if is_int(value):
-        value = (value,)
-    if not isinstance(value, tuple | list):
-        refuse(name, "an int or a sequence of ints", value, wrong_type=True)
-    return tuple(parse_int(n, f"{name}[{i}]", lo) for i, n in enumerate(value))
-
-
 def _new(
     shape: ShapeLike,
     dtype: DTypeLike,
@@ -484,11 +388,11 @@ def _new(
         dtype = np.dtype(dtype)
     except TypeError:
         refuse("dtype", "a numpy dtype", dtype, wrong_type=True)
-    shape = _parse_shape(shape, "shape", 0)
+    shape = parse_shape(shape, "shape", 0)
     if len(shape) > MAX_DIM:
         refuse("shape", f"at most {MAX_DIM} dimensions", shape)
     chunks, blocks = (
-        None if c is None else _parse_shape(c, name, 0)
+        None if c is None else parse_shape(c, name, 0)
         for c, name in ((chunks, "chunks"), (blocks, "blocks"))
     )
     chunks, blocks = default_chunks_blocks(shape, dtype.itemsize, chunks, blocks)

@@ -1,0 +1,70 @@
+"""NumPy-style basic indexing of an N-d array: keys of ints, slices (any step) and Ellipsis
+turned into per-axis ranges, and the box a selection reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import BoundsError
+
+__all__ = ["normalize_key", "selection_box"]
+
+
+def normalize_key(key: Any, shape: tuple[int, ...]) -> tuple[list[range], list[int]]:
+    """Per-axis ranges of ``key`` (ints, slices, Ellipsis) over ``shape``, and the axes an int
+    index removes.
+
+    >>> normalize_key((1, slice(None, None, -2)), (3, 5))
+    ([range(1, 2), range(4, -1, -2)], [0])
+    """
+    ndim = len(shape)
+    if not isinstance(key, tuple):
+        key = (key,)
+    if any(k is Ellipsis for k in key):
+        i = next(j for j, k in enumerate(key) if k is Ellipsis)
+        fill = (slice(None),) * (ndim - len(key) + 1)
+        key = key[:i] + fill + key[i + 1 :]
+    if len(key) > ndim:
+        raise BoundsError(f"too many indices: array is {ndim}-dimensional")
+    key = key + (slice(None),) * (ndim - len(key))
+    ranges, squeeze = [], []
+    for d, (k, n) in enumerate(zip(key, shape, strict=True)):
+        if isinstance(k, slice):
+            ranges.append(range(*k.indices(n)))
+        elif isinstance(k, int | np.integer):
+            i = int(k)
+            if not -n <= i < n:
+                raise BoundsError(f"index {i} is out of bounds for axis {d} with size {n}")
+            ranges.append(range(i % n, i % n + 1))
+            squeeze.append(d)
+        else:
+            raise NotImplementedError(
+                f"indexing with {type(k).__name__} (use ints, slices and Ellipsis)"
+            )
+    return ranges, squeeze
+
+
+def selection_box(
+    ranges: list[range],
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[slice, ...]]:
+    """The bounding box ``[lo, hi)`` of per-axis ranges, and the slices that pick the ranges
+    (steps and negative steps included) out of that box.
+
+    >>> selection_box([range(4, -1, -2)])
+    ((0,), (5,), (slice(4, None, -2),))
+    """
+    lo, hi, local = [], [], []
+    for r in ranges:
+        if len(r) == 0:
+            lo.append(0)
+            hi.append(0)
+            local.append(slice(0, 0))
+            continue
+        a, b = min(r[0], r[-1]), max(r[0], r[-1]) + 1
+        lo.append(a)
+        hi.append(b)
+        stop = r[-1] - a + (1 if r.step > 0 else -1)
+        local.append(slice(r[0] - a, None if stop < 0 else stop, r.step))
+    return tuple(lo), tuple(hi), tuple(local)

@@ -1,0 +1,62 @@
+"""The automatic partition of an N-d array into chunks and blocks (pyblosc2's own rule; any
+partition is valid b2nd, frame-format.md §8.4): chunks of about 4 MiB, blocks of about
+64 KiB, both obtained by halving the leading dimensions first."""
+
+from __future__ import annotations
+
+import math
+
+from ..params import is_int, parse_int, refuse
+
+__all__ = ["BLOCK_TARGET", "CHUNK_TARGET", "default_chunks_blocks", "parse_shape"]
+
+
+def parse_shape(value: object, name: str, lo: int) -> tuple[int, ...]:
+    """An int (one dimension) or a sequence of ints >= ``lo``, numpy integers accepted.
+
+    >>> parse_shape(3, "shape", 0), parse_shape([2, 4], "chunks", 1)
+    ((3,), (2, 4))
+    """
+    if is_int(value):
+        value = (value,)
+    if not isinstance(value, tuple | list):
+        refuse(name, "an int or a sequence of ints", value, wrong_type=True)
+    return tuple(parse_int(n, f"{name}[{i}]", lo) for i, n in enumerate(value))
+
+
+BLOCK_TARGET = 1 << 16  # bytes per block: fits L2 with room for the codec's work
+CHUNK_TARGET = 1 << 22  # bytes per chunk: a few MB, as python-blosc2 favours
+
+
+def _fit(
+    shape: tuple[int, ...], itemsize: int, target: int, upper: tuple[int, ...] | None = None
+) -> tuple[int, ...]:
+    """A shape within ``shape`` (and ``upper``) of about ``target`` bytes, shrinking the
+    leading dimensions first so that the trailing ones stay contiguous."""
+    out = [max(1, min(s, u)) for s, u in zip(shape, upper or shape, strict=True)]
+    i = 0
+    while math.prod(out) * itemsize > target and i < len(out):
+        if out[i] > 1:
+            out[i] = max(1, out[i] // 2)
+        else:
+            i += 1
+    return tuple(out)
+
+
+def default_chunks_blocks(
+    shape: tuple[int, ...],
+    itemsize: int,
+    chunks: tuple[int, ...] | None,
+    blocks: tuple[int, ...] | None,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The automatic partition: chunks of ~4 MiB, blocks of ~64 KiB, both obtained by halving
+    the leading dimensions first (so a block is a run of whole trailing rows where it can be).
+    An explicit choice is honoured exactly."""
+    if any(s == 0 for s in shape):
+        z = tuple(0 if s == 0 else (c or s) for s, c in zip(shape, chunks or shape, strict=True))
+        return z, tuple(0 if s == 0 else 1 for s in shape) if blocks is None else blocks
+    if chunks is None:
+        chunks = _fit(shape, itemsize, CHUNK_TARGET)
+    if blocks is None:
+        blocks = _fit(chunks, itemsize, BLOCK_TARGET, chunks)
+    return tuple(int(c) for c in chunks), tuple(int(b) for b in blocks)
