@@ -9,12 +9,9 @@ undefined, §9.0). Decompression is a copy.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..constants import Filter
 from ..errors import ParamError
-from .base import BaseFilter, FilterContext
-from .truncprec import mask_low_bits, signed_meta
+from .truncprec import LowBitsFilter, signed_meta
 
 __all__ = ["IntTrunc"]
 
@@ -33,9 +30,10 @@ def _zeroed_bits(typesize: int, meta: int) -> int:
     return zeroed
 
 
-class IntTrunc(BaseFilter):
+class IntTrunc(LowBitsFilter):
     """Integer truncation.
 
+    >>> import numpy as np
     >>> x = np.array([0x1234, 0xFFFF, 0x00FF], np.uint16).view(np.uint8); y = np.empty_like(x)
     >>> IntTrunc().forward(x, y, FilterContext(2, 8)); [hex(v) for v in y.view(np.uint16)]
     ['0x1200', '0xff00', '0x0']
@@ -45,11 +43,6 @@ class IntTrunc(BaseFilter):
     name = "int_trunc"
     lossy = True
 
-    def check(self, typesize: int, meta: int) -> None:
-        _zeroed_bits(typesize, meta)
-
-    def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
-        mask_low_bits(src, dst, ctx.typesize, _zeroed_bits(ctx.typesize, ctx.meta))
-
-    def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
-        dst[:] = src
+    @staticmethod
+    def zeroed_bits(typesize: int, meta: int) -> int:
+        return _zeroed_bits(typesize, meta)

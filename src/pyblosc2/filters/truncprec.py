@@ -54,7 +54,27 @@ def _zeroed_bits(typesize: int, meta: int) -> int:
     return zeroed
 
 
-class TruncPrec(BaseFilter):
+class LowBitsFilter(BaseFilter):
+    """A lossy filter that zeroes the low bits of each element (how many: ``zeroed_bits``);
+    decoding is a copy."""
+
+    lossy = True
+
+    @staticmethod
+    def zeroed_bits(typesize: int, meta: int) -> int:
+        raise NotImplementedError
+
+    def check(self, typesize: int, meta: int) -> None:
+        self.zeroed_bits(typesize, meta)
+
+    def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
+        mask_low_bits(src, dst, ctx.typesize, self.zeroed_bits(ctx.typesize, ctx.meta))
+
+    def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
+        dst[:] = src
+
+
+class TruncPrec(LowBitsFilter):
     """Mantissa truncation.
 
     >>> x = np.array([1 / 3], np.float32).view(np.uint8); y = np.empty_like(x)
@@ -66,11 +86,6 @@ class TruncPrec(BaseFilter):
     name = "trunc_prec"
     lossy = True
 
-    def check(self, typesize: int, meta: int) -> None:
-        _zeroed_bits(typesize, meta)
-
-    def forward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
-        mask_low_bits(src, dst, ctx.typesize, _zeroed_bits(ctx.typesize, ctx.meta))
-
-    def backward(self, src: np.ndarray, dst: np.ndarray, ctx: FilterContext) -> None:
-        dst[:] = src
+    @staticmethod
+    def zeroed_bits(typesize: int, meta: int) -> int:
+        return _zeroed_bits(typesize, meta)
