@@ -34,6 +34,7 @@ class IntTrunc(LowBitsFilter):
     """Integer truncation.
 
     >>> import numpy as np
+    >>> from pyblosc2.filters.base import FilterContext
     >>> x = np.array([0x1234, 0xFFFF, 0x00FF], np.uint16).view(np.uint8); y = np.empty_like(x)
     >>> IntTrunc().forward(x, y, FilterContext(2, 8)); [hex(v) for v in y.view(np.uint16)]
     ['0x1200', '0xff00', '0x0']
