@@ -29,6 +29,17 @@ _MAX_THREADS = 256
 SCRATCH_MAX = 1 << 24
 
 
+def _after_fork_in_child() -> None:
+    """A forked child inherits the pools' bookkeeping but not their threads: forget them (a
+    new pool is made on first use) and the lock, which a parent thread may have held."""
+    global _lock
+    _pools.clear()
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def default_nthreads() -> int:
     """The default thread count: the number of cores (as python-blosc2 does)."""
     return max(1, min(os.cpu_count() or 1, _MAX_THREADS))
