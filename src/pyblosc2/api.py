@@ -252,7 +252,7 @@ def getitem(src: BufferLike, start: int, stop: int, nthreads: int = 1) -> bytes:
     >>> np.frombuffer(getitem(c, 50_000, 50_003), np.int32)
     array([50000, 50001, 50002], dtype=int32)
     """
-    start = parse_int(start, "start")
+    start = parse_int(start, "start", 0)
     stop = parse_int(stop, "stop")
     nthreads = parse_nthreads(nthreads)
     reader = _reader(src)

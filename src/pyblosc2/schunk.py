@@ -22,8 +22,8 @@ from .backends.memory import MemoryStore
 from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
-from .constants import EXTENDED_HEADER_LENGTH, SpecialValue, SplitMode
-from .errors import BoundsError, FormatError, ParamError
+from .constants import EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, SpecialValue, SplitMode
+from .errors import BoundsError, FormatError, ParamError, ParamTypeError
 from .frame.contiguous import FrameReader
 from .frame.frame import HIDDEN_VLMETA, Frame
 from .frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
@@ -31,7 +31,7 @@ from .frame.location import create_frame, exists, open_frame, remove_urlpath
 from .frame.trailer import Trailer
 from .frame.writer import build_cframe
 from .meta import Meta, RawMetalayer, VLMeta, packb
-from .params import CParams, DParams
+from .params import CParams, DParams, parse_int
 from .schunk_edit import ChunkListEdits
 from .storage import Storage
 
@@ -116,6 +116,8 @@ class SChunk(ChunkListEdits):
             self._init(open_frame(path, storage), storage, None, cparams, dparams)
             return
         cp = self._new_cparams(cparams, data)
+        if chunksize is not None:
+            chunksize = parse_int(chunksize, "chunksize", 1, MAX_BUFFERSIZE)
         view = as_view(data) if data is not None else None
         if chunksize is None:
             chunksize = (
@@ -534,6 +536,14 @@ def open(
     urlpath: str | os.PathLike[str], mode: str = "r", offset: int = 0, **kwargs: Any
 ) -> SChunk:
     """Open a frame file (at ``offset``) as an SChunk."""
+    if isinstance(urlpath, bytes | bytearray | memoryview) and (
+        len(urlpath) > 4096 or bytes(urlpath[:10]) == b"\x9e\xa8b2frame\x00"
+    ):
+        raise ParamTypeError(
+            f"urlpath must be a path, got {len(urlpath)} bytes of data "
+            "(open in-memory frames with schunk_from_cframe or ndarray_from_cframe)"
+        )
+    offset = parse_int(offset, "offset", 0)
     path = os.fsdecode(urlpath)
     if not exists(path):
         raise FileNotFoundError(f"No such file or directory: {path}")

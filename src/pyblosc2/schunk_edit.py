@@ -13,8 +13,13 @@ from ._bytes import as_view
 from .chunk.special import make_special_chunk
 from .constants import SpecialValue
 from .errors import BoundsError, ParamError
+from .params import parse_int
 
-__all__ = ["ChunkListEdits"]
+__all__ = ["MAX_FILL_CHUNKS", "ChunkListEdits"]
+
+#: the most chunks one fill_special call makes (a 32 MiB index; 64 TiB with 16 MiB chunks):
+#: a bound on the work and memory a single call can ask for
+MAX_FILL_CHUNKS = 1 << 22
 
 
 class _Host(Protocol):
@@ -26,6 +31,8 @@ class _Host(Protocol):
     def typesize(self) -> int: ...
     @property
     def chunksize(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
     @property
     def variable_chunks(self) -> bool: ...
     def set_chunks(self, refs: list[int | bytes], meta: dict[str, bytes] | None = None) -> int: ...
@@ -91,11 +98,19 @@ class ChunkListEdits:
         kind = SpecialValue(special_value)
         if (value is None) != (kind != SpecialValue.VALUE):
             raise ParamError("value is needed for (and only for) SpecialValue.VALUE")
+        nitems = parse_int(nitems, "nitems", 0)
         ts, cs = self.typesize, self.chunksize
         total = nitems * ts
-        chunks: list[int | bytes] = [
-            make_special_chunk(kind, min(cs, total - pos), ts, value) for pos in range(0, total, cs)
-        ]
+        nchunks = -(-total // cs)
+        if nchunks > MAX_FILL_CHUNKS:
+            raise ParamError(
+                f"fill_special of {nitems} items needs {nchunks} chunks of {cs} bytes; "
+                f"at most {MAX_FILL_CHUNKS} are made in one call (use a larger chunksize)"
+            )
+        full = make_special_chunk(kind, cs, ts, value) if total >= cs else b""
+        chunks: list[int | bytes] = [full] * (total // cs)
+        if total % cs:
+            chunks.append(make_special_chunk(kind, total % cs, ts, value))
         return self.set_chunks(chunks)
 
     def __setitem__(self: _Host, key: slice, value: Any) -> None:
@@ -110,6 +125,11 @@ class ChunkListEdits:
             raise ParamError(f"value has {len(data)} bytes, the slice needs {stop - start}")
         if self.variable_chunks and self.nchunks:
             raise NotImplementedError("__setitem__ on variable-size SChunks")
+        if start < 0 or start > self.nbytes:
+            raise BoundsError(
+                f"slice start {start // ts} is outside 0..{self.nbytes // ts} (writes past the "
+                "end must start at the current end)"
+            )
         with self.holding_lock():  # read-modify-write of several chunks: one lock
             self._write_items(data, start, stop)
 

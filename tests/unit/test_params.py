@@ -230,7 +230,7 @@ API_CASES = [
     (
         "getitem start",
         lambda: pb.getitem(pb.compress2(DATA, typesize=4), 1.5, 3),
-        bad(PTE, "start must be an int, got 1.5"),
+        bad(PTE, "start must be an int >= 0, got 1.5"),
     ),
     (
         "decompress as_bytearray",

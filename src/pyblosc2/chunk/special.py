@@ -16,6 +16,7 @@ from .._bytes import as_view
 from ..constants import (
     EXTENDED_HEADER_LENGTH,
     MAX_BUFFERSIZE,
+    MAX_TYPESIZE,
     Codec,
     Filter,
     SpecialValue,
@@ -23,6 +24,7 @@ from ..constants import (
     header_typesize,
 )
 from ..errors import FormatError, ParamError
+from ..params import parse_int
 from .blocksize import compute_blocksize
 from .header import BLOSC2_VERSION, EXTENDED_MARKER, OFF_TYPESIZE, SPECIAL_SHIFT, ChunkHeader
 
@@ -52,6 +54,8 @@ def special_chunk(
     '0501050440000000400000002000000000000000000000000000000000000010'
     """
     kind = SpecialValue(kind)
+    if not 0 < typesize <= MAX_TYPESIZE:
+        raise ParamError(f"typesize must be an int in 1..{MAX_TYPESIZE}, got {typesize}")
     if kind == SpecialValue.NOT_SPECIAL:
         raise ParamError("special_value must be ZERO, NAN, VALUE or UNINIT")
     if not 0 <= nbytes <= MAX_BUFFERSIZE:
@@ -95,6 +99,8 @@ def make_special_chunk(
     >>> len(c), c[8:12].hex()
     (36, '40000000')
     """
+    typesize = parse_int(typesize, "typesize", 1, MAX_TYPESIZE)
+    nbytes = parse_int(nbytes, "nbytes", 0, MAX_BUFFERSIZE)
     raw = b"" if value is None else as_view(np.asarray(value)).tobytes()
     if special == SpecialValue.VALUE and len(raw) == 0:
         raise ParamError("a VALUE chunk needs a non-empty value")

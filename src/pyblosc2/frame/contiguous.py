@@ -38,6 +38,8 @@ from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
 
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
 
+ZIP_MAGIC = b"PK\x03\x04"
+
 _HEADER_LEN = slice(POS_HEADER_LEN, POS_HEADER_LEN + 4)
 
 # Read-only views of a frame for FrameReader.open (the stores themselves, named for readers).
@@ -71,6 +73,14 @@ class FrameReader:
         if len(prefix) < HEADER_MINLEN:
             raise FormatError(
                 "frame header", "length", 0, f"at least {HEADER_MINLEN} bytes", len(prefix)
+            )
+        if bytes(prefix[:4]) == ZIP_MAGIC:
+            raise FormatError(
+                "frame header",
+                "magic",
+                0,
+                "a Blosc2 frame",
+                "a zip archive (a python-blosc2 DictStore .b2z? pyblosc2 does not read those)",
             )
         check_magic(prefix)
         header_len = int.from_bytes(prefix[_HEADER_LEN], "big", signed=True)

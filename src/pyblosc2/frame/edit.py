@@ -77,9 +77,12 @@ def plan_chunks(
     shorter last one), else variable (0), as in C-Blosc2 (§2.7)."""
     sizes: list[int] = []
     kinds: list[SpecialValue | None] = []
+    checked: dict[int, ChunkHeader] = {}  # a chunk object repeated (fill_special) is checked once
     for ref in refs:
         if isinstance(ref, bytes):
-            ch = check_chunk(ref)
+            ch = checked.get(id(ref))
+            if ch is None:
+                ch = checked[id(ref)] = check_chunk(ref)
             sizes.append(ch.nbytes)
             kinds.append(special_kind(ch))
         else:

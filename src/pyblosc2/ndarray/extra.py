@@ -68,6 +68,8 @@ def arange(
     """
     if not c_order:
         raise NotImplementedError("arange(c_order=False)")
+    if step == 0:
+        raise ParamError("step must not be 0")
     data = np.arange(start, stop, step, dtype=dtype)
     return asarray(data if shape is None else data.reshape(shape), **kwargs)
 
@@ -203,9 +205,13 @@ def evaluate(
         k: (np.empty((1,) * len(shape), v.dtype) if isinstance(v, NDArray) else np.asarray(v))
         for k, v in ops.items()
     }
-    dtype = numexpr.evaluate(
-        expression, local_dict={k: v.reshape(-1)[:1] if v.ndim else v for k, v in probe.items()}
-    ).dtype
+    try:
+        dtype = numexpr.evaluate(
+            expression,
+            local_dict={k: v.reshape(-1)[:1] if v.ndim else v for k, v in probe.items()},
+        ).dtype
+    except (SyntaxError, KeyError, TypeError, ValueError) as exc:
+        raise ParamError(f"expression {expression!r} cannot be evaluated: {exc}") from None
     if out is None:
         if first is not None:
             kwargs.setdefault("chunks", first.chunks)

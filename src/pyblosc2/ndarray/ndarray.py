@@ -30,6 +30,9 @@ from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
 from .indexing import normalize_key, selection_box
 from .partition import default_chunks_blocks, parse_shape
 
+#: the most data a frame can describe (its nbytes field is an int64)
+MAX_NBYTES = 2**63 - 1
+
 __all__ = [
     "NDArray",
     "asarray",
@@ -286,7 +289,12 @@ class NDArray:
         lo, hi, local = selection_box(ranges)
         shape = tuple(len(r) for r in ranges)
         visible = tuple(n for d, n in enumerate(shape) if d not in squeeze)
-        val = np.broadcast_to(np.asarray(value, dtype=self.dtype), visible).reshape(shape)
+        try:
+            val = np.broadcast_to(np.asarray(value, dtype=self.dtype), visible).reshape(shape)
+        except (OverflowError, TypeError, ValueError) as exc:
+            raise ParamError(
+                f"value cannot be stored as {self.dtype} in a selection of shape {visible}: {exc}"
+            ) from None
         if val.size == 0:
             return
         if all(r.step == 1 for r in ranges):
@@ -388,9 +396,18 @@ def _new(
         dtype = np.dtype(dtype)
     except TypeError:
         refuse("dtype", "a numpy dtype", dtype, wrong_type=True)
+    if dtype.hasobject:
+        refuse(
+            "dtype",
+            "a dtype without Python objects (Blosc2 stores raw bytes)",
+            dtype,
+            wrong_type=True,
+        )
     shape = parse_shape(shape, "shape", 0)
     if len(shape) > MAX_DIM:
         refuse("shape", f"at most {MAX_DIM} dimensions", shape)
+    if math.prod(shape) * dtype.itemsize > MAX_NBYTES:
+        refuse("shape", f"at most {MAX_NBYTES} bytes of data (a frame's int64 nbytes)", shape)
     chunks, blocks = (
         None if c is None else parse_shape(c, name, 0)
         for c, name in ((chunks, "chunks"), (blocks, "blocks"))
