@@ -33,6 +33,9 @@ class Storage:
     initial_mapping_size: int | None = None
     locking: bool = False
     meta: dict[str, Any] | None = None
+    #: pyblosc2 extension: sync (fsync) after every step of a change, so that a power loss
+    #: keeps the same old-or-new guarantee as a killed process (slower)
+    fsync: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

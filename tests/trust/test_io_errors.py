@@ -79,3 +79,28 @@ def test_every_storage_call_of_every_mutation(
             break
         nth += 1
     assert nth > 1
+
+
+def test_a_failed_create_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Creating a frame on a full disk leaves no 0-byte file that nothing can open."""
+    Disk(monkeypatch, 1, persistent=True)
+    path = tmp_path / "new.b2frame"
+    with pytest.raises(OSError, match="injected"):
+        pb.SChunk(urlpath=str(path), mode="w")
+    assert not path.exists()
+
+
+def test_fsync_syncs_every_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    syncs = []
+    real = FileStore.sync
+    monkeypatch.setattr(FileStore, "sync", lambda self: syncs.append(1) or real(self))
+    s = pb.SChunk(
+        chunksize=400,
+        urlpath=str(tmp_path / "d.b2frame"),
+        mode="w",
+        fsync=True,
+        cparams={"typesize": 4},
+    )
+    n = len(syncs)
+    s.append_data(bytes(400))
+    assert n >= 1 and len(syncs) - n >= 4  # stage, commit 1, tail, commit 2 (+ truncate)

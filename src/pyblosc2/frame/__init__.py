@@ -1,1 +1,2 @@
-"""Frames: the container of a super-chunk (spec frame-format.md). Read side so far."""
+"""Frames: the container of a super-chunk (spec frame-format.md): header, index, trailer,
+reading, changing through one commit, sparse frames, where a frame lives."""

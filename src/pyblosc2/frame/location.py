@@ -75,7 +75,7 @@ def open_frame(path: str, storage: Storage, offset: int = 0) -> Frame:
         with open(path, "rb") as f:
             f.seek(offset)
             return Frame(MemoryStore(f.read()))
-    return Frame(FileStore(path, offset, writable=writable), lock=lock)
+    return Frame(FileStore(path, offset, writable=writable), lock=lock, durable=storage.fsync)
 
 
 def _lock(path: str, storage: Storage, sparse: bool, offset: int = 0) -> FrameLock | None:
@@ -97,8 +97,15 @@ def create_frame(storage: Storage, empty_frame: bytes) -> Frame:
     if not storage.contiguous:
         return Frame.create_sparse(DirectoryStore(path, create=True), empty_frame, True, lock)
     store = FileStore(path, writable=True, create=True)
-    store.write(0, empty_frame)
-    return Frame(store, lock=lock)
+    try:
+        store.write(0, empty_frame)
+        if storage.fsync:
+            store.sync()
+    except BaseException:  # a frame that could not be written whole is not left behind
+        store.close()
+        os.unlink(path)
+        raise
+    return Frame(store, lock=lock, durable=storage.fsync)
 
 
 def remove_urlpath(path: str | os.PathLike[str] | None) -> None:

@@ -23,15 +23,12 @@ from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue, header_typesize
 from ..errors import FormatError, ParamError
 from ..meta import RawMetalayer
-from ..params import CParams, refuse
+from ..params import CParams
 from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
-from .b2nd_meta import MAX_DIM, B2NDMeta
+from .b2nd_meta import B2NDMeta
 from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
 from .indexing import normalize_key, selection_box
-from .partition import default_chunks_blocks, parse_shape
-
-#: the most data a frame can describe (its nbytes field is an int64)
-MAX_NBYTES = 2**63 - 1
+from .partition import parse_geometry
 
 __all__ = [
     "NDArray",
@@ -392,33 +389,7 @@ def _new(
     blocks: ShapeLike | None,
     kwargs: dict[str, Any],
 ) -> NDArray:
-    try:
-        dtype = np.dtype(dtype)
-    except TypeError:
-        refuse("dtype", "a numpy dtype", dtype, wrong_type=True)
-    if dtype.hasobject:
-        refuse(
-            "dtype",
-            "a dtype without Python objects (Blosc2 stores raw bytes)",
-            dtype,
-            wrong_type=True,
-        )
-    shape = parse_shape(shape, "shape", 0)
-    if len(shape) > MAX_DIM:
-        refuse("shape", f"at most {MAX_DIM} dimensions", shape)
-    if math.prod(shape) * dtype.itemsize > MAX_NBYTES:
-        refuse("shape", f"at most {MAX_NBYTES} bytes of data (a frame's int64 nbytes)", shape)
-    chunks, blocks = (
-        None if c is None else parse_shape(c, name, 0)
-        for c, name in ((chunks, "chunks"), (blocks, "blocks"))
-    )
-    chunks, blocks = default_chunks_blocks(shape, dtype.itemsize, chunks, blocks)
-    for name, part in (("chunks", chunks), ("blocks", blocks)):
-        if len(part) != len(shape):
-            refuse(name, f"{len(shape)} entries (one per dimension)", part)
-    for s, c, b in zip(shape, chunks, blocks, strict=True):
-        if s and not 0 < b <= c:
-            refuse("blocks", f"0 < blocks <= chunks (chunks={chunks})", blocks)
+    shape, dtype, chunks, blocks = parse_geometry(shape, dtype, chunks, blocks)
     meta = B2NDMeta(shape, chunks, blocks, dtype)
     t = dtype.itemsize
     ext = [-(-c // b) * b if b else 0 for c, b in zip(chunks, blocks, strict=True)]

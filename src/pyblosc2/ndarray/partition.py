@@ -5,10 +5,25 @@ partition is valid b2nd, frame-format.md §8.4): chunks of about 4 MiB, blocks o
 from __future__ import annotations
 
 import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import DTypeLike
 
 from ..params import is_int, parse_int, refuse
+from .b2nd_meta import MAX_DIM
 
-__all__ = ["BLOCK_TARGET", "CHUNK_TARGET", "default_chunks_blocks", "parse_shape"]
+__all__ = [
+    "BLOCK_TARGET",
+    "CHUNK_TARGET",
+    "MAX_NBYTES",
+    "default_chunks_blocks",
+    "parse_geometry",
+    "parse_shape",
+]
+
+#: the most data a frame can describe (its nbytes field is an int64)
+MAX_NBYTES = 2**63 - 1
 
 
 def parse_shape(value: object, name: str, lo: int) -> tuple[int, ...]:
@@ -60,3 +75,42 @@ def default_chunks_blocks(
     if blocks is None:
         blocks = _fit(chunks, itemsize, BLOCK_TARGET, chunks)
     return tuple(int(c) for c in chunks), tuple(int(b) for b in blocks)
+
+
+def parse_geometry(
+    shape: Any, dtype: DTypeLike, chunks: Any, blocks: Any
+) -> tuple[tuple[int, ...], np.dtype, tuple[int, ...], tuple[int, ...]]:
+    """Shape, dtype and partition of a new array, checked (a ``ParamError`` names the bad
+    argument) and completed with the automatic partition.
+
+    >>> parse_geometry(10, "f8", None, None)
+    ((10,), dtype('float64'), (10,), (10,))
+    """
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        refuse("dtype", "a numpy dtype", dtype, wrong_type=True)
+    if dtype.hasobject:
+        refuse(
+            "dtype",
+            "a dtype without Python objects (Blosc2 stores raw bytes)",
+            dtype,
+            wrong_type=True,
+        )
+    shape = parse_shape(shape, "shape", 0)
+    if len(shape) > MAX_DIM:
+        refuse("shape", f"at most {MAX_DIM} dimensions", shape)
+    if math.prod(shape) * dtype.itemsize > MAX_NBYTES:
+        refuse("shape", f"at most {MAX_NBYTES} bytes of data (a frame's int64 nbytes)", shape)
+    chunks, blocks = (
+        None if c is None else parse_shape(c, name, 0)
+        for c, name in ((chunks, "chunks"), (blocks, "blocks"))
+    )
+    chunks, blocks = default_chunks_blocks(shape, dtype.itemsize, chunks, blocks)
+    for name, part in (("chunks", chunks), ("blocks", blocks)):
+        if len(part) != len(shape):
+            refuse(name, f"{len(shape)} entries (one per dimension)", part)
+    for s, c, b in zip(shape, chunks, blocks, strict=True):
+        if s and not 0 < b <= c:
+            refuse("blocks", f"0 < blocks <= chunks (chunks={chunks})", blocks)
+    return shape, dtype, chunks, blocks
