@@ -134,20 +134,23 @@ class ChunkListEdits:
             self._write_items(data, start, stop)
 
     def _write_items(self: _Host, data: np.ndarray, start: int, stop: int) -> None:
+        """Recompress the chunks the items touch and append the ones past the end, all in
+        one commit (a crash leaves all or none of the write)."""
         cs = self.chunksize
+        refs: list[int | bytes] = list(range(self.nchunks))
         pos = start
         while pos < stop:
             k, within = divmod(pos, cs)
             take = min(cs - within, stop - pos)
+            piece = data[pos - start : pos - start + take]
             if k < self.nchunks:
                 cur = np.frombuffer(self.decompress_chunk(k) or b"", np.uint8).copy()
                 need = within + take
                 if len(cur) < need:
                     cur = np.concatenate([cur, np.zeros(need - len(cur), np.uint8)])
-                cur[within : within + take] = data[pos - start : pos - start + take]
-                self.update_data(k, cur, copy=True)
+                cur[within : within + take] = piece
+                refs[k] = self.compress_data(cur)
             else:
-                if within:
-                    raise ParamError("writes past the end must start at the current end")
-                self.append_data(data[pos - start : pos - start + take])
+                refs.append(self.compress_data(piece))
             pos += take
+        self.set_chunks(refs)

@@ -107,9 +107,14 @@ def matches(s: Any, m: Model) -> bool:
     )
 
 
-def create(path: str, contiguous: bool = True) -> Any:
+def create(path: str) -> Any:
+    """A fresh frame at ``path``: an NDArray for ``.b2nd``, a sparse SChunk for ``.sparse``,
+    else a contiguous fingerprinted SChunk."""
+    if path.endswith(".b2nd"):
+        return b2nd_create(path)
     import pyblosc2 as pb
 
+    contiguous = not path.endswith(".sparse")
     return pb.SChunk(
         chunksize=ITEMS * 4,
         urlpath=path,
@@ -123,33 +128,85 @@ def create(path: str, contiguous: bool = True) -> Any:
 
 def _arm(op_target: int, nth: int, current: list[int]) -> None:
     """SIGKILL this process at the ``nth`` storage call of operation ``op_target``."""
+    from pyblosc2.backends.directory import DirectoryStore
     from pyblosc2.backends.file import FileStore
 
     calls = {"n": 0}
 
-    def wrap(name: str) -> None:
-        real = getattr(FileStore, name)
+    def wrap(cls: Any, name: str) -> None:
+        real = getattr(cls, name)
 
-        def counted(self: FileStore, *args: Any) -> Any:
+        def counted(self: Any, *args: Any) -> Any:
             if current[0] == op_target:
                 calls["n"] += 1
                 if calls["n"] == nth:
-                    if name == "write":  # torn at a sector boundary, as storage tears
+                    if cls is FileStore and name == "write":  # torn at a sector boundary
                         pos, data = args
                         real(self, pos, bytes(data)[: len(data) // 2 // SECTOR * SECTOR])
                     os.kill(os.getpid(), signal.SIGKILL)
             return real(self, *args)
 
-        setattr(FileStore, name, counted)
+        setattr(cls, name, counted)
 
     for name in ("write", "truncate", "sync"):
-        wrap(name)
+        wrap(FileStore, name)
+    for name in ("write_object", "remove_object"):
+        wrap(DirectoryStore, name)
+
+
+# -- b2nd arrays: resizes and slab writes ----------------------------------------------------
+B2ND_KINDS = ("resize", "setitem", "setitem")
+
+
+def b2nd_operations(seed: int, n: int) -> list[tuple[str, int]]:
+    rng = np.random.default_rng(seed)
+    return [
+        (B2ND_KINDS[int(rng.integers(len(B2ND_KINDS)))], int(rng.integers(1 << 30)))
+        for _ in range(n)
+    ]
+
+
+def b2nd_apply(kind: str, arg: int, a: np.ndarray, nd: Any = None) -> np.ndarray:
+    """The array after one operation (applied to the NDArray ``nd`` too when given)."""
+    rng = np.random.default_rng(arg)
+    if kind == "resize":
+        shape = (int(rng.integers(1, 40)), int(rng.integers(1, 30)))
+        out = np.zeros(shape, a.dtype)
+        keep = tuple(slice(0, min(x, y)) for x, y in zip(a.shape, shape, strict=True))
+        out[keep] = a[keep]
+        if nd is not None:
+            nd.resize(shape)
+        return out
+    r0 = int(rng.integers(0, a.shape[0]))
+    r1 = int(rng.integers(r0 + 1, a.shape[0] + 1))
+    out = a.copy()
+    out[r0:r1] = arg % 1000
+    if nd is not None:
+        nd[r0:r1] = arg % 1000
+    return out
+
+
+def b2nd_states(seed: int, nops: int) -> list[np.ndarray]:
+    a = np.zeros((20, 10), np.int32)
+    out = [a]
+    for kind, arg in b2nd_operations(seed, nops):
+        a = b2nd_apply(kind, arg, a)
+        out.append(a)
+    return out
+
+
+def b2nd_create(path: str) -> Any:
+    import pyblosc2 as pb
+
+    return pb.zeros((20, 10), np.int32, chunks=(8, 6), blocks=(4, 3), urlpath=path, mode="w")
 
 
 def main(argv: list[str]) -> None:
     import pyblosc2 as pb
 
     path, seed, nops, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    if path.endswith(".b2nd"):
+        return b2nd_main(argv)
     current = [-1]
     if len(argv) > 4:
         op, nth = (int(x) for x in argv[4].split(":"))
@@ -161,6 +218,25 @@ def main(argv: list[str]) -> None:
     for i, (kind, arg) in enumerate(operations(seed, nops)):
         current[0] = i
         _apply_real(kind, arg, s)
+        os.write(fd, f"{i}\n".encode())
+
+
+def b2nd_main(argv: list[str]) -> None:
+    import pyblosc2 as pb
+
+    path, seed, nops, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    current = [-1]
+    if len(argv) > 4:
+        op, nth = (int(x) for x in argv[4].split(":"))
+        _arm(op, nth, current)
+    nd = pb.open(path, mode="a")
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    a = nd[:]
+    for i, (kind, arg) in enumerate(b2nd_operations(seed, nops)):
+        current[0] = i
+        a = b2nd_apply(kind, arg, a, nd)
         os.write(fd, f"{i}\n".encode())
 
 

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pyblosc2 as pb
@@ -33,6 +34,8 @@ def _logged(log: Path) -> int:
 
 def _check(path: str, seed: int, done: int, cblosc2=None) -> int:
     """The frame holds the state after ``done`` or ``done + 1`` operations; returns which."""
+    if path.endswith(".b2nd"):
+        return _check_b2nd(path, seed, done, cblosc2)
     s = pb.open(path)
     states = mutator.states(seed, done + 1)
     for k in (done, done + 1):
@@ -43,6 +46,18 @@ def _check(path: str, seed: int, done: int, cblosc2=None) -> int:
                 c = cblosc2.open(path)
                 assert c.nchunks == s.nchunks
                 assert all(c.decompress_chunk(i) == s.decompress_chunk(i) for i in range(c.nchunks))
+            return k
+    raise AssertionError(f"{path}: content matches neither {done} nor {done + 1} operations")
+
+
+def _check_b2nd(path: str, seed: int, done: int, cblosc2=None) -> int:
+    nd = pb.open(path)
+    got = nd[:]
+    states = mutator.b2nd_states(seed, done + 1)
+    for k in (done, done + 1):
+        if k < len(states) and got.shape == states[k].shape and np.array_equal(got, states[k]):
+            if cblosc2 is not None:
+                assert np.array_equal(cblosc2.open(path)[:], got)
             return k
     raise AssertionError(f"{path}: content matches neither {done} nor {done + 1} operations")
 
@@ -63,20 +78,24 @@ def random_kill(path: str, log: Path, seed: int, nops: int, delay: float) -> tup
     return done, _check(path, seed, done)
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_random_kills(tmp_path: Path, seed: int, cblosc2) -> None:
+NAMES = {"contiguous": "f.b2frame", "sparse": "f.sparse", "b2nd": "f.b2nd"}
+
+
+@pytest.mark.parametrize("kind", sorted(NAMES))
+@pytest.mark.parametrize("seed", range(3))
+def test_random_kills(tmp_path: Path, seed: int, kind: str, cblosc2) -> None:
     rng = random.Random(seed)
-    path = str(tmp_path / "f.b2frame")
+    path = str(tmp_path / NAMES[kind])
     for _ in range(3):
         done, reached = random_kill(path, tmp_path / "log", seed, 300, rng.uniform(0.0, 0.4))
         assert reached in (done, done + 1)
     _check(path, seed, _logged(tmp_path / "log"), cblosc2)  # and python-blosc2 reads it
 
 
-def _kill_at(tmp_path: Path, seed: int, op: int, nth: int) -> tuple[bool, int]:
-    path = str(tmp_path / f"k{op}_{nth}.b2frame")
+def _kill_at(tmp_path: Path, name: str, seed: int, op: int, nth: int) -> tuple[bool, int]:
+    path = str(tmp_path / f"k{op}_{nth}_{name}")
     mutator.create(path)
-    log = tmp_path / f"log{op}_{nth}"
+    log = tmp_path / f"log{op}_{nth}_{name}"
     r = subprocess.run(
         [*CHILD, path, str(seed), str(op + 1), str(log), f"{op}:{nth}"], env=ENV, check=False
     )
@@ -85,20 +104,27 @@ def _kill_at(tmp_path: Path, seed: int, op: int, nth: int) -> tuple[bool, int]:
     return killed, _check(path, seed, _logged(log))
 
 
-# one operation of each kind: (seed, index) whose kind is listed
-def _one_of_each(seed: int = 1, n: int = 60) -> list[tuple[str, int]]:
+def _one_of_each(ops: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The first operation of each kind (after a few that give the frame some chunks)."""
     seen: dict[str, int] = {}
-    for i, (kind, _) in enumerate(mutator.operations(seed, n)):
-        if i >= 3:  # a few chunks first
+    for i, (kind, _) in enumerate(ops):
+        if i >= 3:
             seen.setdefault(kind, i)
     return sorted(seen.items())
 
 
-@pytest.mark.parametrize(("kind", "op"), _one_of_each(), ids=[k for k, _ in _one_of_each()])
-def test_kill_at_every_write_call(tmp_path: Path, kind: str, op: int) -> None:
+CASES = [
+    *((NAMES["contiguous"], k, op) for k, op in _one_of_each(mutator.operations(1, 60))),
+    *((NAMES["sparse"], k, op) for k, op in _one_of_each(mutator.operations(1, 60))),
+    *((NAMES["b2nd"], k, op) for k, op in _one_of_each(mutator.b2nd_operations(1, 30))),
+]
+
+
+@pytest.mark.parametrize(("name", "kind", "op"), CASES, ids=[f"{n}-{k}" for n, k, _ in CASES])
+def test_kill_at_every_write_call(tmp_path: Path, name: str, kind: str, op: int) -> None:
     nth, outcomes = 1, set()
     while True:
-        killed, reached = _kill_at(tmp_path, 1, op, nth)
+        killed, reached = _kill_at(tmp_path, name, 1, op, nth)
         if not killed:
             assert reached == op + 1
             break

@@ -254,6 +254,7 @@ class NDArray:
         if not self.ndim:
             self.schunk.update_chunk(0, self._compress(value.reshape(())))
             return
+        new: dict[int, bytes] = {}
         for coords, n in self._chunks_in(lo, hi):
             origin = [c * s for c, s in zip(coords, self.chunks, strict=True)]
             valid = [min(c, s - o) for c, s, o in zip(self.chunks, self.shape, origin, strict=True)]
@@ -265,7 +266,12 @@ class NDArray:
                 full &= s0 == o and s1 == o + v
             arr = np.zeros(self._ext, self.dtype) if full else self._chunk_array(n).copy()
             arr[tuple(dst)] = value[tuple(src)]
-            self.schunk.update_chunk(n, self._compress(arr))
+            new[n] = self._compress(arr)
+        if len(new) == 1:
+            ((n, chunk),) = new.items()
+            self.schunk.update_chunk(n, chunk)
+        elif new:  # several chunks: one commit, so a crash leaves all or none of the write
+            self.schunk.set_chunks([new.get(k, k) for k in range(self.schunk.nchunks)])
 
     # -- indexing -------------------------------------------------------------------------
     def _normalize(self, key: Any) -> tuple[list[range], list[int]]:
