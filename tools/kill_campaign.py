@@ -1,6 +1,6 @@
 """Long kill campaign (the suite runs a smoke version, tests/trust/test_kill.py).
 
-    python tools/kill_campaign.py --kills 2000 [--seed 0] [--nops 300] [--max-delay 0.4]
+    python tools/kill_campaign.py --kills 2000 [--kind all] [--seed 0] [--nops 300]
 
 Each round creates a frame, runs the mutator child (tests/trust/mutator.py) on it, SIGKILLs it
 at a random moment, reopens the frame and checks it holds the content after the last returned
@@ -30,6 +30,12 @@ def main() -> int:
     ap.add_argument("--nops", type=int, default=300)
     ap.add_argument("--max-delay", type=float, default=0.4)
     ap.add_argument("--check-c", action="store_true", help="also open each frame in python-blosc2")
+    ap.add_argument(
+        "--kind",
+        choices=[*sorted(test_kill.NAMES), "all"],
+        default="all",
+        help="contiguous frame, sparse frame, b2nd array, or all three in turn",
+    )
     args = ap.parse_args()
     rng = random.Random(args.seed)
     outcomes: Counter[str] = Counter()
@@ -39,17 +45,21 @@ def main() -> int:
         import blosc2 as cblosc2
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
-        path, log = str(Path(tmp) / "f.b2frame"), Path(tmp) / "log"
+        kinds = sorted(test_kill.NAMES) if args.kind == "all" else [args.kind]
+        log = Path(tmp) / "log"
         for i in range(args.kills):
+            kind = kinds[i % len(kinds)]
+            path = str(Path(tmp) / test_kill.NAMES[kind])
             seed, delay = rng.randrange(1 << 30), rng.uniform(0, args.max_delay)
             try:
                 done, reached = test_kill.random_kill(path, log, seed, args.nops, delay)
                 if cblosc2 is not None:
                     test_kill._check(path, seed, done, cblosc2)
+                outcomes[kind] += 1
                 outcomes["in-flight op committed" if reached > done else "last returned op"] += 1
                 outcomes["ops returned"] += done
             except Exception as exc:
-                failures.append((seed, delay, repr(exc)))
+                failures.append((seed, delay, f"{kind}: {exc!r}"))
                 outcomes["FAILED"] += 1
             if (i + 1) % 100 == 0:
                 print(f"{i + 1} kills, {dict(outcomes)}, {time.time() - t0:.0f} s", flush=True)
