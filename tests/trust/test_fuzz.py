@@ -1,0 +1,58 @@
+"""Smoke run of the fuzz targets (tools/fuzz.py runs them coverage-guided for millions of
+executions): seeds mutated by byte flips, truncations, size-field rewrites and splices must
+decode or raise a pyblosc2 error, quickly."""
+
+from __future__ import annotations
+
+import signal
+
+import numpy as np
+import pytest
+
+from . import fuzz_targets
+
+SEEDS = fuzz_targets.seeds()
+
+
+def _mutants(seed: bytes, rng: np.random.Generator, n: int) -> list[bytes]:
+    out = []
+    for _ in range(n):
+        b = bytearray(seed)
+        how = rng.integers(4)
+        if how == 0:  # flip a few bytes
+            for p in rng.integers(0, len(b), size=int(rng.integers(1, 4))):
+                b[p] ^= int(rng.integers(1, 256))
+        elif how == 1:  # truncate
+            del b[int(rng.integers(0, len(b))) :]
+        elif how == 2:  # a size-like field set to 0, -1 or huge
+            p = int(rng.integers(0, max(len(b) - 4, 1)))
+            b[p : p + 4] = int(rng.choice([0, 0xFFFFFFFF, 0x7FFFFFFF])).to_bytes(4, "little")
+        else:  # splice two seeds
+            other = SEEDS["chunk"][int(rng.integers(len(SEEDS["chunk"])))]
+            cut = int(rng.integers(0, len(b)))
+            b = b[:cut] + bytearray(other[cut:])
+        out.append(bytes(b))
+    return out
+
+
+def _timeout(*_: object) -> None:
+    raise TimeoutError("an input took more than 5 s")
+
+
+@pytest.mark.parametrize("target", sorted(fuzz_targets.TARGETS))
+def test_mutated_seeds_raise_only_pyblosc2_errors(target: str) -> None:
+    rng = np.random.default_rng(sorted(fuzz_targets.TARGETS).index(target))
+    seeds = SEEDS[target]
+    old = signal.signal(signal.SIGALRM, _timeout)
+    try:
+        runs = 0
+        for seed in seeds[:: max(1, len(seeds) // 12)]:
+            for data in _mutants(seed, rng, 25):
+                signal.alarm(5)
+                fuzz_targets.run(target, data)
+                signal.alarm(0)
+                runs += 1
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert runs >= 100
