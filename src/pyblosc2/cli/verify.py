@@ -89,4 +89,9 @@ def verify(source: Source, show_progress: bool = False) -> Report:
         else:
             for k in bad:
                 report.damaged.setdefault(k, "stored bytes do not match the fingerprint digest")
+    else:
+        report.notes.append(
+            "note: no fingerprint: damage that still decodes (e.g. inside a zstd or lz4 stream) "
+            "cannot be seen; files written with fingerprint=True can be checked fully"
+        )
     return report
