@@ -25,5 +25,25 @@ def main(path: str, tag: int, n: int, lib: str) -> None:
         s.append_data(chunk(tag, i))
 
 
+def main_unlocked(path: str, tag: int, n: int) -> None:
+    """Append without locking; a refused append (the frame changed) is retried after a
+    refresh, and each append that returned is printed."""
+    import pyblosc2 as mod
+
+    s = mod.open(path, mode="a")
+    i = 0
+    while i < n:
+        try:
+            s.append_data(chunk(tag, i))
+        except mod.FrameChangedError:
+            s.refresh()
+            continue
+        print(i, flush=True)
+        i += 1
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    if sys.argv[4] == "unlocked":
+        main_unlocked(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])

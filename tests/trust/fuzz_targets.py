@@ -23,10 +23,16 @@ EXPECTED = (pb.Blosc2Error, NotImplementedError)
 GOLDEN = Path(__file__).parents[1] / "golden" / "c_blosc2"
 
 
+#: whole decodes are skipped above this size: a header may legitimately claim up to 2 GB (as
+#: in C-Blosc2), and first-touching that much memory takes seconds, not a bug worth the runs
+WHOLE_DECODE_MAX = 1 << 26
+
+
 def chunk_target(data: bytes) -> None:
     r = ChunkReader.open(data)
     n = r.header.nbytes
-    r.decode()
+    if n <= WHOLE_DECODE_MAX:
+        r.decode()
     r.decode_range(n // 3, n // 3 + 17)
 
 

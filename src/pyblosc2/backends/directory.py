@@ -7,8 +7,11 @@ call, then renamed over the old one, so concurrent writers never share a tempora
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from .file import FileStore
 
@@ -27,6 +30,16 @@ class DirectoryStore:
         self.path = os.fspath(path)
         if create:
             os.makedirs(self.path)
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold an exclusive ``flock`` on the directory (see :meth:`FileStore.exclusive`)."""
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def object_path(self, name: str) -> str:
         return os.path.join(self.path, name)

@@ -152,6 +152,11 @@ def fill_pattern(out: np.ndarray, pattern: np.ndarray, start: int) -> None:
         return
     phase = start % k
     rolled = np.concatenate([pattern[phase:], pattern[:phase]]) if phase else pattern
-    whole = len(out) // k
-    out[: whole * k].reshape(whole, k)[:] = rolled
-    out[whole * k :] = rolled[: len(out) - whole * k]
+    n = len(out)
+    first = min(k, n)
+    out[:first] = rolled[:first]
+    filled = first
+    while filled < n:  # doubling copies: log2(n / k) memcpys, whatever the pattern size
+        step = min(filled, n - filled)
+        out[filled : filled + step] = out[:step]
+        filled += step

@@ -135,6 +135,32 @@ class FrameReader:
             offsets = decode_index(source.read(ipos, tpos - ipos), h.nchunks_fixed, ipos)
         return cls(source, h, trailer, offsets, directory)
 
+    @classmethod
+    def open_consistent(
+        cls, source: ByteStore, *, directory: ObjectStore | None = None, attempts: int = 8
+    ) -> FrameReader:
+        """:meth:`open`, for a frame another process may be changing: the header prefix (which
+        every change rewrites) is read again after the index and trailer, and the open is
+        retried when it changed meanwhile, so a reader never mixes two frames' parts or trips
+        over a tail the writer has just moved (``docs/crash-safety.md``)."""
+        for _ in range(attempts):
+            before = bytes(source.read(0, HEADER_MINLEN))
+            try:
+                reader = cls.open(source, directory=directory)
+            except FormatError:
+                if bytes(source.read(0, HEADER_MINLEN)) != before:
+                    continue
+                raise
+            if bytes(source.read(0, HEADER_MINLEN)) == before:
+                return reader
+        raise FormatError(
+            "frame header",
+            "frame_len",
+            POS_FRAME_LEN,
+            "a frame that stays put while it is read",
+            f"a frame that changed {attempts} times",
+        )
+
     @property
     def nchunks(self) -> int:
         return len(self.offsets)

@@ -10,10 +10,12 @@ digest list current on the way (:mod:`.fingerprint`).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +74,10 @@ class Frame:
         if lock is not None:
             lock.acquire(exclusive=False)
         try:
-            self.reader = FrameReader.open(store, exact=exact, directory=directory)
+            if exact or not self.shared:
+                self.reader = FrameReader.open(store, exact=exact, directory=directory)
+            else:
+                self.reader = FrameReader.open_consistent(store, directory=directory)
             self._seen = self._on_disk()
         finally:
             if lock is not None:
@@ -106,7 +111,7 @@ class Frame:
                 writable = self.store.writable
                 self.store.close()
                 self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
-            self.reader = FrameReader.open(self.store, directory=self.directory)
+            self.reader = FrameReader.open_consistent(self.store, directory=self.directory)
             self._seen = self._on_disk()
 
     @contextmanager
@@ -130,12 +135,15 @@ class Frame:
         first when another handle changed it); without, a check that nobody did."""
         with self._mutex:
             if self.lock is None:
-                if self.shared and self.store.writable and self._on_disk() != self._seen:
-                    raise FrameChangedError(
-                        "the frame was changed by another handle since this one read it; "
-                        "open it again, or use locking=True on every handle"
-                    )
-                yield
+                holder: Any = self.directory if self.directory is not None else self.store
+                guard = holder.exclusive() if self.shared and hasattr(holder, "exclusive") else None
+                with guard if guard is not None else contextlib.nullcontext():
+                    if self.shared and self.store.writable and self._on_disk() != self._seen:
+                        raise FrameChangedError(
+                            "the frame was changed by another handle since this one read it; "
+                            "open it again, or use locking=True on every handle"
+                        )
+                    yield
                 return
             if self.lock.acquire(exclusive=True):
                 self.refresh()
