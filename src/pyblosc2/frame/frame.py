@@ -73,6 +73,10 @@ class Frame:
         self.shared = not isinstance(store, MemoryStore)
         if lock is not None:
             lock.acquire(exclusive=False)
+            if directory is not None:  # the index object as named now, under the lock
+                writable = store.writable
+                store.close()
+                self.store = store = directory.open_object(SPARSE_INDEX, writable=writable)
         try:
             if exact or not self.shared:
                 self.reader = FrameReader.open(store, exact=exact, directory=directory)
