@@ -217,3 +217,15 @@ def test_a_reader_opens_while_a_writer_appends(tmp_path: Path) -> None:
         opened += 1
     assert writer.returncode == 0 and opened > 5
     assert _tags(path) == [100_000 + i for i in range(200)]
+
+
+@pytest.mark.parametrize("contiguous", [True, False], ids=["contiguous", "sparse"])
+def test_nested_changes_do_not_deadlock_without_locking(tmp_path: Path, contiguous: bool) -> None:
+    """holding_lock() around changes, and a slice assignment (several chunks, one commit)
+    inside it, re-enter the handle's write guard instead of waiting on themselves."""
+    path = tmp_path / ("a.b2frame" if contiguous else "a.dir")
+    s = _new(path, contiguous)
+    with s.holding_lock(), s.holding_lock():
+        s.append_data(appender.chunk(1, 0))
+        s[0:10] = np.arange(10, dtype=np.int64)
+    assert np.frombuffer(pb.open(str(path))[0:10], np.int64).tolist() == list(range(10))

@@ -69,6 +69,7 @@ class Frame:
         self.durable = durable  # sync after every commit step
         self.lock = lock
         self._mutex = threading.RLock()  # one handle, many threads
+        self._writing = False  # this handle holds its write guard (re-entrancy)
         # whether other handles can see this frame (then changes check they are not stale)
         self.shared = not isinstance(store, MemoryStore)
         if lock is not None:
@@ -139,6 +140,9 @@ class Frame:
         first when another handle changed it); without, a check that nobody did."""
         with self._mutex:
             if self.lock is None:
+                if self._writing:  # nested (holding_lock, multi-step edits): already held
+                    yield
+                    return
                 holder: Any = self.directory if self.directory is not None else self.store
                 guard = holder.exclusive() if self.shared and hasattr(holder, "exclusive") else None
                 with guard if guard is not None else contextlib.nullcontext():
@@ -147,7 +151,11 @@ class Frame:
                             "the frame was changed by another handle since this one read it; "
                             "open it again, or use locking=True on every handle"
                         )
-                    yield
+                    self._writing = True
+                    try:
+                        yield
+                    finally:
+                        self._writing = False
                 return
             if self.lock.acquire(exclusive=True):
                 self.refresh()
