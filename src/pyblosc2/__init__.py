@@ -22,10 +22,14 @@ array([[ 4,  6],
        [ 8, 10]])
 """
 
+import os as _os
+from dataclasses import fields as _fields
+
 from .api import (
     compress,
     compress2,
     compress_blosc1,
+    compressor_list,
     decompress,
     decompress2,
     get_cbuffer_sizes,
@@ -33,6 +37,7 @@ from .api import (
     getitem,
     make_special_chunk,
     set_nthreads,
+    set_releasegil,
 )
 from .constants import (
     EXTENDED_HEADER_LENGTH,
@@ -73,6 +78,24 @@ from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
 
 __version__ = "0.1.0.dev0"
 
+#: python-blosc2's default parameter dicts (the fields of ``CParams()``, ``DParams()`` and
+#: ``Storage()``), for scripts that build on them
+cparams_dflts = {f.name: getattr(CParams(), f.name) for f in _fields(CParams)}
+dparams_dflts = {f.name: getattr(DParams(), f.name) for f in _fields(DParams)}
+storage_dflts = {f.name: getattr(Storage(), f.name) for f in _fields(Storage)}
+#: the number of cores (python-blosc2's ``ncores``)
+ncores = _os.cpu_count() or 1
+
+
+def __getattr__(name: str) -> int:
+    # ``blosc2.nthreads``: the thread count set_nthreads() last set
+    if name == "nthreads":
+        from .api import _state
+
+        return int(_state["nthreads"])
+    raise AttributeError(f"module 'pyblosc2' has no attribute {name!r}")
+
+
 __all__ = [
     "EXTENDED_HEADER_LENGTH",
     "MAX_BLOCKSIZE",
@@ -101,8 +124,11 @@ __all__ = [
     "compress",
     "compress2",
     "compress_blosc1",
+    "compressor_list",
+    "cparams_dflts",
     "decompress",
     "decompress2",
+    "dparams_dflts",
     "empty",
     "evaluate",
     "frombuffer",
@@ -113,6 +139,7 @@ __all__ = [
     "linspace",
     "load_array",
     "make_special_chunk",
+    "ncores",
     "ndarray_from_cframe",
     "ones",
     "open",
@@ -121,6 +148,8 @@ __all__ = [
     "save_array",
     "schunk_from_cframe",
     "set_nthreads",
+    "set_releasegil",
+    "storage_dflts",
     "unpack_array2",
     "zeros",
 ]

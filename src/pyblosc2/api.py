@@ -22,6 +22,7 @@ from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
 from .chunk.special import make_special_chunk  # re-exported: the public name
+from .codecs.registry import registered_codecs
 from .constants import BLOSC1_MIN_BUFFERSIZE, Codec, Filter, SplitMode
 from .errors import ParamError
 from .params import (
@@ -38,6 +39,7 @@ __all__ = [
     "compress",
     "compress2",
     "compress_blosc1",
+    "compressor_list",
     "decompress",
     "decompress2",
     "get_cbuffer_sizes",
@@ -45,9 +47,10 @@ __all__ = [
     "getitem",
     "make_special_chunk",
     "set_nthreads",
+    "set_releasegil",
 ]
 
-_state = {"nthreads": default_nthreads()}
+_state: dict[str, int | bool] = {"nthreads": default_nthreads(), "releasegil": False}
 #: The shuffles a Blosc1 chunk can record.
 _BLOSC1_SHUFFLES = (Filter.NOFILTER, Filter.SHUFFLE, Filter.BITSHUFFLE)
 
@@ -60,6 +63,34 @@ def set_nthreads(nthreads: int) -> int:
     new = parse_nthreads(nthreads)
     old, _state["nthreads"] = _state["nthreads"], new
     return old
+
+
+def set_releasegil(gilstate: bool) -> bool:
+    """Record whether compression should release the GIL; returns the previous setting
+    (python-blosc2's ``set_releasegil``).
+
+    pyblosc2's codec libraries (lz4, zstandard, zlib) and numpy kernels release the GIL on their
+    own, whatever this says, so the setting changes nothing here; it is kept so scripts and
+    fixtures that toggle it run unchanged.
+
+    >>> old = set_releasegil(True); set_releasegil(old)
+    True
+    """
+    old, _state["releasegil"] = bool(_state["releasegil"]), parse_bool(gilstate, "gilstate")
+    return old
+
+
+def compressor_list(plugins: bool = False) -> list[Codec | int]:
+    """The codecs pyblosc2 compresses with (python-blosc2's ``compressor_list``); with
+    ``plugins`` also the registered plugin codec ids.
+
+    >>> [c.name for c in compressor_list()]
+    ['BLOSCLZ', 'LZ4', 'LZ4HC', 'ZLIB', 'ZSTD']
+    """
+    found: list[Codec | int] = [Codec.BLOSCLZ, Codec.LZ4, Codec.LZ4HC, Codec.ZLIB, Codec.ZSTD]
+    if plugins:
+        found += sorted(k for k in registered_codecs() if k > Codec.ZSTD and k != Codec.SNAPPY)
+    return found
 
 
 def _spec(cp: CParams, blosc1: bool = False) -> EncodeSpec:
