@@ -116,7 +116,7 @@ class SChunk(ChunkListEdits):
             self._init(open_frame(path, storage), storage, None, cparams, dparams)
             return
         cp = self._new_cparams(cparams, data)
-        if chunksize is not None:
+        if chunksize is not None and chunksize != -1:  # -1: taken from the first chunk (C's)
             chunksize = parse_int(chunksize, "chunksize", 1, MAX_BUFFERSIZE)
         view = as_view(data) if data is not None else None
         if chunksize is None:

@@ -118,9 +118,16 @@ class ChunkListEdits:
         if not isinstance(key, slice) or key.step not in (None, 1):
             raise BoundsError("only slices with step 1 are supported")
         ts = self.typesize
+        n = self.nbytes // ts
         data = np.frombuffer(as_view(value), np.uint8)
-        start = (key.start or 0) * ts
-        stop = start + len(data) if key.stop is None else key.stop * ts
+        first = parse_int(key.start or 0, "start")
+        first += n if first < 0 else 0  # negative positions count from the end, as in Python
+        start = first * ts
+        if key.stop is None:
+            stop = start + len(data)
+        else:
+            last = parse_int(key.stop, "stop")
+            stop = (last + n if last < 0 else last) * ts
         if stop - start != len(data):
             raise ParamError(f"value has {len(data)} bytes, the slice needs {stop - start}")
         if self.variable_chunks and self.nchunks:

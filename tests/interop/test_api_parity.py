@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+import numpy as np
 import pytest
 
 import pyblosc2 as pb
@@ -57,3 +58,16 @@ def test_nthreads_follows_set_nthreads() -> None:
         pb.set_nthreads(old)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         pb.nope  # noqa: B018
+
+
+@pytest.mark.parametrize("as_dict", [False, True], ids=["Storage", "dict"])
+def test_asarray_with_storage_keeps_the_b2nd_layer_and_meta(tmp_path, as_dict: bool, cblosc2):
+    """``storage=`` (whose ``meta`` is a Storage field) used to be refused or to drop the b2nd
+    layer; now the array reopens as an NDArray with the user's metalayers, in both libraries."""
+    path = str(tmp_path / "a.b2nd")
+    st = pb.Storage(urlpath=path, mode="w", meta={"units": "K"})
+    storage = {"urlpath": path, "mode": "w", "meta": {"units": "K"}} if as_dict else st
+    pb.asarray(np.arange(12).reshape(3, 4), storage=storage)
+    back = pb.open(path)
+    assert isinstance(back, pb.NDArray) and back.shape == (3, 4) and back.meta["units"] == "K"
+    assert cblosc2.open(path)[1, 2] == 6

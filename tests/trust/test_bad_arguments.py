@@ -26,7 +26,7 @@ def _s200() -> pb.SChunk:
 
 CASES: list[tuple[str, Callable[[Path], Any], type[Exception], str]] = [
     ("chunksize 2**31", lambda p: pb.SChunk(chunksize=2**31), pb.ParamError, "chunksize must be"),
-    ("chunksize -1", lambda p: pb.SChunk(chunksize=-1), pb.ParamError, "chunksize must be"),
+    ("chunksize -2", lambda p: pb.SChunk(chunksize=-2), pb.ParamError, "chunksize must be"),
     ("chunksize 0", lambda p: pb.SChunk(chunksize=0), pb.ParamError, "chunksize must be"),
     ("chunksize 1.5", lambda p: pb.SChunk(chunksize=1.5), TypeError, "chunksize must be"),
     (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from ..errors import FormatError, ParamError
 from ..meta import RawMetalayer
 from ..params import CParams
 from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
+from ..storage import Storage
 from .b2nd_meta import B2NDMeta
 from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
 from .indexing import normalize_key, selection_box
@@ -410,10 +411,15 @@ def _new(
         blocksize=math.prod(blocks) * t if blocks else 0,
         filters_meta=filters_meta,
     )
-    user_meta = dict(kwargs.pop("meta", None) or {})
-    smeta = {"b2nd": RawMetalayer(meta.to_bytes()), **user_meta}
-    chunksize = max(math.prod(ext) * t, 1)
-    schunk = SChunk(chunksize=chunksize, cparams=cp, meta=smeta, **kwargs)
+    storage = kwargs.get("storage")
+    if storage is not None:  # the b2nd layer joins the given storage's metalayers
+        storage = kwargs["storage"] = dict(
+            asdict(storage) if isinstance(storage, Storage) else storage
+        )
+    given = storage.pop("meta", None) if storage is not None else kwargs.pop("meta", None)
+    smeta = {"b2nd": RawMetalayer(meta.to_bytes()), **dict(given or {})}
+    (storage if storage is not None else kwargs)["meta"] = smeta
+    schunk = SChunk(chunksize=max(math.prod(ext) * t, 1), cparams=cp, **kwargs)
     return NDArray(schunk, meta, _validate=False)
 
 
