@@ -202,41 +202,34 @@ def b2nd_create(path: str) -> Any:
 
 
 def main(argv: list[str]) -> None:
+    """Open the frame, say "ready", apply the operations, log each one that returned."""
     import pyblosc2 as pb
 
     path, seed, nops, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    current = [-1]
+    if len(argv) > 4:
+        op, nth = (int(x) for x in argv[4].split(":"))
+        _arm(op, nth, current)
+    handle = pb.open(path, mode="a")
     if path.endswith(".b2nd"):
-        return b2nd_main(argv)
-    current = [-1]
-    if len(argv) > 4:
-        op, nth = (int(x) for x in argv[4].split(":"))
-        _arm(op, nth, current)
-    s = pb.open(path, mode="a")
+        state = [handle[:]]
+        ops = b2nd_operations(seed, nops)
+
+        def step(kind: str, arg: int) -> None:
+            state[0] = b2nd_apply(kind, arg, state[0], handle)
+
+    else:
+        ops = operations(seed, nops)
+
+        def step(kind: str, arg: int) -> None:
+            _apply_real(kind, arg, handle)
+
     fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     sys.stdout.write("ready\n")
     sys.stdout.flush()
-    for i, (kind, arg) in enumerate(operations(seed, nops)):
+    for i, (kind, arg) in enumerate(ops):
         current[0] = i
-        _apply_real(kind, arg, s)
-        os.write(fd, f"{i}\n".encode())
-
-
-def b2nd_main(argv: list[str]) -> None:
-    import pyblosc2 as pb
-
-    path, seed, nops, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
-    current = [-1]
-    if len(argv) > 4:
-        op, nth = (int(x) for x in argv[4].split(":"))
-        _arm(op, nth, current)
-    nd = pb.open(path, mode="a")
-    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    sys.stdout.write("ready\n")
-    sys.stdout.flush()
-    a = nd[:]
-    for i, (kind, arg) in enumerate(b2nd_operations(seed, nops)):
-        current[0] = i
-        a = b2nd_apply(kind, arg, a, nd)
+        step(kind, arg)
         os.write(fd, f"{i}\n".encode())
 
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 import contextlib
 from dataclasses import replace
 
+import numpy as np
+
 from ..backends.base import ByteStore
 from ..errors import FormatError
 from .header import POS_HEADER_LEN, FrameHeader
@@ -35,10 +37,8 @@ __all__ = ["commit_contiguous"]
 
 def _changed(old: bytes, new: bytes) -> int:
     """How many leading bytes of ``new`` must be written over ``old`` (same lengths)."""
-    for end in range(len(new), 0, -1):
-        if old[end - 1] != new[end - 1]:
-            return end
-    return 0
+    diff = np.flatnonzero(np.frombuffer(old, np.uint8) != np.frombuffer(new, np.uint8))
+    return int(diff[-1]) + 1 if diff.size else 0
 
 
 class _Header:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..chunk.decode import ChunkReader
-from ..chunk.header import ChunkHeader
+from ..chunk.header import OFF_CBYTES, ChunkHeader
 from ..constants import SpecialValue
 from ..errors import FormatError, ParamError
 from .header import FrameHeader
@@ -42,7 +42,7 @@ def check_chunk(chunk: bytes) -> ChunkHeader:
     hold a chunk of 0 bytes, §2.7)."""
     ch = ChunkHeader.from_bytes(chunk)
     if ch.cbytes > len(chunk):
-        raise FormatError("chunk header", "cbytes", 12, f"at most {len(chunk)}", ch.cbytes)
+        raise FormatError("chunk header", "cbytes", OFF_CBYTES, f"at most {len(chunk)}", ch.cbytes)
     if ch.nbytes == 0:
         raise ParamError("cannot store an empty chunk in an SChunk")
     ChunkReader.open(chunk)  # the rest of the chunk-level structure must be valid too

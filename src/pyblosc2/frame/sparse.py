@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends.base import ObjectStore
-from ..chunk.header import ChunkHeader
+from ..chunk.header import OFF_CBYTES, ChunkHeader
 from ..errors import FormatError
 
 __all__ = [
@@ -53,7 +53,9 @@ def read_chunk_object(directory: ObjectStore, chunk_id: int, n: int) -> bytes:
         ) from None
     ch = ChunkHeader.from_bytes(data)
     if ch.cbytes > len(data):
-        raise FormatError(f"chunk object {name}", "cbytes", 12, f"at most {len(data)}", ch.cbytes)
+        raise FormatError(
+            f"chunk object {name}", "cbytes", OFF_CBYTES, f"at most {len(data)}", ch.cbytes
+        )
     return data[: ch.cbytes]
 
 

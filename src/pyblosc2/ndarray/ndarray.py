@@ -268,10 +268,7 @@ class NDArray:
             arr = np.zeros(self._ext, self.dtype) if full else self._chunk_array(n).copy()
             arr[tuple(dst)] = value[tuple(src)]
             new[n] = self._compress(arr)
-        if len(new) == 1:
-            ((n, chunk),) = new.items()
-            self.schunk.update_chunk(n, chunk)
-        elif new:  # several chunks: one commit, so a crash leaves all or none of the write
+        if new:  # one commit, so a crash leaves all or none of the write
             self.schunk.set_chunks([new.get(k, k) for k in range(self.schunk.nchunks)])
 
     # -- indexing -------------------------------------------------------------------------
