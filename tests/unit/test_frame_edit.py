@@ -93,3 +93,18 @@ def test_placements() -> None:
     assert (c.place(b"ab"), c.place(b"cde"), c.end, c.data) == (100, 102, 105, b"abcde")
     s = SparsePlacement(7)
     assert (s.place(b"x"), s.place(b"y"), s.placed) == (7, 8, {7: b"x", 8: b"y"})
+
+
+def test_a_small_slice_of_a_small_chunk_reads_about_that_chunk(tmp_path: Path) -> None:
+    """Chunks smaller than the partial-read threshold are fetched whole, and only themselves
+    (a bound up to the end of the data area once made a slice read the chunks after it)."""
+    path = str(tmp_path / "s.b2frame")
+    s = pb.SChunk(chunksize=400_000, urlpath=path, mode="w", cparams={"typesize": 8})
+    for i in range(8):
+        s.append_data(np.linspace(i, i + 1, 50_000))
+    s = pb.open(path)
+    offsets = s.chunk_offsets
+    chunk3 = int(offsets[4] - offsets[3])
+    before = s.bytes_read
+    s[3 * 50_000 + 10 : 3 * 50_000 + 20]
+    assert s.bytes_read - before <= chunk3 + 64

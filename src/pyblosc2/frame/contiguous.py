@@ -286,4 +286,8 @@ class FrameReader:
         def fetch(p: int, k: int) -> bytes | memoryview:
             return source.read(pos + p, k)
 
-        return read_range(fetch, h.cbytes - off, lo, hi)
+        if off + ch.cbytes > h.cbytes:
+            return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)  # raises
+        # the chunk's own size: a bound up to the end of the data area would make read_range
+        # fetch all of it for a small chunk
+        return read_range(fetch, ch.cbytes, lo, hi)
