@@ -85,6 +85,8 @@ dparams_dflts = {f.name: getattr(DParams(), f.name) for f in _fields(DParams)}
 storage_dflts = {f.name: getattr(Storage(), f.name) for f in _fields(Storage)}
 #: the number of cores (python-blosc2's ``ncores``)
 ncores = _os.cpu_count() or 1
+#: python-blosc2's flag for a WebAssembly build (pure Python + numpy: never one here).
+IS_WASM = False
 
 
 def __getattr__(name: str) -> int:
@@ -98,6 +100,7 @@ def __getattr__(name: str) -> int:
 
 __all__ = [
     "EXTENDED_HEADER_LENGTH",
+    "IS_WASM",
     "MAX_BLOCKSIZE",
     "MAX_BUFFERSIZE",
     "MAX_OVERHEAD",

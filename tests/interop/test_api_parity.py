@@ -71,3 +71,7 @@ def test_asarray_with_storage_keeps_the_b2nd_layer_and_meta(tmp_path, as_dict: b
     back = pb.open(path)
     assert isinstance(back, pb.NDArray) and back.shape == (3, 4) and back.meta["units"] == "K"
     assert cblosc2.open(path)[1, 2] == 6
+
+
+def test_is_wasm_flag_matches_python_blosc2_on_this_machine(cblosc2) -> None:
+    assert pb.IS_WASM is cblosc2.IS_WASM is False
