@@ -52,17 +52,17 @@ def zarr_mod() -> ModuleType:
 
 @pytest.fixture
 def decoded_blocks(monkeypatch) -> list[int]:
-    """The indices of the blocks ``ChunkReader.decode_block`` decodes during the test, in order."""
+    """The indices of the blocks whose streams ``ChunkReader`` decodes during the test, in order."""
     from pyblosc2.chunk.decode import ChunkReader
 
     seen: list[int] = []
-    original = ChunkReader.decode_block
+    original = ChunkReader._decode_streams
 
-    def spy(self, j, dst, ref):
+    def spy(self, j, target):
         seen.append(j)
-        return original(self, j, dst, ref)
+        return original(self, j, target)
 
-    monkeypatch.setattr(ChunkReader, "decode_block", spy)
+    monkeypatch.setattr(ChunkReader, "_decode_streams", spy)
     return seen
 
 

@@ -203,7 +203,7 @@ def decompress2(src: BufferLike, dst: BufferLike | None = None, **kwargs: Any) -
     dp = DParams.from_any(kwargs.pop("dparams", None), **kwargs)
     reader = _reader(src)
     if dst is None:
-        return reader.decode(nthreads=dp.nthreads).tobytes()
+        return reader.decode_bytes(dp.nthreads)
     out = writable_view(dst)
     if len(out) < reader.header.nbytes:
         raise ParamError(f"dst has {len(out)} bytes, the chunk needs {reader.header.nbytes}")
@@ -251,7 +251,7 @@ def decompress(
         ba = bytearray(reader.header.nbytes)
         reader.decode(np.frombuffer(ba, np.uint8), nthreads=_state["nthreads"])
         return ba
-    return reader.decode(nthreads=_state["nthreads"]).tobytes()
+    return reader.decode_bytes(_state["nthreads"])
 
 
 def get_cbuffer_sizes(src: BufferLike) -> tuple[int, int, int]:

@@ -18,8 +18,9 @@ from typing import Any, TypeVar, cast, overload
 import numpy as np
 
 from ._bytes import BufferLike, as_view, writable_view
+from ._threads import run_parallel
 from .backends.memory import MemoryStore
-from .chunk.decode import ChunkReader
+from .chunk.decode import ChunkReader, fill_bytes
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
 from .constants import EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, SpecialValue, SplitMode
@@ -448,7 +449,7 @@ class SChunk(ChunkListEdits):
         """Decompress chunk ``nchunk`` into ``dst`` (returns None) or a new bytes object."""
         reader = ChunkReader.open(self._frame.get_chunk(self._chunk_index(nchunk)))
         if dst is None:
-            return reader.decode(nthreads=self.dparams.nthreads).tobytes()
+            return reader.decode_bytes(self.dparams.nthreads)
         out = writable_view(dst)
         if len(out) < reader.header.nbytes:
             raise ParamError(f"dst has {len(out)} bytes, the chunk needs {reader.header.nbytes}")
@@ -490,18 +491,36 @@ class SChunk(ChunkListEdits):
         start, stop, _ = slice(start, stop).indices(n)
         stop = max(stop, start)
         ts = self.typesize
-        result = np.empty((stop - start) * ts, np.uint8) if out is None else writable_view(out)
-        if out is not None and len(result) < (stop - start) * ts:
-            raise ParamError(f"out has {len(result)} bytes, the slice needs {(stop - start) * ts}")
-        pos, end = start * ts, stop * ts
-        for k, (c0, c1) in self._chunk_spans(pos, end):
-            lo, hi = max(pos, c0) - c0, min(end, c1) - c0
-            dst = result[max(pos, c0) - pos : min(end, c1) - pos]
-            if lo == 0 and hi == c1 - c0:  # the whole chunk: decode straight into the output
-                ChunkReader.open(self._frame.get_chunk(k)).decode(dst, self.dparams.nthreads)
+        pos, end = start * ts, max(stop, start) * ts
+        frame, nthreads = self._frame, self.dparams.nthreads
+
+        def read(result: np.ndarray) -> None:
+            # Straight into the result: whole chunks decoded concurrently (one chunk per
+            # thread beats the blocks of one chunk at a time), partial ones by ranged reads.
+            whole: list[tuple[int, np.ndarray]] = []
+            for k, (c0, c1) in self._chunk_spans(pos, end):
+                lo, hi = max(pos, c0) - c0, min(end, c1) - c0
+                dst = result[max(pos, c0) - pos : min(end, c1) - pos]
+                if lo == 0 and hi == c1 - c0:
+                    whole.append((k, dst))
+                else:
+                    frame.read_chunk_range(k, lo, hi, dst)
+            if len(whole) == 1:
+                ChunkReader.open(frame.get_chunk(whole[0][0])).decode(whole[0][1], nthreads)
             else:
-                dst[:] = self._frame.read_chunk_range(k, lo, hi)
-        return result[: end - pos].tobytes() if out is None else None
+                run_parallel(
+                    lambda w: ChunkReader.open(frame.get_chunk(w[0])).decode(w[1]),
+                    whole,
+                    nthreads,
+                )
+
+        if out is None:
+            return fill_bytes(end - pos, read)
+        result = writable_view(out)
+        if len(result) < end - pos:
+            raise ParamError(f"out has {len(result)} bytes, the slice needs {end - pos}")
+        read(result[: end - pos])
+        return None
 
     def _chunk_spans(self, lo: int, hi: int) -> Iterator[tuple[int, tuple[int, int]]]:
         cs = self.header.chunksize

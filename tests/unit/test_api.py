@@ -178,13 +178,13 @@ def test_getitem_touches_only_needed_blocks(monkeypatch, start, stop, blocks) ->
 
     chunk = pb.compress2(DATA, typesize=4, codec=pb.Codec.LZ4, blocksize=1024)
     seen = []
-    original = ChunkReader.decode_block
+    original = ChunkReader._decode_streams
 
-    def spy(self, j, dst, ref):
+    def spy(self, j, target):
         seen.append(j)
-        return original(self, j, dst, ref)
+        return original(self, j, target)
 
-    monkeypatch.setattr(ChunkReader, "decode_block", spy)
+    monkeypatch.setattr(ChunkReader, "_decode_streams", spy)
     assert pb.getitem(chunk, start, stop) == DATA[start:stop].tobytes()
     assert set(seen) == blocks
 

@@ -9,10 +9,12 @@ read out of bounds. Blocks are decoded on a thread pool straight into the caller
 
 from __future__ import annotations
 
+import ctypes
 import struct
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -22,12 +24,13 @@ from ..codecs.registry import UDCODEC_FORMAT, codec_for_format
 from ..constants import Filter, SpecialValue
 from ..errors import CodecError, FormatError, ParamError
 from ..filters.registry import lookup_filter
+from ..filters.shuffle import Shuffle
 from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_NBYTES, OFF_UDCOMPCODE, ChunkHeader
 from .layout import CSIZE_LEN, VL_SIZE_LEN, ChunkKind, ChunkLayout
 from .pipeline import Pipeline
 from .special import fill_special
 
-__all__ = ["ChunkReader", "decode_chunk", "decode_range"]
+__all__ = ["ChunkReader", "decode_chunk", "decode_range", "fill_bytes"]
 
 _I32 = struct.Struct("<i")
 # From this many blocks on, stream headers are checked with numpy passes over the blocks.
@@ -222,30 +225,79 @@ class ChunkReader:
             self._decode_blocks(out, 0, h.nblocks - 1, nthreads)
         return out
 
-    def decode_range(self, start: int, stop: int, nthreads: int = 1) -> np.ndarray:
+    def decode_bytes(self, nthreads: int = 1) -> bytes:
+        """The decoded chunk as a new ``bytes`` object, decoded straight into it."""
+        return fill_bytes(self.header.nbytes, lambda out: self.decode(out, nthreads))
+
+    def decode_range(
+        self, start: int, stop: int, nthreads: int = 1, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Bytes ``[start, stop)`` of the decoded chunk (clipped to it), decoding only the
-        blocks they touch (and block 0 for DELTA, spec §14)."""
+        blocks they touch (and block 0 for DELTA, spec §14); written into ``out`` (a
+        ``uint8`` array of at least that size, returned trimmed) when given.
+
+        A range inside one block of a shuffle-only (or unfiltered) chunk unshuffles just
+        the items it covers, not the whole block."""
         h = self.header
         start, stop = max(0, start), min(stop, h.nbytes)
         if stop <= start:
-            return np.empty(0, np.uint8)
+            return np.empty(0, np.uint8) if out is None else out[:0]
         kind = self.layout.kind
         if kind == ChunkKind.SPECIAL:
-            out = (np.zeros if h.special != SpecialValue.VALUE else np.empty)(
-                stop - start, np.uint8
-            )
-            fill_special(out, h, self._special_value(), start, True)
-            return out
+            dst = out[: stop - start] if out is not None else None
+            if dst is None:
+                dst = (np.zeros if h.special != SpecialValue.VALUE else np.empty)(
+                    stop - start, np.uint8
+                )
+            fill_special(dst, h, self._special_value(), start, out is None)
+            return dst
+        out = np.empty(stop - start, np.uint8) if out is None else out[: stop - start]
         if kind == ChunkKind.MEMCPYED:
-            return self.arr[h.header_len + start : h.header_len + stop].copy()
-        if kind == ChunkKind.VL_BLOCKS:
-            return self.decode(nthreads=nthreads)[start:stop].copy()
-        blocks = self.layout.blocks_for(start, stop)
-        bs = h.effective_blocksize
-        first, last = blocks.start, blocks.stop - 1
-        out = np.empty(min((last + 1) * bs, h.nbytes) - first * bs, np.uint8)
-        self._decode_blocks(out, first, last, nthreads)
-        return out[start - first * bs : stop - first * bs]
+            out[:] = self.arr[h.header_len + start : h.header_len + stop]
+        elif kind == ChunkKind.VL_BLOCKS:
+            out[:] = self.decode(nthreads=nthreads)[start:stop]
+        else:
+            blocks = self.layout.blocks_for(start, stop)
+            bs = h.effective_blocksize
+            first, last = blocks.start, blocks.stop - 1
+            g = self._gather_group() if first == last else None
+            if g is not None:
+                self._decode_block_part(first, start - first * bs, stop - first * bs, g, out)
+            else:
+                tmp = np.empty(min((last + 1) * bs, h.nbytes) - first * bs, np.uint8)
+                self._decode_blocks(tmp, first, last, nthreads)
+                out[:] = tmp[start - first * bs : stop - first * bs]
+        return out
+
+    def _gather_group(self) -> int | None:
+        """The byte-shuffle group size when undoing the pipeline is at most one SHUFFLE (0:
+        no filter), so that single items can be picked out of a decoded block; else None."""
+        steps = self.pipeline.backward_steps
+        if not steps:
+            return 0
+        if len(steps) == 1 and type(steps[0][0]) is Shuffle:
+            return steps[0][1] or self.header.typesize
+        return None
+
+    def _decode_block_part(self, j: int, a: int, b: int, g: int, out: np.ndarray) -> None:
+        """Bytes ``[a, b)`` of regular block ``j`` into ``out``: the block's streams are
+        decoded whole, but only the items covering ``[a, b)`` are unshuffled (group size
+        ``g``, 0 for an unfiltered block)."""
+        if self.present is not None and j not in self.present:
+            raise ParamError(f"blocks [{j}] were not read into this reader")
+        bsize = self.header.block_size(j)
+        block = scratch(bsize, "block")
+        self._decode_streams(j, block)
+        q = bsize // g if g and g > 1 else 0
+        n = q * g if q else 0
+        if a < n:  # the shuffled part: byte k of item i is plane k, position i
+            i0, i1 = a // g, min(q, -(-b // g))
+            items = scratch((i1 - i0) * g, "items").reshape(i1 - i0, g)
+            items[...] = block[:n].reshape(g, q)[:, i0:i1].T
+            m = min(b, n)
+            out[: m - a] = items.reshape(-1)[a - i0 * g : m - i0 * g]
+        if b > n:  # bytes after the last whole item (or an unshuffled block) as stored
+            out[max(a, n) - a : b - a] = block[max(a, n) : b]
 
     def _special_value(self) -> np.ndarray:
         return self.arr[self.header.header_len :]
@@ -279,14 +331,20 @@ class ChunkReader:
     def decode_block(self, j: int, dst: np.ndarray, ref: np.ndarray | None) -> None:
         """Decode regular block ``j`` into ``dst`` (its exact size); ``ref`` = decoded block 0
         when the pipeline has DELTA and ``j > 0``."""
-        h = self.header
         bsize = len(dst)
-        nst = h.nstreams(j)
+        filtered = bool(self.pipeline.backward_steps)
+        target, aux = _scratch_pair(bsize) if filtered else (dst, None)
+        self._decode_streams(j, target)
+        if filtered:
+            self.pipeline.backward(target, dst, ref, aux)
+
+    def _decode_streams(self, j: int, target: np.ndarray) -> None:
+        """Decode the streams of regular block ``j`` into ``target`` (its exact size)."""
+        bsize = len(target)
+        nst = self.header.nstreams(j)
         neblock = bsize // nst
         if neblock == 0:
             raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
-        filtered = bool(self.pipeline.backward_steps)
-        target, aux = _scratch_pair(bsize) if filtered else (dst, None)
         pos = int(self.bstarts[j])
         for s in range(nst):
             csize, start, pos = self._stream_header(j, s, pos, neblock)
@@ -300,8 +358,6 @@ class ChunkReader:
                 seg[:] = 0
             else:
                 seg[:] = (-csize) & 0xFF
-        if filtered:
-            self.pipeline.backward(target, dst, ref, aux)
 
     def _stream_header(self, j: int, s: int, pos: int, neblock: int) -> tuple[int, int, int]:
         """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
@@ -421,3 +477,61 @@ def decode_chunk(
 def decode_range(buf: memoryview | bytes, start: int, stop: int, nthreads: int = 1) -> np.ndarray:
     """Decode bytes ``[start, stop)`` of a chunk."""
     return ChunkReader.open(buf).decode_range(start, stop, nthreads)
+
+
+# -- bytes without a final copy ------------------------------------------------------------
+# CPython's PyBytes_FromStringAndSize(NULL, n) makes an uninitialised bytes object that its
+# creator may fill before anyone else sees it; its bytes start at a fixed offset in the object
+# (ob_sval, bytes.__basicsize__ - 1). Decoding straight into it saves the full-size copy of
+# ``ndarray.tobytes()`` and keeps a whole read's peak memory at the result's size. Checked
+# once at import; anywhere else (or if the check fails) ``fill_bytes`` copies.
+_SVAL = bytes.__basicsize__ - 1
+_MIN_DIRECT = 1 << 16  # below this a copy costs less than the ctypes call
+
+
+class _Raw:
+    """Exposes the bytes of a fresh ``bytes`` object to numpy (and keeps it alive)."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, owner: bytes) -> None:
+        self.owner = owner
+        self.__array_interface__ = {
+            "data": (id(owner) + _SVAL, False),
+            "shape": (len(owner),),
+            "typestr": "|u1",
+            "version": 3,
+        }
+
+
+def _bytes_maker() -> Any:
+    if sys.implementation.name != "cpython" or sys.getsizeof(b"") != bytes.__basicsize__:
+        return None
+    try:
+        make = ctypes.pythonapi.PyBytes_FromStringAndSize
+    except AttributeError:  # pragma: no cover - CPython always has it
+        return None
+    make.restype = ctypes.py_object
+    make.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
+    probe = make(None, 4)
+    np.asarray(_Raw(probe))[:] = (1, 2, 3, 4)
+    return make if probe == b"\x01\x02\x03\x04" else None
+
+
+_new_bytes = _bytes_maker()
+
+
+def fill_bytes(n: int, fill: Callable[[np.ndarray], object]) -> bytes:
+    """A new ``bytes`` of ``n`` bytes whose contents ``fill(view)`` writes into ``view`` (a
+    writable ``uint8`` array over them); no copy of the result is made.
+
+    >>> fill_bytes(3, lambda v: v.__setitem__(slice(None), 7))
+    b'\\x07\\x07\\x07'
+    """
+    if _new_bytes is None or n < _MIN_DIRECT:
+        arr = np.empty(n, np.uint8)
+        fill(arr)
+        return arr.tobytes()
+    out = _new_bytes(None, n)
+    fill(np.asarray(_Raw(out)))
+    return out

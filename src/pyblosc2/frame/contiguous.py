@@ -264,7 +264,17 @@ class FrameReader:
                 ch.nbytes,
             )
 
-    def read_chunk_range(self, n: int, lo: int, hi: int) -> np.ndarray:
+    def read_chunk_range(
+        self, n: int, lo: int, hi: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Bytes ``[lo, hi)`` of chunk ``n`` (written into ``out`` when given)."""
+        got = self._read_chunk_range(n, lo, hi)
+        if out is None:
+            return got
+        out[: len(got)] = got
+        return out
+
+    def _read_chunk_range(self, n: int, lo: int, hi: int) -> np.ndarray:
         """Bytes ``[lo, hi)`` of chunk ``n``, reading only what they need (the chunk header,
         block starts and dictionary, then each needed block's span: :func:`read_range`).
         Chunks held in memory, special offsets and sparse objects are decoded whole."""

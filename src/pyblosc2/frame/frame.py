@@ -211,9 +211,12 @@ class Frame:
         """The stored (or, for special offsets, synthesised) chunk ``n``."""
         return self.reader.get_chunk(n)
 
-    def read_chunk_range(self, n: int, lo: int, hi: int) -> np.ndarray:
-        """Bytes ``[lo, hi)`` of chunk ``n``, reading only the blocks they need."""
-        return self.reader.read_chunk_range(n, lo, hi)
+    def read_chunk_range(
+        self, n: int, lo: int, hi: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Bytes ``[lo, hi)`` of chunk ``n`` (into ``out`` when given), reading only the
+        blocks they need."""
+        return self.reader.read_chunk_range(n, lo, hi, out)
 
     def chunk_sizes(self) -> list[int]:
         """Uncompressed size of every chunk (from the header for fixed sizes)."""
