@@ -110,3 +110,42 @@ def test_get_slice_and_decompress_return_the_same_bytes(tmp_path, nthreads) -> N
     chunk = pb.compress2(raw, typesize=8)
     assert pb.decompress2(chunk) == raw
     assert pb.decompress(chunk) == raw
+
+
+def _items(start: int, n: int) -> np.ndarray:
+    return np.arange(start, start + n, dtype=np.int64)
+
+
+EDITS = [
+    pytest.param(lambda s: s.update_chunk(1, s.compress_data(_items(10**6, 4096))), id="update"),
+    pytest.param(lambda s: s.insert_chunk(1, s.compress_data(_items(10**6, 4096))), id="insert"),
+    pytest.param(lambda s: s.delete_chunk(0), id="delete"),
+    pytest.param(lambda s: s.__setitem__(slice(4096, 8192), _items(10**6, 4096)), id="setitem"),
+]
+
+
+@pytest.mark.parametrize("edit", EDITS)
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_cached_layouts_follow_every_change(tmp_path, edit, contiguous) -> None:
+    s = pb.SChunk(
+        chunksize=4096 * 8,
+        data=_items(0, 4 * 4096),
+        urlpath=str(tmp_path / ("s.b2frame" if contiguous else "s.b2dir")),
+        contiguous=contiguous,
+        cparams={"typesize": 8, "clevel": 9, "blocksize": 4096},
+    )
+    ref = bytearray(s[:])
+    assert s.get_slice(4100, 4110) == ref[4100 * 8 : 4110 * 8]  # caches chunk 1's layout
+    edit(s)
+    want = s.decompress_chunk(1)
+    assert s.get_slice(4100, 4110) == want[4 * 8 : 14 * 8]
+
+
+def test_a_second_handle_sees_changes_through_the_cache(tmp_path) -> None:
+    path = str(tmp_path / "shared.b2frame")
+    kw = {"chunksize": 4096 * 8, "cparams": {"typesize": 8, "blocksize": 4096}}
+    w = pb.SChunk(data=_items(0, 2 * 4096), urlpath=path, locking=True, **kw)
+    r = pb.open(path, mode="r", locking=True)
+    assert r.get_slice(4100, 4101) == _items(4100, 1).tobytes()
+    w.update_chunk(1, w.compress_data(_items(10**6, 4096)))
+    assert r.get_slice(4100, 4101) == _items(10**6 + 4, 1).tobytes()

@@ -24,7 +24,7 @@ from ..codecs.registry import UDCODEC_FORMAT, codec_for_format
 from ..constants import Filter, SpecialValue
 from ..errors import CodecError, FormatError, ParamError
 from ..filters.registry import lookup_filter
-from ..filters.shuffle import Shuffle
+from ..filters.shuffle import Shuffle, unshuffle
 from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_NBYTES, OFF_UDCOMPCODE, ChunkHeader
 from .layout import CSIZE_LEN, VL_SIZE_LEN, ChunkKind, ChunkLayout
 from .pipeline import Pipeline
@@ -36,6 +36,8 @@ _I32 = struct.Struct("<i")
 # From this many blocks on, stream headers are checked with numpy passes over the blocks.
 _VECTOR_MIN_BLOCKS = 32
 _QUAD = np.arange(4)
+#: up to this many items, a range of one block is unshuffled by one transposed copy
+_GATHER_MAX = 64
 MAX_RUN = 255  # a run stream's csize is -value, value in 1..255 (§6.3)
 
 
@@ -114,6 +116,22 @@ class ChunkReader:
             r._check_vl_sizes()
         else:
             r._check_streams(range(h.nblocks) if blocks is None else blocks)
+        return r
+
+    def with_bytes(self, view: memoryview, blocks: Sequence[int]) -> ChunkReader:
+        """This reader's layout, pipeline, codec and dictionary over other bytes ``view``
+        holding (only) ``blocks``, whose streams are checked: a reader cached per stored
+        chunk serves each ranged read without parsing anything again."""
+        r = ChunkReader(
+            self.layout,
+            view,
+            np.frombuffer(view, np.uint8),
+            self.pipeline,
+            self.codec,
+            self.dict_,
+            frozenset(blocks),
+        )
+        r._check_streams(blocks)
         return r
 
     # -- stream checks ------------------------------------------------------------------
@@ -292,11 +310,28 @@ class ChunkReader:
         n = q * g if q else 0
         if a < n:  # the shuffled part: byte k of item i is plane k, position i
             i0, i1 = a // g, min(q, -(-b // g))
-            items = scratch((i1 - i0) * g, "items").reshape(i1 - i0, g)
-            items[...] = block[:n].reshape(g, q)[:, i0:i1].T
             m = min(b, n)
-            out[: m - a] = items.reshape(-1)[a - i0 * g : m - i0 * g]
-        if b > n:  # bytes after the last whole item (or an unshuffled block) as stored
+            # the planes' parts gathered (g short copies), then the block kernel on them
+            planes = block[:n].reshape(g, q)[:, i0:i1]
+            if i1 - i0 <= _GATHER_MAX:  # a few items: one transposed copy
+                items = scratch((i1 - i0) * g, "items")
+                items.reshape(i1 - i0, g)[...] = planes.T
+                out[: m - a] = items[a - i0 * g : m - i0 * g]
+                return self._copy_tail(block, a, b, n, out)
+            part = scratch((i1 - i0) * g, "part").reshape(g, i1 - i0)
+            part[...] = planes
+            if a == i0 * g and m == i1 * g:
+                unshuffle(part.reshape(-1), out[: m - a], g)
+            else:
+                items = scratch((i1 - i0) * g, "items")
+                unshuffle(part.reshape(-1), items, g)
+                out[: m - a] = items[a - i0 * g : m - i0 * g]
+        self._copy_tail(block, a, b, n, out)
+
+    @staticmethod
+    def _copy_tail(block: np.ndarray, a: int, b: int, n: int, out: np.ndarray) -> None:
+        """Bytes after the last whole item (or of an unshuffled block), as stored."""
+        if b > n:
             out[max(a, n) - a : b - a] = block[max(a, n) : b]
 
     def _special_value(self) -> np.ndarray:

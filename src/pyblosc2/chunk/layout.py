@@ -165,6 +165,10 @@ class ChunkLayout:
         idx = np.fromiter(blocks, np.int64)
         if idx.size == 0:
             return []
+        if idx.size == 1:  # one block (small reads): no sorting
+            start = int(self.bstarts[idx[0]])
+            later = self.bstarts[self.bstarts > start]
+            return [(start, int(later.min()) if later.size else self.header.cbytes)]
         order = np.unique(self.bstarts)
         starts = np.unique(self.bstarts[idx])
         nxt = np.searchsorted(order, starts, side="right")

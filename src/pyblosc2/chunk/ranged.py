@@ -11,17 +11,25 @@ the next larger block start, or at ``cbytes``. The layout is parsed and checked 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .._threads import SCRATCH_MAX, thread_cache
 from ..constants import EXTENDED_HEADER_LENGTH
 from ..errors import FormatError
 from .decode import ChunkReader
 from .header import OFF_CBYTES, ChunkHeader
 from .layout import ChunkKind, ChunkLayout, merge_spans
 
-__all__ = ["PARTIAL_READ_MIN", "FetchFn", "read_range"]
+__all__ = [
+    "PARTIAL_READ_MIN",
+    "FetchFn",
+    "read_blocks_range",
+    "read_blocks_ranges",
+    "read_range",
+    "stored_reader",
+]
 
 #: ``fetch(pos, n)``: bytes ``[pos, pos + n)`` of one stored chunk
 FetchFn = Callable[[int, int], bytes | bytearray | memoryview]
@@ -106,6 +114,101 @@ def read_range(
         read(a, b - a)
     reader = ChunkReader.from_layout(layout, buf.data, blocks)
     return reader.decode_range(lo, hi, nthreads)
+
+
+def stored_reader(fetch: FetchFn, layout: ChunkLayout) -> ChunkReader:
+    """A reader of the stored chunk of regular blocks laid out as ``layout`` (checked) that
+    holds its dictionary but no block yet: :func:`read_blocks_range` rebinds it to the
+    blocks each read fetches, so a frame can cache it per chunk. (A memcpyed chunk's reader
+    serves ranges by fetching just their bytes.)"""
+    if layout.kind not in (ChunkKind.BLOCKS, ChunkKind.MEMCPYED):
+        raise FormatError(
+            "chunk", "kind", None, "a chunk of regular blocks or memcpyed", layout.kind.value
+        )
+    span = layout.dict_span
+    head = np.zeros(0 if span is None else span[1], np.uint8)
+    if span is not None:
+        head[span[0] :] = np.frombuffer(_fetch(fetch, span[0], span[1] - span[0]), np.uint8)
+    return ChunkReader.from_layout(layout, head.data, ())
+
+
+def read_blocks_range(
+    fetch: FetchFn,
+    reader: ChunkReader,
+    lo: int,
+    hi: int,
+    out: np.ndarray | None = None,
+    nthreads: int = 1,
+) -> np.ndarray:
+    """Bytes ``[lo, hi)`` (clipped) of the stored chunk that ``reader`` (from
+    :func:`stored_reader`) describes: one fetch per merged span of the needed blocks, then
+    those blocks decoded, into ``out`` when given.
+
+    The fetched spans are placed at their offsets in a zeroed image of the chunk, as
+    :func:`read_range` does; the image is kept per thread and zeroed again after use.
+
+    >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+    >>> data = np.arange(20_000, dtype=np.int32)
+    >>> c = encode_chunk(data.data.cast("B"), EncodeSpec(4, 5, 1, blocksize=8192))
+    >>> lay = ChunkLayout.parse(ChunkHeader.from_bytes(c), lambda p, n: c[p : p + n])
+    >>> calls = []
+    >>> def fetch(pos, n):
+    ...     calls.append((pos, n)); return c[pos : pos + n]
+    >>> r = stored_reader(fetch, lay)
+    >>> read_blocks_range(fetch, r, 40_000, 40_008).view(np.int32), len(calls)
+    (array([10000, 10001], dtype=int32), 1)
+    """
+    return read_blocks_ranges(fetch, reader, [(lo, hi)], [out], nthreads)[0]
+
+
+def read_blocks_ranges(
+    fetch: FetchFn,
+    reader: ChunkReader,
+    ranges: Sequence[tuple[int, int]],
+    outs: Sequence[np.ndarray | None],
+    nthreads: int = 1,
+) -> list[np.ndarray]:
+    """:func:`read_blocks_range` for several byte ranges of one chunk at once: the blocks
+    they need are fetched together (one fetch per merged span) and checked once."""
+    layout = reader.layout
+    h = layout.header
+    if layout.kind == ChunkKind.MEMCPYED:  # just the bytes of each range
+        got = []
+        for (lo, hi), out in zip(ranges, outs, strict=True):
+            lo, hi = max(0, lo), max(min(hi, h.nbytes), max(0, lo))
+            dst = np.empty(hi - lo, np.uint8) if out is None else out[: hi - lo]
+            if hi > lo:
+                dst[:] = np.frombuffer(_fetch(fetch, h.header_len + lo, hi - lo), np.uint8)
+            got.append(dst)
+        return got
+    needed: set[int] = set()
+    for lo, hi in ranges:
+        needed.update(layout.needed_blocks(lo, hi))
+    blocks = sorted(needed)
+    spans = layout.block_spans(blocks)
+    image = _zeroed_image(h.cbytes)
+    try:
+        for a, b in spans:
+            image[a:b] = np.frombuffer(_fetch(fetch, a, b - a), np.uint8)
+        bound = reader.with_bytes(image.data, blocks)
+        return [
+            bound.decode_range(lo, hi, nthreads, out)
+            for (lo, hi), out in zip(ranges, outs, strict=True)
+        ]
+    finally:
+        for a, b in spans:
+            image[a:b] = 0
+
+
+def _zeroed_image(cbytes: int) -> np.ndarray:
+    """A zeroed ``cbytes`` buffer: this thread's, kept zeroed by its users, when small."""
+    if cbytes > SCRATCH_MAX:
+        return np.zeros(cbytes, np.uint8)
+    cache = thread_cache("ranged")
+    image = cache.get("image")
+    if image is None or len(image) < cbytes:
+        image = cache["image"] = np.zeros(cbytes, np.uint8)
+    return image[:cbytes]
 
 
 def _fetch(fetch: FetchFn, pos: int, n: int) -> bytes | bytearray | memoryview:

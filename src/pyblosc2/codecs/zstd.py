@@ -49,28 +49,6 @@ def _cached(name: str, key: _K, make: Callable[[], _V]) -> _V:
 _MAGIC = b"\x28\xb5\x2f\xfd"
 
 
-def _single_frame_size(src: memoryview) -> int:
-    """The length of the zstd frame at the start of ``src`` found by walking its block
-    headers (RFC 8878 §3.1.1), or -1 if it is not a plain frame that can be walked."""
-    if len(src) < 6 or bytes(src[:4]) != _MAGIC:
-        return -1
-    try:
-        pos = zstandard.frame_header_size(src)
-    except zstandard.ZstdError:
-        return -1
-    checksum = 4 if src[4] & 0x04 else 0
-    n = len(src)
-    while pos + 3 <= n:
-        b = src[pos] | (src[pos + 1] << 8) | (src[pos + 2] << 16)
-        last, btype, bsize = b & 1, (b >> 1) & 3, b >> 3
-        if btype == 3:
-            return -1
-        pos += 3 + (1 if btype == 1 else bsize)
-        if last:
-            return pos + checksum
-    return -1
-
-
 def _content_size(src: memoryview) -> int:
     """The content size a frame header declares, or -1 when it declares none."""
     try:
@@ -123,23 +101,29 @@ class ZstdCodec(BaseCodec):
             zd = zstandard.ZstdCompressionDict(dict_) if dict_ else None
             return zstandard.ZstdDecompressor(dict_data=zd)
 
-        if _single_frame_size(src) == len(src):
+        if len(src) >= 6 and src[:4] == _MAGIC:
             # One frame spanning the whole stream (what every Blosc writer produces):
-            # decompress() releases the GIL, unlike the streaming reader below. It allocates
-            # the frame's declared content size, so a hostile header must not reach it.
+            # decompress() releases the GIL, unlike the streaming reader below, and refuses
+            # bytes after the frame (several frames, or garbage: the reader below then
+            # decides). It allocates the frame's declared content size, so a hostile header
+            # must not reach it.
             declared = _content_size(src)
             if declared not in (-1, nbytes):
                 raise stream_error(self.name, f"a frame content size of {nbytes}", declared)
             try:
                 dctx = _cached("zstd.decompressors", dict_ or None, make)
-                out = dctx.decompress(src, max_output_size=nbytes)
             except zstandard.ZstdError as exc:
                 raise stream_error(
-                    self.name, "a valid zstd frame", f"undecodable ({exc})"
+                    self.name, "a valid zstd dictionary", f"unusable ({exc})"
                 ) from None
-            if len(out) != nbytes:
-                raise stream_error(self.name, f"{nbytes} decoded bytes", f"{len(out)} bytes")
-            return out
+            try:
+                out = dctx.decompress(src, max_output_size=nbytes, allow_extra_data=False)
+            except zstandard.ZstdError:
+                out = None
+            if out is not None:
+                if len(out) != nbytes:
+                    raise stream_error(self.name, f"{nbytes} decoded bytes", f"{len(out)} bytes")
+                return out
         try:
             dctx = _cached("zstd.decompressors", dict_ or None, make)
             # A reader bounds the output by nbytes (a hostile frame cannot make us allocate

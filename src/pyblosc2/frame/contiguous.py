@@ -5,17 +5,18 @@ trailer only; a chunk is read when asked for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..backends.base import ByteStore, ObjectStore
 from ..backends.file import FileStore
 from ..backends.memory import MemoryStore
-from ..backends.mmap import MmapStore
 from ..chunk.decode import ChunkReader
 from ..chunk.header import OFF_CBYTES, OFF_NBYTES, ChunkHeader
-from ..chunk.ranged import read_range
+from ..chunk.layout import ChunkKind, ChunkLayout
+from ..chunk.ranged import read_blocks_ranges, stored_reader
 from ..chunk.special import special_chunk
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
 from ..errors import BoundsError, FormatError, ParamError
@@ -60,6 +61,12 @@ class FrameReader:
     trailer: Trailer
     offsets: np.ndarray
     directory: ObjectStore | None = None
+    #: chunk number -> a reader of its checked layout (None: decoded whole), filled by
+    #: ranged reads. A FrameReader is replaced on every change and refresh of its frame, so
+    #: the cache never outlives what it read.
+    _layouts: dict[int, ChunkReader | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def open(
@@ -267,37 +274,56 @@ class FrameReader:
     def read_chunk_range(
         self, n: int, lo: int, hi: int, out: np.ndarray | None = None
     ) -> np.ndarray:
-        """Bytes ``[lo, hi)`` of chunk ``n`` (written into ``out`` when given)."""
-        got = self._read_chunk_range(n, lo, hi)
-        if out is None:
-            return got
-        out[: len(got)] = got
-        return out
+        """Bytes ``[lo, hi)`` of chunk ``n`` (into ``out`` when given), reading only what they
+        need: the chunk's layout (header, block starts, dictionary size) is parsed and checked
+        once per open frame and cached, then each call reads the spans of the needed blocks,
+        one positioned read per merged span (:func:`read_blocks_range`). Special offsets,
+        sparse objects and chunks without regular blocks are read and decoded whole."""
+        return self.read_chunk_ranges(n, [(lo, hi)], [out])[0]
 
-    def _read_chunk_range(self, n: int, lo: int, hi: int) -> np.ndarray:
-        """Bytes ``[lo, hi)`` of chunk ``n``, reading only what they need (the chunk header,
-        block starts and dictionary, then each needed block's span: :func:`read_range`).
-        Chunks held in memory, special offsets and sparse objects are decoded whole."""
+    def read_chunk_ranges(
+        self, n: int, ranges: Sequence[tuple[int, int]], outs: Sequence[np.ndarray | None]
+    ) -> list[np.ndarray]:
+        """:meth:`read_chunk_range` for several ranges of chunk ``n``, read together."""
         off = int(self.offsets[n])
-        if (
-            off < 0
-            or self.directory is not None
-            or isinstance(self.source, MemoryStore | MmapStore)  # reads are views: no gain
-        ):
-            return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)
-        h = self.header
-        if off > h.cbytes - EXTENDED_HEADER_LENGTH:
-            return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)  # raises
-        pos = h.header_len + off
-        ch = ChunkHeader.from_bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
-        self._check_size(n, ch, pos)
+        reader = None
+        if off >= 0 and self.directory is None:
+            if n in self._layouts:
+                reader = self._layouts[n]
+            else:
+                reader = self._layouts[n] = self._stored_reader(n, off)
+        if reader is None:
+            whole = ChunkReader.open(self.get_chunk(n))
+            return [
+                whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)
+            ]
+        pos = self.header.header_len + off
         source = self.source
 
         def fetch(p: int, k: int) -> bytes | memoryview:
             return source.read(pos + p, k)
 
+        return read_blocks_ranges(fetch, reader, ranges, outs)
+
+    def _stored_reader(self, n: int, off: int) -> ChunkReader | None:
+        """A reader of the checked layout of stored chunk ``n`` at offset ``off``
+        (:func:`stored_reader`), or None when it has no regular blocks (those are decoded
+        whole)."""
+        h = self.header
+        if off > h.cbytes - EXTENDED_HEADER_LENGTH:
+            self.get_chunk(n)  # raises
+        pos = h.header_len + off
+        ch = ChunkHeader.from_bytes(self.source.read(pos, EXTENDED_HEADER_LENGTH))
+        self._check_size(n, ch, pos)
         if off + ch.cbytes > h.cbytes:
-            return ChunkReader.open(self.get_chunk(n)).decode_range(lo, hi)  # raises
-        # the chunk's own size: a bound up to the end of the data area would make read_range
-        # fetch all of it for a small chunk
-        return read_range(fetch, ch.cbytes, lo, hi)
+            self.get_chunk(n)  # raises
+        if ch.special or ch.vl_blocks or ch.nbytes == 0:
+            return None
+        source = self.source
+
+        def fetch(p: int, k: int) -> bytes | memoryview:
+            return source.read(pos + p, k)
+
+        layout = ChunkLayout.parse(ch, fetch)
+        kinds = (ChunkKind.BLOCKS, ChunkKind.MEMCPYED)
+        return stored_reader(fetch, layout) if layout.kind in kinds else None

@@ -24,7 +24,7 @@ from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
 from .b2nd_meta import B2NDMeta
 from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
 from .indexing import normalize_key, selection_box
-from .reader import read_box
+from .reader import read_box, read_selection
 
 __all__ = [
     "NDArray",
@@ -232,8 +232,7 @@ class NDArray:
 
     def __getitem__(self, key: Any) -> np.ndarray:
         ranges, squeeze = self._normalize(key)
-        lo, hi, local = selection_box(ranges)
-        out = self._read_box(lo, hi)[local] if self.ndim else self._read_box((), ())
+        out = read_selection(self, ranges)
         return (
             out.reshape([len(r) for d, r in enumerate(ranges) if d not in squeeze])
             if squeeze

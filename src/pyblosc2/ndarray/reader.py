@@ -1,60 +1,210 @@
-"""The NDArray read path: a box of the array decoded chunk by chunk, or block by block when
-the box touches few blocks of a chunk (b2nd layout, frame-format.md §8.3)."""
+"""The NDArray read path: a selection of per-axis ranges (any step) decoded straight into the
+result, touching only the chunks and blocks that hold a selected item (b2nd layout,
+frame-format.md §8.3-8.4).
+
+Each chunk holding selected items is read one of two ways:
+
+* whole: decoded once into a per-thread buffer, which viewed as ``(block grid..., block
+  shape...)`` gives every selected item; each axis contributes a few *pieces* (a run of whole
+  blocks, or the selected items of one block) and each combination of pieces is one numpy
+  copy into the result;
+* block by block, when the selection touches at most half of the chunk's blocks: for each
+  touched block only the byte range from its first to its last selected item is read and
+  decoded (a single item unshuffles just that item, :mod:`pyblosc2.chunk.decode`).
+
+Chunks are decoded concurrently on the shared pool (each writes a disjoint part of the
+result), under one read guard of the frame.
+"""
 
 from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .._threads import run_parallel, scratch
+from ..chunk.decode import ChunkReader
 
 if TYPE_CHECKING:
+    from ..frame.frame import Frame
     from .ndarray import NDArray
 
-__all__ = ["read_blocks", "read_box"]
+__all__ = ["read_box", "read_selection"]
+
+#: (first block, block count, items within each block, first result index, result count)
+Piece = tuple[int, int, slice, int, int]
+#: one chunk to read: per axis, (chunk coordinate, pieces)
+Task = tuple[tuple[int, list[Piece]], ...]
 
 
 def read_box(arr: NDArray, lo: tuple[int, ...], hi: tuple[int, ...]) -> np.ndarray:
-    out = np.empty(tuple(b - a for a, b in zip(lo, hi, strict=True)), arr.dtype)
+    """The box ``[lo, hi)`` of the array as a new array."""
+    return read_selection(arr, [range(a, b) for a, b in zip(lo, hi, strict=True)])
+
+
+def read_selection(arr: NDArray, ranges: list[range]) -> np.ndarray:
+    """The items ``ranges`` select (one range per axis, any step) as an array of shape
+    ``[len(r) for r in ranges]``; axes with negative steps are views reversed at the end."""
+    flip = tuple(slice(None, None, -1) if r.step < 0 else slice(None) for r in ranges)
+    up = [r[::-1] if r.step < 0 else r for r in ranges]
+    out = np.empty(tuple(len(r) for r in up), arr.dtype)
     if out.size == 0:
         return out
     if not arr.ndim:
         out[()] = arr._chunk_array(0)[()]
         return out
-    for coords, n in arr._chunks_in(lo, hi):
-        origin = [c * s for c, s in zip(coords, arr.chunks, strict=True)]
-        src, dst = [], []
-        for a, b, o, c in zip(lo, hi, origin, arr.chunks, strict=True):
-            s0, s1 = max(a, o), min(b, o + c)
-            src.append(slice(s0 - o, s1 - o))
-            dst.append(slice(s0 - a, s1 - a))
-        if not read_blocks(arr, n, src, out, dst):
-            out[tuple(dst)] = arr._chunk_array(n)[tuple(src)]
-    return out
+    frame = arr.schunk._frame
+    nthreads = arr.schunk.dparams.nthreads
+    with frame.reading():
+        tasks = list(_chunk_tasks(arr, up))
+        # many chunks: one per thread; one chunk: its blocks on the threads
+        geo = _Geometry.of(arr, 1 if len(tasks) > 1 else nthreads)
+        run_parallel(lambda t: _read_chunk(frame, geo, t, out), tasks, nthreads)
+    return out[flip] if any(r.step < 0 for r in ranges) else out
 
 
-def read_blocks(arr: NDArray, n: int, src: list[slice], out: np.ndarray, dst: list[slice]) -> bool:
-    """Copy the in-chunk region ``src`` of chunk ``n`` block by block, decoding (and on
-    files reading) only the blocks it intersects; False when that would touch more than
-    half of the chunk's blocks (one whole-chunk decode is then cheaper)."""
-    grid = arr._block_grid()
-    ranges = [
-        range(s.start // b, (s.stop - 1) // b + 1) for s, b in zip(src, arr.blocks, strict=True)
+def _chunk_tasks(arr: NDArray, ranges: list[range]) -> Iterator[Task]:
+    """For every chunk holding selected items: per axis, (chunk coordinate, pieces)."""
+    per_axis = []
+    for r, c, b in zip(ranges, arr.chunks, arr.blocks, strict=True):
+        if r.step <= c:
+            coords = range(r[0] // c, r[-1] // c + 1)
+        else:
+            coords = np.unique(np.arange(r.start, r.stop, r.step) // c).tolist()
+        axis = []
+        for cc in coords:
+            o = cc * c
+            k0 = max(0, -(-(o - r.start) // r.step))
+            k1 = min(len(r), -(-(o + c - r.start) // r.step))
+            if k0 < k1:
+                axis.append((cc, _pieces(r.start + k0 * r.step - o, k1 - k0, r.step, b, k0)))
+        per_axis.append(axis)
+    return itertools.product(*per_axis)
+
+
+def _pieces(first: int, count: int, step: int, block: int, k0: int) -> list[Piece]:
+    """The selected in-chunk indices ``first + i * step`` (``i < count``, result indices from
+    ``k0``) grouped by block: one piece per touched block, runs of whole blocks merged."""
+    pieces: list[Piece] = []
+    k = 0
+    while k < count:
+        i = first + k * step
+        g = i // block
+        n = min(count - k, ((g + 1) * block - 1 - i) // step + 1)
+        r0 = i - g * block
+        sel = slice(r0, r0 + (n - 1) * step + 1, step)
+        prev = pieces[-1] if pieces else None
+        if (
+            n == block
+            and prev is not None
+            and prev[2] == slice(0, block, 1)
+            and prev[0] + prev[1] == g
+        ):
+            pieces[-1] = (prev[0], prev[1] + 1, prev[2], prev[3], prev[4] + n)
+        else:
+            pieces.append((g, 1, sel, k0 + k, n))
+        k += n
+    return pieces
+
+
+class _Geometry(NamedTuple):
+    """What every chunk read needs, computed once per selection."""
+
+    grid: tuple[int, ...]  # chunks per axis
+    bgrid: tuple[int, ...]  # blocks per axis in a chunk
+    blocks: tuple[int, ...]
+    dtype: np.dtype
+    nthreads: int
+
+    @classmethod
+    def of(cls, arr: NDArray, nthreads: int) -> _Geometry:
+        return cls(arr._grid, arr._block_grid(), arr.blocks, arr.dtype, nthreads)
+
+
+def _flat(coords: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """C-order index of ``coords`` in ``shape`` (np.ravel_multi_index, without numpy)."""
+    i = 0
+    for c, n in zip(coords, shape, strict=True):
+        i = i * n + c
+    return i
+
+
+def _read_chunk(frame: Frame, geo: _Geometry, task: Task, out: np.ndarray) -> None:
+    n = _flat(tuple(c for c, _ in task), geo.grid)
+    pieces = [p for _, p in task]
+    touched = math.prod(sum(p[1] for p in axis) for axis in pieces)
+    if touched * 2 > math.prod(geo.bgrid):
+        _read_whole(frame, geo, n, pieces, out)
+    else:
+        _read_by_blocks(frame, geo, n, pieces, out)
+
+
+def _read_whole(
+    frame: Frame, geo: _Geometry, n: int, pieces: list[list[Piece]], out: np.ndarray
+) -> None:
+    """Decode chunk ``n`` once and copy every combination of pieces out of it."""
+    reader = ChunkReader.open(frame.get_chunk(n))
+    raw = scratch(reader.header.nbytes, "nd-chunk")
+    reader.decode(raw, geo.nthreads)
+    nd = len(geo.blocks)
+    view = raw[: math.prod(geo.bgrid) * math.prod(geo.blocks) * geo.dtype.itemsize]
+    blocks = view.view(geo.dtype).reshape(geo.bgrid + geo.blocks)
+    order = [x for i in range(nd) for x in (i, nd + i)]
+    for combo in itertools.product(*pieces):
+        src = blocks[
+            tuple(slice(p[0], p[0] + p[1]) for p in combo) + tuple(p[2] for p in combo)
+        ].transpose(order)
+        dst = out[tuple(slice(p[3], p[3] + p[4]) for p in combo)]
+        _split(dst, src.shape)[...] = src
+
+
+def _read_by_blocks(
+    frame: Frame, geo: _Geometry, n: int, pieces: list[list[Piece]], out: np.ndarray
+) -> None:
+    """Copy the selected items of chunk ``n`` block by block, reading and decoding for each
+    touched block only the bytes from its first to its last selected item."""
+    t = geo.dtype.itemsize
+    bshape = geo.blocks
+    belems = math.prod(bshape)
+    bstrides = [math.prod(bshape[d + 1 :]) for d in range(len(bshape))]
+    singles = [
+        [q for p in axis for q in _unmerge(p, b)] for axis, b in zip(pieces, bshape, strict=True)
     ]
-    if math.prod(len(r) for r in ranges) * 2 > math.prod(grid):
-        return False
-    t = arr.dtype.itemsize
-    bbytes = math.prod(arr.blocks) * t
-    for bc in itertools.product(*ranges):
-        nb = int(np.ravel_multi_index(bc, grid))
-        raw = arr.schunk.read_chunk_range(n, nb * bbytes, (nb + 1) * bbytes)
-        block = np.frombuffer(raw, arr.dtype).reshape(arr.blocks)
-        b_src, b_dst = [], []
-        for s, d, c, b in zip(src, dst, bc, arr.blocks, strict=True):
-            o = c * b
-            s0, s1 = max(s.start, o), min(s.stop, o + b)
-            b_src.append(slice(s0 - o, s1 - o))
-            b_dst.append(slice(d.start + s0 - s.start, d.start + s1 - s.start))
-        out[tuple(b_dst)] = block[tuple(b_src)]
-    return True
+    combos = list(itertools.product(*singles))
+    # one block-sized buffer per touched block; only the part that is read is used
+    raw = scratch(len(combos) * belems * t, "nd-blocks")
+    ranges, outs = [], []
+    for i, combo in enumerate(combos):
+        base = _flat(tuple(p[0] for p in combo), geo.bgrid) * belems
+        lo = hi = 0
+        for p, s in zip(combo, bstrides, strict=True):
+            lo += p[2].start * s
+            hi += (p[2].stop - 1) * s
+        hi += 1
+        ranges.append(((base + lo) * t, (base + hi) * t))
+        outs.append(raw[(i * belems + lo) * t : (i * belems + hi) * t])
+    frame.reader.read_chunk_ranges(n, ranges, outs)  # under the caller's read guard
+    blocks = raw.view(geo.dtype).reshape((len(combos), *bshape))
+    for i, combo in enumerate(combos):
+        out[tuple(slice(p[3], p[3] + p[4]) for p in combo)] = blocks[i][tuple(p[2] for p in combo)]
+
+
+def _unmerge(p: Piece, block: int) -> list[Piece]:
+    """A run of whole blocks as one piece per block."""
+    g, count, sel, k, _ = p
+    if count == 1:
+        return [p]
+    return [(g + i, 1, sel, k + i * block, block) for i in range(count)]
+
+
+def _split(dst: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``dst`` (an axis of length ``a * b`` per pair of ``shape``) as an array of ``shape``
+    ``(a0, b0, a1, b1, ...)``: a view, each axis split in two (never a copy)."""
+    strides = []
+    for s, b in zip(dst.strides, shape[1::2], strict=True):
+        strides += [s * b, s]
+    return as_strided(dst, shape, strides)

@@ -1,0 +1,106 @@
+"""NDArray selections (ints, slices with any step, Ellipsis) read by ndarray/reader.py give
+numpy's answer, from memory and from files, whole-chunk and block-by-block, with one thread
+and with several; strided selections read only the blocks that hold a selected item."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyblosc2 as pb
+from pyblosc2.ndarray.reader import _pieces
+
+SHAPE = (37, 50, 23)
+X = np.arange(np.prod(SHAPE), dtype=np.float64).reshape(SHAPE) * 0.5
+
+KEYS = [
+    pytest.param((slice(None),) * 3, id="all"),
+    pytest.param((5, 7, 3), id="point"),
+    pytest.param((36, 49, 22), id="last-point"),
+    pytest.param((slice(3, 30), slice(11, 12), slice(None)), id="cross-1"),
+    pytest.param((slice(None), 17, slice(None)), id="cross-int"),
+    pytest.param((4,), id="slab"),
+    pytest.param((slice(None, None, 7), slice(None, None, 9), slice(None, None, 5)), id="steps"),
+    pytest.param((slice(None, None, 40), slice(None, None, 60), 0), id="steps-over-chunks"),
+    pytest.param((slice(None, None, -3), slice(40, 2, -7), slice(None)), id="negative-steps"),
+    pytest.param((Ellipsis, slice(2, 21, 2)), id="ellipsis-step"),
+    pytest.param((slice(10, 10), 3), id="empty"),
+    pytest.param((slice(1, 36), slice(1, 49), slice(1, 22)), id="inner-box"),
+]
+PARTITIONS = [
+    pytest.param((10, 16, 23), (5, 4, 8), id="uneven-blocks"),
+    pytest.param((8, 25, 23), (2, 5, 23), id="block-rows"),
+    pytest.param((37, 50, 23), (37, 50, 23), id="one-chunk-one-block"),
+]
+
+
+@pytest.fixture(params=["memory", "file"])
+def where(request, tmp_path) -> dict:
+    return {} if request.param == "memory" else {"urlpath": str(tmp_path / "a.b2nd")}
+
+
+@pytest.mark.parametrize(("chunks", "blocks"), PARTITIONS)
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("nthreads", [1, 2])
+def test_selection_matches_numpy(where, chunks, blocks, key, nthreads) -> None:
+    a = pb.asarray(X, chunks=chunks, blocks=blocks, dparams={"nthreads": nthreads}, **where)
+    got = a[key]
+    want = X[key]
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_zero_dim_array_reads_its_value() -> None:
+    a = pb.asarray(np.array(2.5))
+    assert a[()] == 2.5
+
+
+@pytest.mark.parametrize(
+    ("first", "count", "step", "block", "want"),
+    [
+        pytest.param(0, 8, 1, 4, [(0, 2, slice(0, 4, 1), 0, 8)], id="two-whole-blocks-merged"),
+        pytest.param(
+            2,
+            7,
+            1,
+            4,
+            [
+                (0, 1, slice(2, 4, 1), 0, 2),
+                (1, 1, slice(0, 4, 1), 2, 4),
+                (2, 1, slice(0, 1, 1), 6, 1),
+            ],
+            id="head-run-tail",
+        ),
+        pytest.param(
+            1,
+            3,
+            5,
+            4,
+            [
+                (0, 1, slice(1, 2, 5), 0, 1),
+                (1, 1, slice(2, 3, 5), 1, 1),
+                (2, 1, slice(3, 4, 5), 2, 1),
+            ],
+            id="step-over-blocks",
+        ),
+        pytest.param(
+            0,
+            4,
+            2,
+            4,
+            [(0, 1, slice(0, 3, 2), 0, 2), (1, 1, slice(0, 3, 2), 2, 2)],
+            id="step-in-blocks",
+        ),
+    ],
+)
+def test_pieces_group_selected_indices_by_block(first, count, step, block, want) -> None:
+    assert _pieces(first, count, step, block, 0) == want
+
+
+def test_strided_read_touches_only_blocks_with_selected_items(tmp_path, decoded_blocks) -> None:
+    x = np.arange(64 * 64, dtype=np.int32).reshape(64, 64)
+    a = pb.asarray(x, chunks=(64, 64), blocks=(8, 8), urlpath=str(tmp_path / "s.b2nd"))
+    decoded_blocks.clear()
+    np.testing.assert_array_equal(a[::40, ::40], x[::40, ::40])
+    # items at rows/cols 0 and 40: blocks (0, 0), (0, 5), (5, 0), (5, 5) of the 8 x 8 grid
+    assert sorted(decoded_blocks) == [0, 5, 40, 45]
