@@ -223,7 +223,12 @@ class _Layers(Mapping[str, Any]):
 
     @property
     def mode(self) -> str | None:
-        """The access mode of the container (``'r'``, ``'a'`` or ``'w'``)."""
+        """The access mode of the container (``'r'``, ``'a'`` or ``'w'``).
+
+        >>> from pyblosc2 import SChunk
+        >>> SChunk().vlmeta.mode, SChunk().vlmeta.urlpath
+        ('a', None)
+        """
         return getattr(self._host, "mode", None)
 
     @property

@@ -145,13 +145,24 @@ class SChunkMembers:
 
     @property
     def info(self) -> InfoReport:
-        """A printable report of :attr:`info_items`."""
+        """A printable report of :attr:`info_items`.
+
+        >>> from pyblosc2 import SChunk
+        >>> print(repr(SChunk(chunksize=8, data=bytes(8)).info).splitlines()[1])
+        chunksize : 8
+        """
         host: Any = self
         return InfoReport(host.info_items)
 
     def update_cparams(self: _Host, new_cparams: CParams | dict[str, Any]) -> None:
         """Use ``new_cparams`` for chunks compressed from now on (a dict updates the current
-        parameters)."""
+        parameters).
+
+        >>> from pyblosc2 import SChunk
+        >>> s = SChunk(cparams={"typesize": 4}); s.update_cparams({"clevel": 1})
+        >>> s.cparams.clevel, s.cparams.typesize
+        (1, 4)
+        """
         if isinstance(new_cparams, CParams):
             self.cparams = new_cparams
         elif isinstance(new_cparams, dict):
@@ -164,7 +175,12 @@ class SChunkMembers:
             )
 
     def update_dparams(self: _Host, new_dparams: DParams | dict[str, Any]) -> None:
-        """Use ``new_dparams`` for decompression from now on."""
+        """Use ``new_dparams`` for decompression from now on.
+
+        >>> from pyblosc2 import SChunk
+        >>> s = SChunk(); s.update_dparams({"nthreads": 2}); s.dparams.nthreads
+        2
+        """
         if not isinstance(new_dparams, DParams | dict):
             raise ParamTypeError(
                 f"new_dparams must be a DParams or a dict, got {type(new_dparams).__name__}"

@@ -132,3 +132,20 @@ def test_bad_arguments() -> None:
         blosc2.evaluate("x + 1", {"x": np.arange(3)}, out=blosc2.zeros((4,)))
     with pytest.raises(ParamError, match="unknown evaluate arguments"):
         blosc2.evaluate("x + 1", {"x": np.arange(3)}, casting="unsafe")
+
+
+def test_pieces_go_to_the_thread_pool(monkeypatch) -> None:
+    import pyblosc2.ndarray.operators as ops
+
+    seen = []
+    original = ops.run_parallel
+
+    def spy(fn, items, nthreads):
+        items = list(items)
+        seen.append((len(items), nthreads))
+        return original(fn, items, nthreads)
+
+    monkeypatch.setattr(ops, "run_parallel", spy)
+    a = blosc2.asarray(X, chunks=(2, 5), blocks=(1, 5), dparams={"nthreads": 3})
+    np.testing.assert_array_equal(blosc2.evaluate("a + 1", {"a": a}), X + 1)
+    assert seen == [(5, 3)]  # 6 chunks, the first one computed to learn the dtype
