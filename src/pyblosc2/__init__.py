@@ -53,9 +53,11 @@ from .constants import (
     Tuner,
 )
 from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
+
+# -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
+from .ndarray.evaluate import evaluate
 from .ndarray.extra import (
     arange,
-    evaluate,
     frombuffer,
     linspace,
     load_array,
@@ -73,6 +75,8 @@ from .ndarray.ndarray import (
     open,
     zeros,
 )
+
+# -- end of "ops" --
 from .params import CParams, DParams
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
 

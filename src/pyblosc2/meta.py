@@ -170,6 +170,11 @@ class MetaHost(Protocol):
         ...
 
 
+def _whole_slice(key: slice) -> None:
+    if (key.start, key.stop, key.step) != (None, None, None):
+        raise NotImplementedError("Slicing is not supported, unless [:]")
+
+
 class _Layers(Mapping[str, Any]):
     """The read side shared by :class:`Meta` and :class:`VLMeta`: entries stored as bytes,
     decoded on access."""
@@ -183,7 +188,10 @@ class _Layers(Mapping[str, Any]):
     def _decode(self, stored: bytes) -> Any:
         raise NotImplementedError
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str | slice) -> Any:
+        if isinstance(key, slice):  # [:] is every entry, as python-blosc2 allows
+            _whole_slice(key)
+            return self.getall()
         items = self._items()
         if key not in items:
             raise KeyError(key)
@@ -196,11 +204,37 @@ class _Layers(Mapping[str, Any]):
         return len(self._items())
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.getall()!r})"
+        return repr(self.getall())  # the contents, as python-blosc2 shows them
+
+    __str__ = __repr__
 
     def getall(self) -> dict[str, Any]:
         """Every entry, decoded."""
-        return {k: self[k] for k in self}
+        return {k: self._decode(v) for k, v in self._items().items()}
+
+    def to_dict(self) -> dict[bytes, Any]:
+        """Every entry, decoded, keyed by the name as bytes (python-blosc2's ``to_dict``).
+
+        >>> from pyblosc2 import SChunk
+        >>> s = SChunk(); s.vlmeta["a"] = (1, 2); s.vlmeta.to_dict()
+        {b'a': (1, 2)}
+        """
+        return {k.encode(): v for k, v in self.getall().items()}
+
+    @property
+    def mode(self) -> str | None:
+        """The access mode of the container (``'r'``, ``'a'`` or ``'w'``).
+
+        >>> from pyblosc2 import SChunk
+        >>> SChunk().vlmeta.mode, SChunk().vlmeta.urlpath
+        ('a', None)
+        """
+        return getattr(self._host, "mode", None)
+
+    @property
+    def urlpath(self) -> str | None:
+        """Where the container is stored (None in memory)."""
+        return getattr(self._host, "urlpath", None)
 
 
 class Meta(_Layers):
@@ -216,6 +250,9 @@ class Meta(_Layers):
         content = bytes(value) if isinstance(value, RawMetalayer) else packb(value)
         self._host.update_metalayer(key, content)
 
+    def __delitem__(self, key: str) -> None:
+        raise NotImplementedError("Cannot remove a metalayer")
+
 
 class VLMeta(_Layers, MutableMapping[str, Any]):
     """Variable-length metalayers in the trailer, values stored as python-blosc2 does."""
@@ -228,18 +265,34 @@ class VLMeta(_Layers, MutableMapping[str, Any]):
     def _items(self) -> dict[str, bytes]:
         return dict(self._host.vlmeta_entries)
 
-    def __setitem__(self, key: str, value: Any) -> None:
-        if not isinstance(key, str) or not 1 <= len(key.encode()) <= 31:
-            raise ParamError(f"vlmeta names must be str of 1..31 bytes, got {key!r}")
-        stored = pack_vlmeta(value, self._host.vlmeta_nthreads)
-        entries = self._host.vlmeta_entries
-        if key in dict(entries):
-            new = tuple((k, stored if k == key else v) for k, v in entries)
-        else:
-            new = (*entries, (key, stored))
-        if len(new) > self.MAX_ENTRIES:
+    def __setitem__(self, key: str | slice, value: Any) -> None:
+        if isinstance(key, slice):  # vlmeta[:] = {...}: every entry of the mapping, one commit
+            _whole_slice(key)
+            if not isinstance(value, Mapping):
+                raise ParamTypeError(f"vlmeta[:] takes a mapping, got {type(value).__name__}")
+            self.update_all(value)
+            return
+        self.update_all({key: value})
+
+    def update_all(self, values: Mapping[str, Any]) -> None:
+        """Set several entries in one commit.
+
+        >>> from pyblosc2 import SChunk
+        >>> s = SChunk(); s.vlmeta[:] = {"a": 1, "b": [2]}; s.vlmeta[:]
+        {'a': 1, 'b': [2]}
+        """
+        entries = dict(self._host.vlmeta_entries)
+        for key, value in values.items():
+            if not isinstance(key, str) or not 1 <= len(key.encode()) <= 31:
+                raise ParamError(f"vlmeta names must be str of 1..31 bytes, got {key!r}")
+            entries[key] = pack_vlmeta(value, self._host.vlmeta_nthreads)
+        if len(entries) > self.MAX_ENTRIES:
             raise ParamError(f"an SChunk holds at most {self.MAX_ENTRIES} vlmeta entries")
-        self._host.set_vlmeta_entries(new)
+        self._host.set_vlmeta_entries(tuple(entries.items()))
+
+    def clear(self) -> None:
+        """Remove every entry (one commit)."""
+        self._host.set_vlmeta_entries(())
 
     def __delitem__(self, key: str) -> None:
         entries = self._host.vlmeta_entries

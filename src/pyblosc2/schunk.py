@@ -34,6 +34,8 @@ from .frame.writer import build_cframe
 from .meta import Meta, RawMetalayer, VLMeta, packb
 from .params import CParams, DParams, parse_int
 from .schunk_edit import ChunkListEdits
+from .schunk_filters import FilterHooks, apply_prefilter, postfiltered_decompress, postfiltered_read
+from .schunk_members import SChunkMembers, open_members
 from .storage import Storage
 
 __all__ = ["ChunkInfo", "SChunk", "Storage", "open", "remove_urlpath", "schunk_from_cframe"]
@@ -79,7 +81,7 @@ class ChunkInfo:
     lazychunk: bool
 
 
-class SChunk(ChunkListEdits):
+class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
     """A super-chunk.
 
     >>> s = SChunk(chunksize=400, cparams={"typesize": 4})
@@ -99,6 +101,7 @@ class SChunk(ChunkListEdits):
 
     def __init__(self, chunksize: int | None = None, data: Any = None, **kwargs: Any) -> None:
         fingerprint = bool(kwargs.pop("fingerprint", False))
+        any_frame = kwargs.pop("_any_frame", False)  # open(): NDArray frames are fine
         storage = kwargs.pop("storage", None)
         cparams = kwargs.pop("cparams", None)
         dparams = kwargs.pop("dparams", None)
@@ -107,6 +110,11 @@ class SChunk(ChunkListEdits):
             raise ParamError(f"unknown SChunk arguments {sorted(kwargs)}")
         storage = Storage.from_args(storage, given)
         path = storage.path
+        if path is None and "r" in (storage.mode, storage.mmap_mode):
+            raise ParamError(
+                "Cannot open the SChunk in reading mode (mode or mmap_mode is 'r'): you did "
+                "not specify a urlpath pointing to an existing frame"
+            )
         if path is not None and storage.mode == "w":
             remove_urlpath(path)
         if path is not None and (storage.mode == "r" or exists(path)):
@@ -115,6 +123,8 @@ class SChunk(ChunkListEdits):
             if not exists(path):
                 raise ParamError(f"Cannot open the SChunk in reading mode: {path} does not exist")
             self._init(open_frame(path, storage), storage, None, cparams, dparams)
+            if not any_frame and "b2nd" in dict(self.header.metalayers):
+                raise ParamError(f"Cannot open an NDArray as a SChunk: open {path} with open()")
             return
         cp = self._new_cparams(cparams, data)
         if chunksize is not None and chunksize != -1:  # -1: taken from the first chunk (C's)
@@ -292,8 +302,9 @@ class SChunk(ChunkListEdits):
 
     @property
     def contiguous(self) -> bool:
-        """Whether the frame is contiguous (one file or buffer) rather than sparse."""
-        return not self._frame.sparse
+        """Whether the frame is contiguous (one file or buffer) rather than sparse; in memory,
+        the ``contiguous`` the SChunk was created with (as python-blosc2 reports it)."""
+        return bool(self._storage.contiguous) if self.urlpath is None else not self._frame.sparse
 
     @property
     def mode(self) -> str:
@@ -404,9 +415,14 @@ class SChunk(ChunkListEdits):
         # variable-sized, as C-Blosc2 does (frame-format.md §2.7).
         return self.append_chunk(self.compress_data(data))
 
-    def compress_data(self, data: Any) -> bytes:
+    def compress_data(self, data: Any, nchunk: int | None = None) -> bytes:
         """``data`` compressed with this SChunk's ``cparams`` into a chunk that is not stored
-        (a pyblosc2 extension, for containers built on an SChunk)."""
+        (a pyblosc2 extension, for containers built on an SChunk); ``nchunk``: the position
+        it is for (default: appended), which a prefilter sees."""
+        if self._prefilter is not None:
+            data = apply_prefilter(
+                self, self._prefilter, data, self.nchunks if nchunk is None else nchunk
+            )
         return encode_chunk(as_view(data), EncodeSpec.from_cparams(self.cparams))
 
     @writes
@@ -447,6 +463,8 @@ class SChunk(ChunkListEdits):
     @reads
     def decompress_chunk(self, nchunk: int, dst: BufferLike | None = None) -> bytes | None:
         """Decompress chunk ``nchunk`` into ``dst`` (returns None) or a new bytes object."""
+        if self._postfilter is not None:
+            return postfiltered_decompress(self, self._postfilter, nchunk, dst)
         reader = ChunkReader.open(self._frame.get_chunk(self._chunk_index(nchunk)))
         if dst is None:
             return reader.decode_bytes(self.dparams.nthreads)
@@ -487,6 +505,8 @@ class SChunk(ChunkListEdits):
     @reads
     def get_slice(self, start: int = 0, stop: int | None = None, out: Any = None) -> bytes | None:
         """Items ``[start, stop)``, reading only the chunks (and blocks) they cover."""
+        if self._postfilter is not None:
+            return postfiltered_read(self, self._postfilter, start, stop, out)
         n = len(self)
         start, stop, _ = slice(start, stop).indices(n)
         stop = max(stop, start)
@@ -573,9 +593,7 @@ def open(
         s = SChunk._from_frame(open_frame(path, storage, offset), storage, kwargs.get("cparams"))
         s._offset = offset
         return s
-    if "mmap_mode" in kwargs:
-        return SChunk(urlpath=path, **kwargs)
-    return SChunk(urlpath=path, mode="r" if mode == "r" else "a", **kwargs)
+    return open_members(SChunk, path, mode, kwargs)
 
 
 def _reopen(storage: Storage, offset: int, cparams: CParams, dparams: DParams) -> SChunk:
@@ -593,4 +611,4 @@ def schunk_from_cframe(cframe: Any, copy: bool = False) -> SChunk:
     (3, array([100, 101, 102], dtype=int32))
     """
     frame = Frame(MemoryStore(bytes(as_view(cframe))), exact=True)
-    return SChunk._from_frame(frame, Storage(mode="a"))
+    return SChunk._from_frame(frame, Storage(mode="a", contiguous=True))

@@ -36,7 +36,7 @@ class _Host(Protocol):
     @property
     def variable_chunks(self) -> bool: ...
     def set_chunks(self, refs: list[int | bytes], meta: dict[str, bytes] | None = None) -> int: ...
-    def compress_data(self, data: Any) -> bytes: ...
+    def compress_data(self, data: Any, nchunk: int | None = None) -> bytes: ...
     def _chunk_index(self, n: int) -> int: ...
     def decompress_chunk(self, nchunk: int, dst: Any = None) -> bytes | None: ...
     def append_data(self, data: Any) -> int: ...
@@ -62,7 +62,7 @@ class ChunkListEdits:
 
     def insert_data(self: _Host, nchunk: int, data: Any, copy: bool) -> int:
         """Compress ``data`` and insert it as chunk ``nchunk``."""
-        return self.insert_chunk(nchunk, self.compress_data(data))
+        return self.insert_chunk(nchunk, self.compress_data(data, nchunk))
 
     def update_chunk(self: _Host, nchunk: int, chunk: Any) -> int:
         """Replace chunk ``nchunk`` by a compressed chunk."""
@@ -75,7 +75,7 @@ class ChunkListEdits:
         """Compress ``data`` and make it chunk ``nchunk``."""
         if self.nchunks == 0:
             return 0
-        return self.update_chunk(nchunk, self.compress_data(data))
+        return self.update_chunk(nchunk, self.compress_data(data, nchunk))
 
     def delete_chunk(self: _Host, nchunk: int) -> int:
         """Remove chunk ``nchunk``."""
@@ -156,8 +156,8 @@ class ChunkListEdits:
                 if len(cur) < need:
                     cur = np.concatenate([cur, np.zeros(need - len(cur), np.uint8)])
                 cur[within : within + take] = piece
-                refs[k] = self.compress_data(cur)
+                refs[k] = self.compress_data(cur, k)
             else:
-                refs.append(self.compress_data(piece))
+                refs.append(self.compress_data(piece, len(refs)))
             pos += take
         self.set_chunks(refs)

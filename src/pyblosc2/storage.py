@@ -38,6 +38,8 @@ class Storage:
     fsync: bool = False
 
     def __post_init__(self) -> None:
+        if self.mode is None:  # python-blosc2 accepts None: the default, or mmap_mode's
+            self.mode = "a"
         if self.mode not in MODES:
             raise ParamError(f"mode must be one of {MODES}, got {self.mode!r}")
         if self.urlpath is not None and not isinstance(self.urlpath, str | os.PathLike):

@@ -198,8 +198,8 @@ def test_evaluate_chunk_by_chunk(monkeypatch) -> None:
     monkeypatch.setattr(pb.NDArray, "_chunk_array", spy)
     out = pb.evaluate("a * b + 2 * c", {"a": a, "b": b, "c": 3.0})
     assert len(reads) <= 2 * a.schunk.nchunks  # at most one chunk per operand and output chunk
-    np.testing.assert_allclose(out[...], x * y + 6.0)
-    assert out.chunks == a.chunks
+    np.testing.assert_allclose(out, x * y + 6.0)
+    assert isinstance(out, np.ndarray)  # a numpy result, as python-blosc2 and numexpr give
 
 
 def test_constructors_like_numpy() -> None:

@@ -25,6 +25,8 @@ LAYERS = {
     "meta": 4.5,  # below frame: the digest list is a vlmeta entry
     "schunk": 7,
     "schunk_edit": 6.5,
+    "schunk_filters": 6.5,
+    "schunk_members": 6.5,
     "ndarray": 8,
     "api": 8,
     "compat": 9,

@@ -1,9 +1,8 @@
-"""More NDArray constructors, array packing (python-blosc2's ``pack_array2`` & co.) and
-chunk-wise expression evaluation (frame-format.md §9.3)."""
+"""More NDArray constructors and array packing (python-blosc2's ``pack_array2`` & co.,
+frame-format.md §9.3). ``evaluate`` lives in :mod:`.evaluate` (re-exported here)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -17,7 +16,8 @@ from ..errors import FormatError, ParamError
 from ..params import DParams, parse_int
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
-from .ndarray import NDArray, ShapeLike, asarray, empty
+from .evaluate import evaluate
+from .ndarray import NDArray, ShapeLike, asarray
 
 __all__ = [
     "arange",
@@ -180,81 +180,3 @@ def load_array(urlpath: str, dparams: DParams | Mapping[str, Any] | None = None)
            [0, 0, 1]], dtype=int8)
     """
     return _unpack(open_schunk(urlpath, "r", dparams=dparams))
-
-
-def evaluate(
-    expression: str, local_dict: dict[str, Any] | None = None, out: Any = None, **kwargs: Any
-) -> NDArray:
-    """Evaluate a numexpr ``expression`` over NDArray/numpy operands chunk by chunk.
-
-    Operands broadcast together; only one chunk of each operand is decompressed at a time, so
-    memory stays bounded by a few chunks. The result is a new NDArray (``kwargs`` go to its
-    constructor) or ``out``.
-
-    >>> a = asarray(np.arange(10.0)); b = asarray(np.ones(10))
-    >>> evaluate("a * 2 + b", {"a": a, "b": b})[:4]
-    array([1., 3., 5., 7.])
-    """
-    import numexpr
-
-    ops = dict(local_dict or {})
-    shapes = [np.shape(v) if not isinstance(v, NDArray) else v.shape for v in ops.values()]
-    shape = np.broadcast_shapes(*shapes) if shapes else ()
-    first = next((v for v in ops.values() if isinstance(v, NDArray) and v.shape == shape), None)
-    probe = {
-        k: (np.empty((1,) * len(shape), v.dtype) if isinstance(v, NDArray) else np.asarray(v))
-        for k, v in ops.items()
-    }
-    try:
-        dtype = numexpr.evaluate(
-            expression,
-            local_dict={k: v.reshape(-1)[:1] if v.ndim else v for k, v in probe.items()},
-        ).dtype
-    except (SyntaxError, KeyError, TypeError, ValueError) as exc:
-        raise ParamError(f"expression {expression!r} cannot be evaluated: {exc}") from None
-    if out is None:
-        if first is not None:
-            kwargs.setdefault("chunks", first.chunks)
-            kwargs.setdefault("blocks", first.blocks)
-        out = empty(shape, dtype, **kwargs)
-    if out.shape != shape:
-        raise ParamError(f"out has shape {out.shape}, the expression gives {shape}")
-    if not shape:
-        out[()] = numexpr.evaluate(
-            expression,
-            local_dict={k: (v[()] if isinstance(v, NDArray) else v) for k, v in ops.items()},
-        )
-        return out
-    grid = [range(0, s, c) for s, c in zip(shape, out.chunks, strict=True)]
-    step = out.blocks[0] if out.blocks and out.blocks[0] else 1
-    for origin in itertools.product(*grid):
-        box = tuple(
-            slice(o, min(o + c, s)) for o, c, s in zip(origin, out.chunks, shape, strict=True)
-        )
-        piece = np.empty(tuple(b.stop - b.start for b in box), dtype)
-
-        def part(v: Any, region: tuple[slice, ...]) -> np.ndarray:
-            vs = np.shape(v) if not isinstance(v, NDArray) else v.shape
-            sub = tuple(
-                slice(None) if n == 1 else b
-                for b, n in zip(region[len(region) - len(vs) :], vs, strict=True)
-            )
-            return v[sub] if isinstance(v, NDArray) else np.asarray(v)[sub]
-
-        # Operands broadcast along the first axis are read once per output chunk; the others
-        # one block row at a time, decoding only that slab's blocks, so memory stays near one
-        # output chunk whatever the number of operands.
-        spans_rows = {
-            k: len(np.shape(v) if not isinstance(v, NDArray) else v.shape) == len(shape)
-            and (v.shape if isinstance(v, NDArray) else np.shape(v))[0] > 1
-            for k, v in ops.items()
-        }
-        fixed = {k: part(v, box) for k, v in ops.items() if not spans_rows[k]}
-        for r0 in range(box[0].start, box[0].stop, step):
-            slab = (slice(r0, min(r0 + step, box[0].stop)), *box[1:])
-            local = dict(fixed)
-            local.update({k: part(v, slab) for k, v in ops.items() if spans_rows[k]})
-            rows = slice(r0 - box[0].start, slab[0].stop - box[0].start)
-            numexpr.evaluate(expression, local_dict=local, out=piece[rows])
-        out[box] = piece
-    return out

@@ -24,6 +24,7 @@ from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
 from .b2nd_meta import B2NDMeta
 from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
 from .indexing import normalize_key, selection_box
+from .operators import NDArrayOperators
 from .reader import read_box, read_selection
 
 __all__ = [
@@ -43,7 +44,7 @@ __all__ = [
 ShapeLike = int | Sequence[int]
 
 
-class NDArray:
+class NDArray(NDArrayOperators):
     """An N-d array in a super-chunk.
 
     >>> a = asarray(np.arange(35, dtype=np.int16).reshape(5, 7), chunks=(3, 4), blocks=(2, 3))

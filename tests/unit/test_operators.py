@@ -1,0 +1,229 @@
+"""NDArray operators, ufuncs and reductions (ndarray/operators.py) agree with numpy on the same
+data, whatever the partition; they never answer silently wrong (the old ``a == 7`` was False)."""
+
+from __future__ import annotations
+
+import operator
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pyblosc2 as blosc2
+from pyblosc2.errors import ParamError
+
+SETTINGS = settings(max_examples=15, deadline=None)
+
+
+@st.composite
+def partitioned(
+    draw: st.DrawFn, dtype: np.dtype | None = None
+) -> tuple[np.ndarray, blosc2.NDArray]:
+    """A numpy array and an NDArray of it with a random chunk/block partition."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=9))
+    dt = dtype if dtype is not None else draw(st.sampled_from(["i1", "i4", "u2", "f8", "f4"]))
+    elements = (
+        st.floats(-100, 100, width=32) if np.dtype(dt).kind == "f" else st.integers(-100, 100)
+    )
+    if np.dtype(dt).kind == "u":
+        elements = st.integers(0, 200)
+    data = draw(hnp.arrays(dt, shape, elements=elements))
+    chunks = tuple(draw(st.integers(1, n)) for n in shape)
+    blocks = tuple(draw(st.integers(1, c)) for c in chunks)
+    return data, blosc2.asarray(data, chunks=chunks, blocks=blocks)
+
+
+BINARY = [
+    operator.add,
+    operator.sub,
+    operator.mul,
+    operator.truediv,
+    operator.floordiv,
+    operator.mod,
+    operator.lt,
+    operator.le,
+    operator.gt,
+    operator.ge,
+    operator.eq,
+    operator.ne,
+]
+BITWISE = [operator.and_, operator.or_, operator.xor]
+
+
+def _check(got: object, want: np.ndarray) -> None:
+    got = np.asarray(got)
+    assert isinstance(got, np.ndarray)
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("op", BINARY + BITWISE, ids=lambda f: f.__name__)
+@SETTINGS
+@given(pair=partitioned(dtype=np.dtype("i4")), scalar=st.integers(1, 9))
+def test_binary_with_scalar_matches_numpy(op, pair, scalar) -> None:
+    x, a = pair
+    with np.errstate(all="ignore"):
+        _check(op(a, scalar), op(x, scalar))
+        _check(op(scalar, a), op(scalar, x))
+
+
+@pytest.mark.parametrize("op", BINARY, ids=lambda f: f.__name__)
+@SETTINGS
+@given(pair=partitioned(), data=st.data())
+def test_binary_with_arrays_broadcasts_as_numpy(op, pair, data) -> None:
+    x, a = pair
+    # another NDArray of the same shape, and a numpy array broadcasting over the last axis
+    y = data.draw(hnp.arrays("f8", x.shape, elements=st.floats(1, 50)))
+    b = blosc2.asarray(y, chunks=tuple(max(1, n // 2) for n in x.shape))
+    row = data.draw(hnp.arrays("i2", x.shape[-1:], elements=st.integers(1, 7)))
+    with np.errstate(all="ignore"):
+        _check(op(a, b), op(x, y))
+        _check(op(a, row), op(x, row))
+        _check(op(row, a), op(row, x))
+
+
+def test_python_scalars_are_weak_as_in_numpy() -> None:
+    a = blosc2.asarray(np.arange(10, dtype=np.int8))
+    assert (a + 1).dtype == np.int8
+    assert (a * 2.5).dtype == np.float64
+    assert (a + np.int64(1)).dtype == np.int64
+
+
+@pytest.mark.parametrize("op", [operator.neg, operator.pos, abs, operator.invert])
+def test_unary_matches_numpy(op) -> None:
+    x = np.arange(-20, 20, dtype=np.int16).reshape(4, 10)
+    a = blosc2.asarray(x, chunks=(3, 4), blocks=(2, 2))
+    _check(op(a), op(x))
+
+
+def test_power_and_booleans() -> None:
+    x = np.arange(12).reshape(3, 4)
+    a = blosc2.asarray(x, chunks=(2, 3))
+    _check(a**2, x**2)
+    _check(2**a, 2**x)
+    _check((a > 3) & (a < 9), (x > 3) & (x < 9))
+    _check(~(a > 3), ~(x > 3))
+
+
+def test_issue_examples_are_right() -> None:
+    x = np.arange(100) % 10
+    a = blosc2.asarray(x, chunks=(7,), blocks=(3,))
+    assert np.sum(a == 7) == 10
+    assert int((a > 5).sum()) == 40
+    assert a.max() == 9
+
+
+@pytest.mark.parametrize("ufunc", [np.sin, np.sqrt, np.add, np.maximum, np.isnan])
+def test_ufuncs_go_chunk_by_chunk_and_match_numpy(ufunc) -> None:
+    x = np.linspace(0, 5, 60).reshape(6, 10)
+    a = blosc2.asarray(x, chunks=(4, 3), blocks=(2, 3))
+    args = (a,) if ufunc.nin == 1 else (a, x[0])
+    want = ufunc(x) if ufunc.nin == 1 else ufunc(x, x[0])
+    _check(ufunc(*args), want)
+
+
+def test_ufunc_with_numpy_out_and_multiple_outputs() -> None:
+    x = np.arange(6.0)
+    a = blosc2.asarray(x, chunks=(4,))
+    out = np.empty(6)
+    np.add(a, 1, out=out)
+    np.testing.assert_array_equal(out, x + 1)
+    q, r = np.divmod(a, 4)
+    np.testing.assert_array_equal(q, x // 4)
+    np.testing.assert_array_equal(r, x % 4)
+
+
+REDUCTIONS = ["sum", "prod", "min", "max", "any", "all", "mean", "std", "var"]
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@SETTINGS
+@given(pair=partitioned(), data=st.data(), keepdims=st.booleans())
+def test_reductions_match_numpy(name, pair, data, keepdims) -> None:
+    x, a = pair
+    axis = data.draw(
+        st.none()
+        | st.integers(-x.ndim, x.ndim - 1)
+        | st.lists(st.integers(0, x.ndim - 1), min_size=1, max_size=x.ndim, unique=True).map(tuple)
+    )
+    if name == "prod":  # keep products in range
+        x = np.sign(x).astype(x.dtype)
+        a = blosc2.asarray(x, chunks=a.chunks, blocks=a.blocks)
+    got = getattr(a, name)(axis=axis, keepdims=keepdims)
+    want = getattr(np, name)(x, axis=axis, keepdims=keepdims)
+    assert np.shape(got) == np.shape(want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    rtol = 1e-4 if x.dtype == np.float32 else 1e-9
+    np.testing.assert_allclose(
+        np.asarray(got, float), np.asarray(want, float), rtol=rtol, atol=1e-6
+    )
+
+
+@pytest.mark.parametrize("func", [np.sum, np.mean, np.min, np.max, np.any, np.all, np.std])
+def test_numpy_functions_dispatch_to_the_methods(func) -> None:
+    x = np.arange(24.0).reshape(2, 3, 4)
+    a = blosc2.asarray(x, chunks=(1, 2, 3))
+    np.testing.assert_allclose(func(a, axis=1), func(x, axis=1))
+    np.testing.assert_allclose(func(a), func(x))
+
+
+def test_ufunc_reduce_defaults_to_axis_0() -> None:
+    x = np.arange(12).reshape(3, 4)
+    a = blosc2.asarray(x, chunks=(2, 2))
+    _check(np.add.reduce(a), np.add.reduce(x))
+    _check(np.maximum.reduce(a, axis=1), np.maximum.reduce(x, axis=1))
+
+
+def test_reductions_options() -> None:
+    x = np.arange(10, dtype=np.int8).reshape(2, 5)
+    a = blosc2.asarray(x, chunks=(1, 2))
+    assert a.sum(dtype=np.int8).dtype == np.int8
+    assert a.var(ddof=1) == pytest.approx(x.var(ddof=1))
+    out = np.empty(5)
+    assert a.mean(axis=0, out=out) is out
+    np.testing.assert_array_equal(out, x.mean(axis=0))
+    assert np.isnan(blosc2.asarray(np.array([1.0, np.nan, 2.0]), chunks=(1,)).max())
+
+
+def test_reductions_of_empty_and_scalar_arrays() -> None:
+    e = blosc2.zeros((0, 3))
+    assert e.sum() == 0
+    np.testing.assert_array_equal(e.sum(axis=0), np.zeros(3))
+    with pytest.raises(ValueError):
+        e.max()
+    s = blosc2.asarray(np.array(5.0))
+    assert s.sum() == 5.0
+    assert (s + 1) == 6.0
+
+
+@pytest.mark.parametrize("axis", [3, -4, (0, 0), 1.5])
+def test_bad_axis_is_a_param_error(axis) -> None:
+    a = blosc2.zeros((2, 3, 4))
+    with pytest.raises(ParamError, match="axis"):
+        a.sum(axis=axis)
+
+
+def test_unsupported_reduction_options_are_refused() -> None:
+    a = blosc2.zeros((4,))
+    with pytest.raises(NotImplementedError, match="where"):
+        a.sum(where=np.ones(4, bool))
+
+
+def test_transpose() -> None:
+    x = np.arange(24).reshape(2, 3, 4)
+    a = blosc2.asarray(x, chunks=(1, 2, 3))
+    _check(a.T, x.T)
+    _check(a.transpose(1, 0, 2), x.transpose(1, 0, 2))
+    _check(a.transpose((2, 0, 1)), x.transpose((2, 0, 1)))
+    with pytest.raises(ParamError, match="permutation"):
+        a.transpose(0, 0, 1)
+
+
+def test_ndarrays_stay_hashable_and_unknown_operands_are_refused() -> None:
+    a = blosc2.zeros((3,))
+    assert {a: 1}[a] == 1
+    with pytest.raises(TypeError):
+        a + "x"
