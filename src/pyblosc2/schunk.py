@@ -27,7 +27,7 @@ from .errors import BoundsError, FormatError, ParamError, ParamTypeError
 from .frame.contiguous import FrameReader
 from .frame.frame import HIDDEN_VLMETA, Frame
 from .frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
-from .frame.location import create_frame, exists, open_frame, remove_urlpath
+from .frame.location import REMOTE_OPTIONS, create_frame, exists, is_url, open_frame, remove_urlpath
 from .frame.trailer import Trailer
 from .frame.writer import build_cframe
 from .meta import Meta, RawMetalayer, VLMeta, packb
@@ -91,6 +91,7 @@ class SChunk(ChunkListEdits):
 
     _frame: Frame
     _storage: Storage
+    _remote: dict[str, Any] = {}  # noqa: RUF012 - how a URL was reached (never mutated)
     _offset: int
     _requested_chunksize: int | None
     cparams: CParams
@@ -102,18 +103,21 @@ class SChunk(ChunkListEdits):
         cparams = kwargs.pop("cparams", None)
         dparams = kwargs.pop("dparams", None)
         given = {k: kwargs.pop(k) for k in list(kwargs) if k in _STORAGE_ARGS}
+        remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}
         if kwargs:
             raise ParamError(f"unknown SChunk arguments {sorted(kwargs)}")
         storage = Storage.from_args(storage, given)
         path = storage.path
         if path is not None and storage.mode == "w":
-            remove_urlpath(path)
-        if path is not None and (storage.mode == "r" or exists(path)):
-            if storage.mode == "a" and exists(path) and (cparams, data, chunksize) != (None,) * 3:
+            remove_urlpath(path, remote.get("storage_options"))
+        if path is not None and (storage.mode == "r" or exists(path, remote)):
+            there = exists(path, remote)
+            if storage.mode == "a" and there and (cparams, data, chunksize) != (None,) * 3:
                 raise ParamError(f"{path} exists: open it with blosc2.open() or mode='w'")
-            if not exists(path):
+            if not there:
                 raise ParamError(f"Cannot open the SChunk in reading mode: {path} does not exist")
-            self._init(open_frame(path, storage), storage, None, cparams, dparams)
+            self._init(open_frame(path, storage, 0, remote), storage, None, cparams, dparams)
+            self._remote = remote
             return
         cp = self._new_cparams(cparams, data)
         if chunksize is not None and chunksize != -1:  # -1: taken from the first chunk (C's)
@@ -142,7 +146,8 @@ class SChunk(ChunkListEdits):
             blocksize=cp.blocksize,
             frame_type=CONTIGUOUS if path is None or storage.contiguous else SPARSE,
         )
-        self._init(create_frame(storage, empty), storage, chunksize, cp, dparams)
+        self._init(create_frame(storage, empty, remote), storage, chunksize, cp, dparams)
+        self._remote = remote
         if fingerprint:
             self._frame.start_fingerprint()
         if view is not None:
@@ -352,7 +357,7 @@ class SChunk(ChunkListEdits):
             storage = replace(storage, mmap_mode="r+")  # never recreate the file
         elif storage.mode == "w":
             storage = replace(storage, mode="a")
-        return (_reopen, (storage, self._offset, self.cparams, self.dparams))
+        return (_reopen, (storage, self._offset, self.cparams, self.dparams, self._remote))
 
     # -- the metadata interface used by Meta / VLMeta -------------------------------------
     @property
@@ -461,6 +466,10 @@ class SChunk(ChunkListEdits):
         decoding only the blocks they need (a pyblosc2 extension)."""
         return self._frame.read_chunk_range(self._chunk_index(nchunk), start, stop)
 
+    def _prefetch(self, chunks: list[int]) -> None:
+        """``chunks`` are about to be read whole: a remote store fetches them concurrently."""
+        self._frame.reader.prefetch(chunks)
+
     def _chunk_index(self, n: int) -> int:
         if not -self.nchunks <= n < self.nchunks:
             raise BoundsError(f"nchunk {n} out of range for {self.nchunks} chunks")
@@ -494,7 +503,10 @@ class SChunk(ChunkListEdits):
         if out is not None and len(result) < (stop - start) * ts:
             raise ParamError(f"out has {len(result)} bytes, the slice needs {(stop - start) * ts}")
         pos, end = start * ts, stop * ts
-        for k, (c0, c1) in self._chunk_spans(pos, end):
+        spans = list(self._chunk_spans(pos, end))
+        whole = [k for k, (c0, c1) in spans if pos <= c0 and c1 <= end]
+        self._prefetch(whole)
+        for k, (c0, c1) in spans:
             lo, hi = max(pos, c0) - c0, min(end, c1) - c0
             dst = result[max(pos, c0) - pos : min(end, c1) - pos]
             if lo == 0 and hi == c1 - c0:  # the whole chunk: decode straight into the output
@@ -545,6 +557,17 @@ def open(
         )
     offset = parse_int(offset, "offset", 0)
     path = os.fsdecode(urlpath)
+    remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}
+    if is_url(path):  # fsspec URLs: lazy, read-only unless a sparse frame
+        storage = Storage(urlpath=path, mode="r" if mode == "r" else "a", contiguous=True)
+        s = SChunk._from_frame(open_frame(path, storage, offset, remote), storage)
+        s._offset, s._remote = offset, remote
+        if "cparams" in kwargs or "dparams" in kwargs:
+            s.cparams = s._cparams_from_header(kwargs.get("cparams"))
+            s.dparams = DParams.from_any(kwargs.get("dparams"))
+        return s
+    if remote.get("storage_options"):
+        raise ParamError(f"storage_options apply to URLs, not to the local path {path!r}")
     if not exists(path):
         raise FileNotFoundError(f"No such file or directory: {path}")
     if offset:
@@ -559,9 +582,16 @@ def open(
     return SChunk(urlpath=path, mode="r" if mode == "r" else "a", **kwargs)
 
 
-def _reopen(storage: Storage, offset: int, cparams: CParams, dparams: DParams) -> SChunk:
-    s = SChunk._from_frame(open_frame(os.fsdecode(storage.urlpath or ""), storage, offset), storage)
-    s.cparams, s.dparams, s._offset = cparams, dparams, offset
+def _reopen(
+    storage: Storage,
+    offset: int,
+    cparams: CParams,
+    dparams: DParams,
+    remote: dict[str, Any] | None = None,
+) -> SChunk:
+    path = os.fsdecode(storage.urlpath or "")
+    s = SChunk._from_frame(open_frame(path, storage, offset, remote), storage)
+    s.cparams, s.dparams, s._offset, s._remote = cparams, dparams, offset, remote or {}
     return s
 
 
