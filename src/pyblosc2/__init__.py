@@ -53,6 +53,7 @@ from .constants import (
     Tuner,
 )
 from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
+from .ndarray.dask_io import from_dask
 from .ndarray.extra import (
     arange,
     evaluate,
@@ -134,6 +135,7 @@ __all__ = [
     "dparams_dflts",
     "empty",
     "evaluate",
+    "from_dask",
     "frombuffer",
     "full",
     "get_cbuffer_sizes",
