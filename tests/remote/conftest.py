@@ -40,6 +40,14 @@ class Counts:
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
 
 
+def parse_range(header: str, size: int) -> tuple[int, int]:
+    """``[start, end)`` of a single ``bytes=a-b``, ``bytes=a-`` or suffix ``bytes=-n`` range."""
+    a, _, b = header.removeprefix("bytes=").partition("-")
+    if not a:
+        return max(0, size - int(b)), size
+    return int(a), min(size, int(b) + 1 if b else size)
+
+
 class RangeServer:
     """Serves the files of ``root`` at ``http://127.0.0.1:<port>/<name>``."""
 
@@ -133,8 +141,7 @@ class RangeServer:
         start, end = 0, size
         rng = h.headers.get("Range")
         if rng:
-            a, _, b = rng.removeprefix("bytes=").partition("-")
-            start, end = int(a), min(size, int(b) + 1 if b else size)
+            start, end = parse_range(rng, size)
         h.send_response(206 if rng else 200)
         h.send_header("Accept-Ranges", "bytes")
         h.send_header("ETag", etag)

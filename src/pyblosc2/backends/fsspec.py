@@ -33,11 +33,13 @@ from .base import READ_ONLY
 __all__ = [
     "HEAD_BYTES",
     "MAX_MERGED",
+    "MEMORY_BYTES",
     "RETRIES",
     "TAIL_BYTES",
     "FsspecDirectory",
     "FsspecStore",
     "connect",
+    "stat",
 ]
 
 #: bytes fetched from the start of an object at open (a frame header with its metalayers)
@@ -47,6 +49,8 @@ TAIL_BYTES = 1 << 14
 #: adjacent ranges are merged into one request up to this size (larger reads stay several
 #: requests, fetched concurrently)
 MAX_MERGED = 1 << 22
+#: prefetched ranges kept in memory for later reads (oldest dropped first)
+MEMORY_BYTES = 1 << 26
 #: retries of a failed fetch (5xx, dropped connection, short body) before RemoteError
 RETRIES = 2
 _BACKOFF = 0.05  # seconds before the first retry, doubled after each
@@ -71,6 +75,53 @@ def connect(url: str, storage_options: dict[str, Any] | None = None) -> tuple[An
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=60)
         options["client_kwargs"] = {"timeout": timeout}
     return url_to_fs(url, **options)
+
+
+def stat(fs: Any, path: str, url: str) -> tuple[dict[str, Any], list[tuple[int, bytes]]]:
+    """``fs.info(path)`` and no bytes; over HTTP instead two concurrent ranged GETs, of the
+    first :data:`HEAD_BYTES` and the last :data:`TAIL_BYTES` (a suffix range), whose
+    ``Content-Range`` gives the size: the object's info and its head and tail in one round
+    trip. ``FileNotFoundError`` when there is no such object."""
+    if _protocol(url) not in _HTTP or not hasattr(fs, "set_session"):
+        return fs.info(path), []
+
+    async def get(session: Any, rng: str) -> tuple[int, int, str | None, bytes]:
+        kw = dict(fs.kwargs)
+        headers = {**kw.pop("headers", {}), "Range": rng}
+        async with session.get(fs.encode_url(path), headers=headers, **kw) as r:
+            if r.status == 404:
+                raise FileNotFoundError(url)
+            r.raise_for_status()
+            body = await r.read()
+            crange = r.headers.get("Content-Range", "")
+            first, _, total = crange.removeprefix("bytes ").partition("/")
+            if r.status == 206 and total.isdigit():
+                return int(first.partition("-")[0]), int(total), r.headers.get("ETag"), body
+            if r.status == 200:  # the server ignored Range: this is the whole object
+                return 0, len(body), r.headers.get("ETag"), body
+            raise RemoteError(f"{url}: no usable Content-Range ({r.status}: {crange!r})")
+
+    async def probe() -> tuple[dict[str, Any], list[tuple[int, bytes]]]:
+        import asyncio
+
+        session = await fs.set_session()
+        parts = await asyncio.gather(
+            get(session, f"bytes=0-{HEAD_BYTES - 1}"), get(session, f"bytes=-{TAIL_BYTES}")
+        )
+        sizes, etags = {p[1] for p in parts}, {p[2] for p in parts}
+        if len(sizes) != 1 or len(etags) != 1:
+            raise FrameChangedError(f"{url} changed while it was being opened")
+        size = sizes.pop()
+        for start, _, _, body in parts:
+            want = min(size - start, HEAD_BYTES if start == 0 else TAIL_BYTES)
+            if len(body) < want:
+                raise _ShortRead(f"bytes [{start}, {start + want}): got {len(body)} (short body)")
+        return {"size": size, "ETag": etags.pop()}, [(p[0], p[3]) for p in parts]
+
+    from fsspec.asyn import sync
+
+    info, pieces = _retrying(url, "opening", lambda: sync(fs.loop, probe), missing=True)
+    return info, pieces
 
 
 def _validator(info: dict[str, Any]) -> str:
@@ -187,6 +238,7 @@ class FsspecStore:
         fs: Any = None,
         path: str | None = None,
         info: dict[str, Any] | None = None,
+        pieces: list[tuple[int, bytes]] | None = None,
     ) -> None:
         self.url = url
         self.storage_options = storage_options
@@ -197,15 +249,18 @@ class FsspecStore:
         self.fs, self.path = fs, path
         self.bytes_read = 0  # bytes returned by read()
         self.bytes_fetched = 0  # bytes fetched from the remote object
-        self.requests = 0  # range requests made (after open's info)
+        self.requests = len(pieces or ())  # range requests made
         self._lock = threading.Lock()
         self._held: list[tuple[int, bytes]] = []  # prefetched ranges
         self._recent: list[tuple[int, bytes]] = []  # the last small reads (chunk headers)
-        if info is None:
-            info = fs.info(path)  # FileNotFoundError when missing, as for local files
-        self._load(info)
+        if info is None:  # FileNotFoundError when missing, as for local files
+            info, pieces = stat(fs, path, url)
+            self.requests = len(pieces)
+        self._load(info, pieces)
 
-    def _load(self, info: dict[str, Any]) -> None:
+    def _load(self, info: dict[str, Any], pieces: list[tuple[int, bytes]] | None = None) -> None:
+        """Take ``info`` (size, validator) and the pinned head and tail: ``pieces`` when
+        given, else fetched now (together)."""
         size = info.get("size")
         if not isinstance(size, int):
             raise RemoteError(f"{self.url}: the server gives no size (Content-Length)")
@@ -220,11 +275,17 @@ class FsspecStore:
             if self.cache_storage is None
             else _RangeCache(self.cache_storage, self.url, self.validator, size)
         )
-        if size <= HEAD_BYTES + TAIL_BYTES:
-            spans = [(0, size)]
+        if pieces:
+            if self._cache is not None:
+                for start, data in pieces:
+                    self._cache.put(start, data)
+            self._pinned = list(pieces)
         else:
-            spans = [(0, HEAD_BYTES), (size - TAIL_BYTES, size)]
-        self._pinned = list(zip([a for a, _ in spans], self._get(spans), strict=True))
+            if size <= HEAD_BYTES + TAIL_BYTES:
+                spans = [(0, size)]
+            else:
+                spans = [(0, HEAD_BYTES), (size - TAIL_BYTES, size)]
+            self._pinned = list(zip([a for a, _ in spans], self._get(spans), strict=True))
         self._held, self._recent = [], []
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -313,7 +374,7 @@ class FsspecStore:
 
     def prefetch(self, spans: list[tuple[int, int]]) -> None:
         """Fetch ``spans`` now, concurrently and with adjacent spans merged, so that reads
-        inside them are served from memory (until the next ``prefetch``)."""
+        inside them are served from memory (the last :data:`MEMORY_BYTES` of them)."""
         wanted = [
             (a, min(b, self._size))
             for a, b in _merge(spans, MAX_MERGED)
@@ -321,7 +382,11 @@ class FsspecStore:
         ]
         held = list(zip([a for a, _ in wanted], self._get(wanted), strict=True))
         with self._lock:
-            self._held = held
+            keep = self._held
+            room = MEMORY_BYTES - sum(len(d) for _, d in held)
+            while keep and sum(len(d) for _, d in keep) > room:
+                keep = keep[1:]
+            self._held = [*keep, *held]
 
     def write(self, pos: int, data: bytes | memoryview) -> None:
         whole = bytearray(self.read(0, self._size))

@@ -176,7 +176,7 @@ class FrameReader:
                 ids = sorted({int(self.offsets[n]) for n in chunks if self.offsets[n] >= 0})
                 prefetch([chunk_name(i) for i in ids])
             return
-        if prefetch is None or len(chunks) < 2:
+        if prefetch is None or not chunks:
             return
         h = self.header
         starts = np.unique(self.offsets[self.offsets >= 0])

@@ -115,7 +115,7 @@ def _lock(path: str, storage: Storage, sparse: bool, offset: int = 0) -> FrameLo
 def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any]) -> Frame:
     """A frame at an fsspec URL: lazy (ranges fetched on demand) unless ``lazy=False``,
     which fetches the whole frame into memory. Only sparse frames can be written."""
-    from ..backends.fsspec import FsspecDirectory, FsspecStore, connect
+    from ..backends.fsspec import FsspecDirectory, FsspecStore, connect, stat
 
     writable = storage.mode != "r"
     if offset and writable:
@@ -123,8 +123,9 @@ def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any])
     so, cache = options.get("storage_options"), options.get("cache_storage")
     fs, p = connect(path, so)
     info: dict[str, Any] | None
+    pieces: list[tuple[int, bytes]] = []
     try:
-        info = fs.info(p)
+        info, pieces = stat(fs, p, path)
     except FileNotFoundError:
         info = None
     if info is None or info.get("type") == "directory" or path.endswith("/"):
@@ -139,7 +140,7 @@ def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any])
         )
     if storage.mmap_mode is not None:
         raise ParamError(f"mmap_mode needs a local file, got the URL {path!r}")
-    store = FsspecStore(path, so, cache_storage=cache, fs=fs, path=p, info=info)
+    store = FsspecStore(path, so, cache_storage=cache, fs=fs, path=p, info=info, pieces=pieces)
     if offset:
         store = _Offset(store, offset)  # type: ignore[assignment]
     if options.get("lazy", True) is False:
