@@ -424,6 +424,12 @@ def _reopen(
     return FsspecStore(url, options, writable=writable, cache_storage=cache)
 
 
+def _reopen_directory(
+    url: str, options: dict[str, Any] | None, cache: str | os.PathLike[str] | None
+) -> FsspecDirectory:
+    return FsspecDirectory(url, options, cache_storage=cache)
+
+
 def _join(url: str, name: str) -> str:
     """The URL of object ``name`` inside directory ``url`` (chained URLs: in the first link).
 
@@ -465,7 +471,7 @@ class FsspecDirectory:
                 self.fs.makedirs(self.path, exist_ok=True)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (FsspecDirectory, (self.url, self.storage_options))
+        return (_reopen_directory, (self.url, self.storage_options, self.cache_storage))
 
     def _p(self, name: str) -> str:
         return f"{self.path}/{name}"
