@@ -28,7 +28,7 @@ def client() -> Iterator[Any]:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: never collides with another cluster
         ) as cluster,
         distributed.Client(cluster) as c,
     ):
@@ -119,3 +119,11 @@ def test_cluster_writes_in_parallel(client: Any, tmp_path: Path, cblosc2: Any) -
     np.testing.assert_array_equal(cblosc2.open(path)[...], x)
     chunk_files = [n for n in os.listdir(path) if n.endswith(".chunk")]
     assert len(chunk_files) == 8
+
+
+def test_cluster_store_into_locking_ndarray(client: Any, tmp_path: Path) -> None:
+    x = np.arange(60_000, dtype=np.int64).reshape(600, 100)
+    path = str(tmp_path / "l.b2nd")
+    nd = pyblosc2.zeros(x.shape, x.dtype, chunks=(50, 100), urlpath=path, locking=True)
+    da.store(da.from_array(x, chunks=nd.chunks), nd)  # workers' handles take the frame lock
+    np.testing.assert_array_equal(pyblosc2.open(path)[...], x)

@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Any
 
-from ..errors import FrameChangedError, ParamError, RemoteError
+from ..errors import FormatError, FrameChangedError, ParamError, RemoteError
 from .base import READ_ONLY
 
 __all__ = [
@@ -226,6 +226,8 @@ class FsspecStore:
     >>> import fsspec; fsspec.filesystem("memory").pipe_file("/doc/x.bin", b"hello world")
     >>> s = FsspecStore("memory://doc/x.bin"); s.size, bytes(s.read(6, 5))
     (11, b'world')
+    >>> bytes(FsspecStore("memory://doc/x.bin", offset=6).read(0, 3))  # from an offset on
+    b'wor'
     """
 
     def __init__(
@@ -239,8 +241,13 @@ class FsspecStore:
         path: str | None = None,
         info: dict[str, Any] | None = None,
         pieces: list[tuple[int, bytes]] | None = None,
+        offset: int = 0,
     ) -> None:
-        self.url = url
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ParamError(f"offset must be a non-negative int, got {offset!r}")
+        if offset and writable:
+            raise NotImplementedError("writing to a frame embedded at an offset")
+        self.url, self.offset = url, offset
         self.storage_options = storage_options
         self.cache_storage = None if cache_storage is None else os.fspath(cache_storage)
         self._writable = writable
@@ -257,6 +264,8 @@ class FsspecStore:
             info, pieces = stat(fs, path, url)
             self.requests = len(pieces)
         self._load(info, pieces)
+        if offset > self._size:
+            raise FormatError("frame", "offset", offset, f"at most the size {self._size}", offset)
 
     def _load(self, info: dict[str, Any], pieces: list[tuple[int, bytes]] | None = None) -> None:
         """Take ``info`` (size, validator) and the pinned head and tail: ``pieces`` when
@@ -292,12 +301,12 @@ class FsspecStore:
         # A copy (pickle, another process) connects again: no session crosses processes.
         return (
             _reopen,
-            (self.url, self.storage_options, self._writable, self.cache_storage),
+            (self.url, self.storage_options, self._writable, self.cache_storage, self.offset),
         )
 
     @property
     def size(self) -> int:
-        return self._size
+        return self._size - self.offset
 
     @property
     def writable(self) -> bool:
@@ -360,6 +369,7 @@ class FsspecStore:
         return None
 
     def read(self, pos: int, n: int) -> bytes:
+        pos += self.offset
         end = min(pos + n, self._size)
         if end <= pos:
             return b""
@@ -375,9 +385,10 @@ class FsspecStore:
     def prefetch(self, spans: list[tuple[int, int]]) -> None:
         """Fetch ``spans`` now, concurrently and with adjacent spans merged, so that reads
         inside them are served from memory (the last :data:`MEMORY_BYTES` of them)."""
+        shifted = [(a + self.offset, b + self.offset) for a, b in spans]
         wanted = [
             (a, min(b, self._size))
-            for a, b in _merge(spans, MAX_MERGED)
+            for a, b in _merge(shifted, MAX_MERGED)
             if a < self._size and self._lookup(a, min(b, self._size)) is None
         ]
         held = list(zip([a for a, _ in wanted], self._get(wanted), strict=True))
@@ -419,9 +430,9 @@ class FsspecStore:
 
 
 def _reopen(
-    url: str, options: dict[str, Any] | None, writable: bool, cache: str | None
+    url: str, options: dict[str, Any] | None, writable: bool, cache: str | None, offset: int = 0
 ) -> FsspecStore:
-    return FsspecStore(url, options, writable=writable, cache_storage=cache)
+    return FsspecStore(url, options, writable=writable, cache_storage=cache, offset=offset)
 
 
 def _reopen_directory(

@@ -19,7 +19,7 @@ from ..backends.file import FileStore
 from ..backends.lock import FrameLock, lock_path, locking_requested
 from ..backends.memory import MemoryStore
 from ..backends.mmap import MmapStore
-from ..errors import FormatError, ParamError
+from ..errors import ParamError
 from ..storage import Storage
 from .frame import Frame
 
@@ -140,49 +140,12 @@ def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any])
         )
     if storage.mmap_mode is not None:
         raise ParamError(f"mmap_mode needs a local file, got the URL {path!r}")
-    store = FsspecStore(path, so, cache_storage=cache, fs=fs, path=p, info=info, pieces=pieces)
-    if offset:
-        store = _Offset(store, offset)  # type: ignore[assignment]
+    store = FsspecStore(
+        path, so, cache_storage=cache, fs=fs, path=p, info=info, pieces=pieces, offset=offset
+    )
     if options.get("lazy", True) is False:
         return Frame(MemoryStore(bytes(store.read(0, store.size)), readonly=True))
     return Frame(store)
-
-
-class _Offset:
-    """A read-only window of a store from ``offset`` on (a frame embedded in a remote file)."""
-
-    def __init__(self, store: Any, offset: int) -> None:
-        self.store, self.offset, self.bytes_read = store, offset, 0
-        if offset > store.size:
-            raise FormatError("frame", "offset", offset, f"at most the size {store.size}", offset)
-
-    @property
-    def size(self) -> int:
-        return int(self.store.size) - self.offset
-
-    @property
-    def writable(self) -> bool:
-        return False
-
-    def read(self, pos: int, n: int) -> bytes | memoryview:
-        data = self.store.read(self.offset + pos, n)
-        self.bytes_read += len(data)
-        return data
-
-    def prefetch(self, spans: list[tuple[int, int]]) -> None:
-        self.store.prefetch([(a + self.offset, b + self.offset) for a, b in spans])
-
-    def write(self, pos: int, data: bytes | memoryview) -> None:
-        self.store.write(pos + self.offset, data)
-
-    def truncate(self, size: int) -> None:
-        self.store.truncate(size + self.offset)
-
-    def sync(self) -> None:
-        pass
-
-    def close(self) -> None:
-        self.store.close()
 
 
 def create_frame(
