@@ -167,3 +167,14 @@ def test_lazy_false_fetches_the_whole_frame(
     sent = http.counts.bytes_sent
     np.testing.assert_array_equal(a[5], data[5])
     assert http.counts.bytes_sent == sent  # everything was in memory already
+
+
+def test_many_threads_share_one_handle(http: RangeServer, served: str, data: np.ndarray) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    a = pyblosc2.open(http.url(served))
+    keys = [(slice(r, r + 37), slice(c, c + 101)) for r in range(0, 900, 150) for c in (0, 450)]
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda k: a[k], keys))
+    for k, g in zip(keys, got, strict=True):
+        np.testing.assert_array_equal(g, data[k])

@@ -52,3 +52,18 @@ def test_sparse_frame_written_to_s3(s3_options: dict[str, Any], key: str) -> Non
 def test_missing_object(s3_options: dict[str, Any], key: str) -> None:
     with pytest.raises(FileNotFoundError):
         pyblosc2.open(f"s3://{key}/none.b2nd", storage_options=s3_options)
+
+
+def test_versioned_bucket_reads_the_version_opened(s3_options: dict[str, Any]) -> None:
+    import s3fs
+
+    fs = s3fs.S3FileSystem(**s3_options)
+    bucket = f"ver{uuid.uuid4().hex[:8]}"
+    fs.mkdir(bucket)
+    fs.make_bucket_versioned(bucket)
+    rng = np.random.default_rng(5)
+    old, new = rng.integers(0, 2**40, 300_000), rng.integers(0, 2**40, 300_000)
+    fs.pipe_file(f"{bucket}/a.b2nd", pyblosc2.asarray(old, chunks=(100_000,)).to_cframe())
+    a = pyblosc2.open(f"s3://{bucket}/a.b2nd", storage_options=s3_options)
+    fs.pipe_file(f"{bucket}/a.b2nd", pyblosc2.asarray(new, chunks=(100_000,)).to_cframe())
+    np.testing.assert_array_equal(a[...], old)  # whole, from the version opened

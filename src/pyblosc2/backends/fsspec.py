@@ -8,8 +8,9 @@ first :data:`HEAD_BYTES` and last :data:`TAIL_BYTES` together (where a frame kee
 index and trailer); any other read fetches exactly the bytes asked for. :meth:`FsspecStore.prefetch`
 fetches several ranges concurrently (adjacent ones merged) for readers that know what they
 will read next. HTTP reads carry ``If-Match`` with the ETag seen at open, so an object that
-changed meanwhile is an error, never a mix of two versions. Transient failures (5xx, dropped
-connections, short bodies) are retried :data:`RETRIES` times, then raise
+changed meanwhile is an error, never a mix of two versions; on a versioned S3 bucket reads
+ask for the version opened (other file systems give no such guarantee). Transient failures
+(5xx, dropped connections, short bodies) are retried :data:`RETRIES` times, then raise
 :class:`~pyblosc2.errors.RemoteError`. ``cache_storage=`` keeps fetched ranges in a local
 directory, reused while the object's validator is unchanged.
 
@@ -279,6 +280,8 @@ class FsspecStore:
         self._kwargs: dict[str, Any] = {}
         if etag and _protocol(self.url) in _HTTP:
             self._kwargs = {"headers": {"If-Match": etag}}
+        elif info.get("VersionId") and _protocol(self.url) in ("s3", "s3a"):
+            self._kwargs = {"version_id": info["VersionId"]}  # the version opened, always
         self._cache = (
             None
             if self.cache_storage is None
