@@ -53,6 +53,7 @@ from .constants import (
     Tuner,
 )
 from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
+from .ndarray.dask_io import from_dask
 
 # -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
 from .ndarray.evaluate import evaluate
@@ -138,6 +139,7 @@ __all__ = [
     "dparams_dflts",
     "empty",
     "evaluate",
+    "from_dask",
     "frombuffer",
     "full",
     "get_cbuffer_sizes",

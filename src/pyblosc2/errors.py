@@ -20,6 +20,7 @@ __all__ = [
     "FrameChangedError",
     "ParamError",
     "ParamTypeError",
+    "RemoteError",
 ]
 
 
@@ -81,3 +82,9 @@ class FrameChangedError(Blosc2Error):
     """Another handle changed the frame since this one last read it, and this handle does not
     use locking: its change is refused rather than written over the other one's (open the
     frame again, or use ``locking=True`` on every handle)."""
+
+
+class RemoteError(Blosc2Error, OSError):
+    """Reading a remote object failed (an HTTP error status, a dropped connection, a short
+    body) after the bounded retries: names the URL, the byte range and the cause. Also an
+    :class:`OSError`, as a failed local read would be."""

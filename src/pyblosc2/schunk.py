@@ -28,7 +28,7 @@ from .errors import BoundsError, FormatError, ParamError, ParamTypeError
 from .frame.contiguous import FrameReader
 from .frame.frame import HIDDEN_VLMETA, Frame
 from .frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
-from .frame.location import create_frame, exists, open_frame, remove_urlpath
+from .frame.location import REMOTE_OPTIONS, create_frame, exists, is_url, open_frame, remove_urlpath
 from .frame.trailer import Trailer
 from .frame.writer import build_cframe
 from .meta import Meta, RawMetalayer, VLMeta, packb
@@ -94,6 +94,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
 
     _frame: Frame
     _storage: Storage
+    _remote: dict[str, Any] = {}  # noqa: RUF012 - how a URL was reached (never mutated)
     _offset: int
     _requested_chunksize: int | None
     cparams: CParams
@@ -106,6 +107,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         cparams = kwargs.pop("cparams", None)
         dparams = kwargs.pop("dparams", None)
         given = {k: kwargs.pop(k) for k in list(kwargs) if k in _STORAGE_ARGS}
+        remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}
         if kwargs:
             raise ParamError(f"unknown SChunk arguments {sorted(kwargs)}")
         storage = Storage.from_args(storage, given)
@@ -116,13 +118,15 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
                 "not specify a urlpath pointing to an existing frame"
             )
         if path is not None and storage.mode == "w":
-            remove_urlpath(path)
-        if path is not None and (storage.mode == "r" or exists(path)):
-            if storage.mode == "a" and exists(path) and (cparams, data, chunksize) != (None,) * 3:
+            remove_urlpath(path, remote.get("storage_options"))
+        if path is not None and (storage.mode == "r" or exists(path, remote)):
+            there = exists(path, remote)
+            if storage.mode == "a" and there and (cparams, data, chunksize) != (None,) * 3:
                 raise ParamError(f"{path} exists: open it with blosc2.open() or mode='w'")
-            if not exists(path):
+            if not there:
                 raise ParamError(f"Cannot open the SChunk in reading mode: {path} does not exist")
-            self._init(open_frame(path, storage), storage, None, cparams, dparams)
+            self._init(open_frame(path, storage, 0, remote), storage, None, cparams, dparams)
+            self._remote = remote
             if not any_frame and "b2nd" in dict(self.header.metalayers):
                 raise ParamError(f"Cannot open an NDArray as a SChunk: open {path} with open()")
             return
@@ -153,7 +157,8 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             blocksize=cp.blocksize,
             frame_type=CONTIGUOUS if path is None or storage.contiguous else SPARSE,
         )
-        self._init(create_frame(storage, empty), storage, chunksize, cp, dparams)
+        self._init(create_frame(storage, empty, remote), storage, chunksize, cp, dparams)
+        self._remote = remote
         if fingerprint:
             self._frame.start_fingerprint()
         if view is not None:
@@ -364,7 +369,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             storage = replace(storage, mmap_mode="r+")  # never recreate the file
         elif storage.mode == "w":
             storage = replace(storage, mode="a")
-        return (_reopen, (storage, self._offset, self.cparams, self.dparams))
+        return (_reopen, (storage, self._offset, self.cparams, self.dparams, self._remote))
 
     # -- the metadata interface used by Meta / VLMeta -------------------------------------
     @property
@@ -480,6 +485,10 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         decoding only the blocks they need (a pyblosc2 extension)."""
         return self._frame.read_chunk_range(self._chunk_index(nchunk), start, stop)
 
+    def _prefetch(self, chunks: list[int]) -> None:
+        """``chunks`` are about to be read whole: a remote store fetches them concurrently."""
+        self._frame.reader.prefetch(chunks)
+
     def _chunk_index(self, n: int) -> int:
         if not -self.nchunks <= n < self.nchunks:
             raise BoundsError(f"nchunk {n} out of range for {self.nchunks} chunks")
@@ -517,8 +526,10 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         def read(result: np.ndarray) -> None:
             # Straight into the result: whole chunks decoded concurrently (one chunk per
             # thread beats the blocks of one chunk at a time), partial ones by ranged reads.
+            spans = list(self._chunk_spans(pos, end))
+            self._prefetch([k for k, (c0, c1) in spans if pos <= c0 and c1 <= end])
             whole: list[tuple[int, np.ndarray]] = []
-            for k, (c0, c1) in self._chunk_spans(pos, end):
+            for k, (c0, c1) in spans:
                 lo, hi = max(pos, c0) - c0, min(end, c1) - c0
                 dst = result[max(pos, c0) - pos : min(end, c1) - pos]
                 if lo == 0 and hi == c1 - c0:
@@ -584,6 +595,17 @@ def open(
         )
     offset = parse_int(offset, "offset", 0)
     path = os.fsdecode(urlpath)
+    remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}
+    if is_url(path):  # fsspec URLs: lazy, read-only unless a sparse frame
+        storage = Storage(urlpath=path, mode="r" if mode == "r" else "a", contiguous=True)
+        s = SChunk._from_frame(open_frame(path, storage, offset, remote), storage)
+        s._offset, s._remote = offset, remote
+        if "cparams" in kwargs or "dparams" in kwargs:
+            s.cparams = s._cparams_from_header(kwargs.get("cparams"))
+            s.dparams = DParams.from_any(kwargs.get("dparams"))
+        return s
+    if remote.get("storage_options"):
+        raise ParamError(f"storage_options apply to URLs, not to the local path {path!r}")
     if not exists(path):
         raise FileNotFoundError(f"No such file or directory: {path}")
     if offset:
@@ -596,9 +618,16 @@ def open(
     return open_members(SChunk, path, mode, kwargs)
 
 
-def _reopen(storage: Storage, offset: int, cparams: CParams, dparams: DParams) -> SChunk:
-    s = SChunk._from_frame(open_frame(os.fsdecode(storage.urlpath or ""), storage, offset), storage)
-    s.cparams, s.dparams, s._offset = cparams, dparams, offset
+def _reopen(
+    storage: Storage,
+    offset: int,
+    cparams: CParams,
+    dparams: DParams,
+    remote: dict[str, Any] | None = None,
+) -> SChunk:
+    path = os.fsdecode(storage.urlpath or "")
+    s = SChunk._from_frame(open_frame(path, storage, offset, remote), storage)
+    s.cparams, s.dparams, s._offset, s._remote = cparams, dparams, offset, remote or {}
     return s
 
 

@@ -34,7 +34,7 @@ from .header import (
     check_magic,
 )
 from .index import decode_index, special_of
-from .sparse import read_chunk_object
+from .sparse import chunk_name, read_chunk_object
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
 
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
@@ -171,6 +171,27 @@ class FrameReader:
     @property
     def nchunks(self) -> int:
         return len(self.offsets)
+
+    def prefetch(self, chunks: list[int]) -> None:
+        """Tell a source that can fetch ranges together (a remote one) that ``chunks`` will be
+        read whole: it fetches them concurrently. A chunk's bytes end at most at the next
+        offset in the data area (or at its end); a no-op for other sources."""
+        prefetch = getattr(self.source, "prefetch", None)
+        if self.directory is not None:
+            prefetch = getattr(self.directory, "prefetch_objects", None)
+            if prefetch is not None:
+                ids = sorted({int(self.offsets[n]) for n in chunks if self.offsets[n] >= 0})
+                prefetch([chunk_name(i) for i in ids])
+            return
+        if prefetch is None or not chunks:
+            return
+        h = self.header
+        starts = np.unique(self.offsets[self.offsets >= 0])
+        ends = np.append(starts[1:], h.cbytes)
+        wanted = np.unique(self.offsets[np.asarray(chunks, np.int64)])
+        i = np.searchsorted(starts, wanted[wanted >= 0])
+        hl = h.header_len
+        prefetch([(hl + int(a), hl + int(b)) for a, b in zip(starts[i], ends[i], strict=True)])
 
     def chunk_nbytes(self, n: int) -> int:
         """Uncompressed size of chunk ``n`` as the frame header implies (fixed chunk sizes)."""

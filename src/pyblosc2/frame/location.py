@@ -1,14 +1,18 @@
 """From a ``Storage`` to an open :class:`~.frame.Frame`: which backend holds the bytes.
 
 A local path is a contiguous frame file (optionally memory-mapped, or embedded at an offset)
-or a sparse-frame directory (§6); no path is memory. URLs with a scheme are for remote
-backends, which register here (``register_scheme``) and need nothing else.
+or a sparse-frame directory (§6); no path is memory. Any other URL (``https://``, ``s3://``,
+``memory://``, chained ``zip://…::…``) is opened through fsspec (:mod:`..backends.fsspec`),
+lazily: an object is a contiguous frame, a directory (or a URL whose ``chunks.b2frame``
+exists) a sparse one. A backend can claim a scheme for itself with ``register_scheme``.
+``options`` carries ``storage_options`` (fsspec's), ``cache_storage`` and ``lazy``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 from ..backends.directory import DirectoryStore
 from ..backends.file import FileStore
@@ -20,8 +24,10 @@ from ..storage import Storage
 from .frame import Frame
 
 __all__ = [
+    "REMOTE_OPTIONS",
     "create_frame",
     "exists",
+    "is_url",
     "local_path",
     "open_frame",
     "register_scheme",
@@ -29,18 +35,30 @@ __all__ = [
 ]
 
 LOCK_SUFFIX = ".b2lock"
-# scheme -> opener(urlpath, storage, offset) for URLs handled by another backend
-_SCHEMES: dict[str, Callable[[str, Storage, int], Frame]] = {}
+#: the keyword arguments of ``open`` (and SChunk) that say how to reach a URL
+REMOTE_OPTIONS = ("storage_options", "cache_storage", "lazy")
+Opener = Callable[[str, Storage, int, dict[str, Any]], Frame]
+# scheme -> opener(urlpath, storage, offset, options) for URLs not opened through fsspec
+_SCHEMES: dict[str, Opener] = {}
 
 
-def register_scheme(scheme: str, opener: Callable[[str, Storage, int], Frame]) -> None:
-    """Route ``scheme://...`` urlpaths to ``opener`` (a remote backend's entry point)."""
+def register_scheme(scheme: str, opener: Opener) -> None:
+    """Route ``scheme://...`` urlpaths to ``opener`` instead of fsspec."""
     _SCHEMES[scheme] = opener
+
+
+def is_url(path: str) -> bool:
+    """Whether ``path`` is a URL opened through a remote backend (``file://`` is local).
+
+    >>> is_url("s3://bucket/a.b2nd"), is_url("file:///tmp/a.b2nd"), is_url("a.b2nd")
+    (True, False, False)
+    """
+    return _scheme(path) is not None
 
 
 def _scheme(path: str) -> str | None:
     """The URL scheme of ``path`` (None for a local path; ``file://`` URLs are local)."""
-    head, sep, _ = path.partition("://")
+    head, sep, _ = path.split("::", 1)[0].partition("://")
     return head if sep and head.isidentifier() and head != "file" else None
 
 
@@ -49,18 +67,27 @@ def local_path(path: str) -> str:
     return path[len("file://") :] if path.startswith("file://") else path
 
 
-def exists(path: str) -> bool:
-    """Whether a local frame (file or directory) exists at ``path``."""
-    return _scheme(path) is None and os.path.exists(local_path(path))
+def exists(path: str, options: dict[str, Any] | None = None) -> bool:
+    """Whether a frame (file, directory or remote object) exists at ``path``."""
+    if _scheme(path) is None:
+        return os.path.exists(local_path(path))
+    from ..backends.fsspec import connect
+
+    fs, p = connect(path, (options or {}).get("storage_options"))
+    return bool(fs.exists(p))
 
 
-def open_frame(path: str, storage: Storage, offset: int = 0) -> Frame:
-    """Open the existing frame at ``path`` as ``storage`` says (mode, mmap_mode)."""
+def open_frame(
+    path: str, storage: Storage, offset: int = 0, options: dict[str, Any] | None = None
+) -> Frame:
+    """Open the existing frame at ``path`` as ``storage`` says (mode, mmap_mode); URLs as
+    ``options`` say (see the module docstring)."""
     scheme = _scheme(path)
     if scheme is not None:
-        if scheme in _SCHEMES:
-            return _SCHEMES[scheme](path, storage, offset)
-        raise NotImplementedError(f"urlpaths with the scheme {scheme!r}:// (remote storage)")
+        opener = _SCHEMES.get(scheme, _open_url)
+        return opener(path, storage, offset, options or {})
+    if options and options.get("storage_options"):
+        raise ParamError(f"storage_options apply to URLs, not to the local path {path!r}")
     path = local_path(path)
     writable = storage.mode != "r"
     if offset and writable:
@@ -85,13 +112,61 @@ def _lock(path: str, storage: Storage, sparse: bool, offset: int = 0) -> FrameLo
     return FrameLock(lock_path(path, sparse))
 
 
-def create_frame(storage: Storage, empty_frame: bytes) -> Frame:
-    """Create a new frame holding ``empty_frame`` where ``storage`` says."""
+def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any]) -> Frame:
+    """A frame at an fsspec URL: lazy (ranges fetched on demand) unless ``lazy=False``,
+    which fetches the whole frame into memory. Only sparse frames can be written."""
+    from ..backends.fsspec import FsspecDirectory, FsspecStore, connect, stat
+
+    writable = storage.mode != "r"
+    if offset and writable:
+        raise NotImplementedError("writing to a frame embedded at an offset")
+    so, cache = options.get("storage_options"), options.get("cache_storage")
+    fs, p = connect(path, so)
+    info: dict[str, Any] | None
+    pieces: list[tuple[int, bytes]] = []
+    try:
+        info, pieces = stat(fs, p, path)
+    except FileNotFoundError:
+        info = None
+    if info is None or info.get("type") == "directory" or path.endswith("/"):
+        directory = FsspecDirectory(path, so, cache_storage=cache)
+        if offset or not directory.exists("chunks.b2frame"):
+            raise FileNotFoundError(f"No such file or directory: {path}")
+        return Frame.open_sparse(directory, writable)
+    if writable:
+        raise NotImplementedError(
+            f"writing to a contiguous frame at a URL ({path}): open it with mode='r', "
+            "or store it as a sparse frame (contiguous=False)"
+        )
+    if storage.mmap_mode is not None:
+        raise ParamError(f"mmap_mode needs a local file, got the URL {path!r}")
+    store = FsspecStore(
+        path, so, cache_storage=cache, fs=fs, path=p, info=info, pieces=pieces, offset=offset
+    )
+    if options.get("lazy", True) is False:
+        return Frame(MemoryStore(bytes(store.read(0, store.size)), readonly=True))
+    return Frame(store)
+
+
+def create_frame(
+    storage: Storage, empty_frame: bytes, options: dict[str, Any] | None = None
+) -> Frame:
+    """Create a new frame holding ``empty_frame`` where ``storage`` says (at a URL: a sparse
+    frame only, see :func:`open_frame`)."""
     path = storage.path
     if path is None:
         return Frame(MemoryStore(empty_frame), exact=True)
     if _scheme(path) is not None:
-        raise NotImplementedError(f"creating frames at {path!r} (remote storage)")
+        if storage.contiguous:
+            raise NotImplementedError(
+                f"creating a contiguous frame at a URL ({path}): use contiguous=False "
+                "(a sparse frame: one object per chunk)"
+            )
+        from ..backends.fsspec import FsspecDirectory
+
+        so = (options or {}).get("storage_options")
+        directory = FsspecDirectory(path, so, create=True)
+        return Frame.create_sparse(directory, empty_frame, True)
     path = local_path(path)
     lock = _lock(path, storage, not storage.contiguous)
     if not storage.contiguous:
@@ -108,7 +183,9 @@ def create_frame(storage: Storage, empty_frame: bytes) -> Frame:
     return Frame(store, lock=lock, durable=storage.fsync)
 
 
-def remove_urlpath(path: str | os.PathLike[str] | None) -> None:
+def remove_urlpath(
+    path: str | os.PathLike[str] | None, storage_options: dict[str, Any] | None = None
+) -> None:
     """Remove a frame file (or a sparse-frame directory); a missing path is a no-op.
 
     >>> import tempfile; p = os.path.join(tempfile.mkdtemp(), "x.b2frame")
@@ -119,7 +196,12 @@ def remove_urlpath(path: str | os.PathLike[str] | None) -> None:
         return
     p = os.fsdecode(path)
     if _scheme(p) is not None:
-        raise ParamError(f"remove_urlpath works on local paths, got {p!r}")
+        from ..backends.fsspec import connect
+
+        fs, rp = connect(p, storage_options)
+        if fs.exists(rp):
+            fs.rm(rp, recursive=True)
+        return
     p = local_path(p)
     if os.path.isdir(p):
         for name in os.listdir(p):

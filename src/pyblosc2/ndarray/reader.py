@@ -63,6 +63,9 @@ def read_selection(arr: NDArray, ranges: list[range]) -> np.ndarray:
         tasks = list(_chunk_tasks(arr, up))
         # many chunks: one per thread; one chunk: its blocks on the threads
         geo = _Geometry.of(arr, 1 if len(tasks) > 1 else nthreads)
+        # chunks read whole are fetched together first (concurrently from a remote store)
+        whole = [_flat(tuple(c for c, _ in t), geo.grid) for t in tasks if _reads_whole(geo, t)]
+        arr.schunk._prefetch(whole)
         run_parallel(lambda t: _read_chunk(frame, geo, t, out), tasks, nthreads)
     return out[flip] if any(r.step < 0 for r in ranges) else out
 
@@ -133,11 +136,17 @@ def _flat(coords: tuple[int, ...], shape: tuple[int, ...]) -> int:
     return i
 
 
+def _reads_whole(geo: _Geometry, task: Task) -> bool:
+    """Whether ``task`` touches more than half of its chunk's blocks (one whole-chunk decode
+    is then cheaper than block by block)."""
+    touched = math.prod(sum(p[1] for p in axis) for _, axis in task)
+    return touched * 2 > math.prod(geo.bgrid)
+
+
 def _read_chunk(frame: Frame, geo: _Geometry, task: Task, out: np.ndarray) -> None:
     n = _flat(tuple(c for c, _ in task), geo.grid)
     pieces = [p for _, p in task]
-    touched = math.prod(sum(p[1] for p in axis) for axis in pieces)
-    if touched * 2 > math.prod(geo.bgrid):
+    if _reads_whole(geo, task):
         _read_whole(frame, geo, n, pieces, out)
     else:
         _read_by_blocks(frame, geo, n, pieces, out)

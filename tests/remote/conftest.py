@@ -1,0 +1,209 @@
+"""Real parts for the remote tests, all on 127.0.0.1 and started here: an HTTP server that
+honours ``Range`` and ``If-Match``, counts requests and bytes, and injects faults; an S3
+endpoint (moto's server mode) for s3fs. fsspec's ``memory://`` needs no server."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from tests.conftest import _reference
+
+# A server that stops answering must fail a test quickly, never hang it.
+HTTP_OPTIONS: dict[str, Any] = {}
+
+
+@dataclass
+class Fault:
+    """What the server does to the next ``times`` matching requests."""
+
+    kind: str  # "404", "500", "truncate", "drop", "stall"
+    times: int = 1_000_000
+    methods: tuple[str, ...] = ("GET",)
+
+
+@dataclass
+class Counts:
+    gets: int = 0
+    heads: int = 0
+    inflight: int = 0
+    max_inflight: int = 0
+    bytes_sent: int = 0
+    ranges: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+def parse_range(header: str, size: int) -> tuple[int, int]:
+    """``[start, end)`` of a single ``bytes=a-b``, ``bytes=a-`` or suffix ``bytes=-n`` range."""
+    a, _, b = header.removeprefix("bytes=").partition("-")
+    if not a:
+        return max(0, size - int(b)), size
+    return int(a), min(size, int(b) + 1 if b else size)
+
+
+class RangeServer:
+    """Serves the files of ``root`` at ``http://127.0.0.1:<port>/<name>``."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.counts = Counts()
+        self.faults: dict[str, Fault] = {}
+        self.latency = 0.0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_HEAD(self) -> None:
+                server.handle(self, head=True)
+
+            def do_GET(self) -> None:
+                server.handle(self, head=False)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def reset(self) -> None:
+        with self.lock:
+            self.counts = Counts()
+            self.faults.clear()
+            self.latency = 0.0
+
+    def _fault(self, name: str, method: str) -> str | None:
+        with self.lock:
+            f = self.faults.get(name)
+            if f is None or method not in f.methods or f.times <= 0:
+                return None
+            f.times -= 1
+            return f.kind
+
+    def handle(self, h: BaseHTTPRequestHandler, head: bool) -> None:
+        with self.lock:
+            self.counts.inflight += 1
+            self.counts.max_inflight = max(self.counts.max_inflight, self.counts.inflight)
+        try:
+            self._handle(h, head)
+        finally:
+            with self.lock:
+                self.counts.inflight -= 1
+
+    def _handle(self, h: BaseHTTPRequestHandler, head: bool) -> None:
+        if self.latency:
+            time.sleep(self.latency)
+        name = h.path.lstrip("/").split("?")[0]
+        method = "HEAD" if head else "GET"
+        with self.lock:
+            if head:
+                self.counts.heads += 1
+            else:
+                self.counts.gets += 1
+        fault = self._fault(name, method)
+        path = os.path.join(self.root, name)
+        if fault == "drop":
+            h.close_connection = True
+            h.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if fault == "stall":
+            time.sleep(30)
+            return
+        if fault in ("404", "500") or not os.path.isfile(path):
+            code = 500 if fault == "500" else 404
+            h.send_response(code)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            return
+        st = os.stat(path)
+        etag = f'"{st.st_size:x}-{st.st_mtime_ns:x}"'
+        match = h.headers.get("If-Match")
+        if match is not None and match != etag:
+            h.send_response(412)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            return
+        size = st.st_size
+        start, end = 0, size
+        rng = h.headers.get("Range")
+        if rng:
+            start, end = parse_range(rng, size)
+        h.send_response(206 if rng else 200)
+        h.send_header("Accept-Ranges", "bytes")
+        h.send_header("ETag", etag)
+        h.send_header("Content-Length", str(end - start))
+        if rng:
+            h.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
+        h.end_headers()
+        if head:
+            return
+        with open(path, "rb") as f:
+            f.seek(start)
+            body = f.read(end - start)
+        if fault == "truncate":
+            body = body[: len(body) // 2]
+            h.close_connection = True
+        h.wfile.write(body)
+        h.wfile.flush()
+        with self.lock:
+            self.counts.bytes_sent += len(body)
+            self.counts.ranges.append((name, start, end))
+        if fault == "truncate":
+            h.connection.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RangeServer]:
+    _reference("fsspec")
+    _reference("aiohttp")
+    server = RangeServer(str(tmp_path_factory.mktemp("www")))
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def http(http_server: RangeServer) -> Iterator[RangeServer]:
+    http_server.reset()
+    yield http_server
+    http_server.reset()
+
+
+@pytest.fixture(scope="session")
+def s3_options() -> Iterator[dict[str, Any]]:
+    """storage_options of s3fs for a moto S3 server on 127.0.0.1 (bucket ``test``)."""
+    _reference("s3fs")
+    _reference("moto")
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    options = {
+        "key": "testing",
+        "secret": "testing",
+        "client_kwargs": {"endpoint_url": f"http://{host}:{port}"},
+        "skip_instance_cache": True,
+    }
+    import s3fs
+
+    s3fs.S3FileSystem(**options).mkdir("test")
+    yield options
+    server.stop()
