@@ -81,14 +81,16 @@ def test_numpy_casting_rules() -> None:
 
 
 def test_reads_each_chunk_once_per_output_chunk(monkeypatch, a, b) -> None:
+    from pyblosc2.ndarray import reader
+
     reads = []
-    original = blosc2.NDArray._chunk_array
+    original = reader._read_chunk
 
-    def spy(self, n):
-        reads.append(n)
-        return original(self, n)
+    def spy(frame, geo, task, out):
+        reads.append(task)
+        return original(frame, geo, task, out)
 
-    monkeypatch.setattr(blosc2.NDArray, "_chunk_array", spy)
+    monkeypatch.setattr(reader, "_read_chunk", spy)
     blosc2.evaluate("a * b")
     assert 0 < len(reads) <= 2 * a.schunk.nchunks
 
