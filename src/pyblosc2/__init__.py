@@ -63,6 +63,7 @@ from .ndarray.extra import (
     save_array,
     unpack_array2,
 )
+from .ndarray.members import NDField, take, take_along_axis  # NDArray indexing (issue 11)
 from .ndarray.ndarray import (
     NDArray,
     asarray,
@@ -115,6 +116,7 @@ __all__ = [
     "FormatError",
     "FrameChangedError",
     "NDArray",
+    "NDField",
     "ParamError",
     "SChunk",
     "SpecialValue",
@@ -153,6 +155,8 @@ __all__ = [
     "set_nthreads",
     "set_releasegil",
     "storage_dflts",
+    "take",
+    "take_along_axis",
     "unpack_array2",
     "zeros",
 ]

@@ -23,7 +23,9 @@ from ..errors import FormatError, ParamError
 from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
 from .b2nd_meta import B2NDMeta
 from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
+from .fancy import getitem, is_basic_key, is_simple_key, setitem
 from .indexing import normalize_key, selection_box
+from .members import NDArrayMembers
 from .reader import read_box
 
 __all__ = [
@@ -43,7 +45,7 @@ __all__ = [
 ShapeLike = int | Sequence[int]
 
 
-class NDArray:
+class NDArray(NDArrayMembers):
     """An N-d array in a super-chunk.
 
     >>> a = asarray(np.arange(35, dtype=np.int16).reshape(5, 7), chunks=(3, 4), blocks=(2, 3))
@@ -231,6 +233,8 @@ class NDArray:
         return normalize_key(key, self.shape)
 
     def __getitem__(self, key: Any) -> np.ndarray:
+        if not is_simple_key(key, self.shape):  # advanced keys: ndarray/fancy.py
+            return getitem(self, key)
         ranges, squeeze = self._normalize(key)
         lo, hi, local = selection_box(ranges)
         out = self._read_box(lo, hi)[local] if self.ndim else self._read_box((), ())
@@ -241,6 +245,9 @@ class NDArray:
         )
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
+            setitem(self, key, value)
+            return
         ranges, squeeze = self._normalize(key)
         lo, hi, local = selection_box(ranges)
         shape = tuple(len(r) for r in ranges)
@@ -306,13 +313,13 @@ class NDArray:
         newshape = tuple(int(n) for n in newshape)
         if len(newshape) != self.ndim or any(n < 0 for n in newshape):
             raise ParamError(f"newshape must have {self.ndim} non-negative entries, got {newshape}")
-        if not all(self.shape) or not all(newshape):
-            raise NotImplementedError("resizing arrays with zero-length dimensions")
+        if all(newshape) and not all(self.chunks):
+            raise ParamError(f"an array with chunks {self.chunks} cannot grow to {newshape}")
         old_shape, old_grid = self.shape, self._grid
         grid = tuple(-(-n // c) for n, c in zip(newshape, self.chunks, strict=True))
         zero = make_special_chunk(
             SpecialValue.ZERO,
-            self.schunk.chunksize,
+            math.prod(self._ext) * self.dtype.itemsize,
             self.schunk.typesize,
             blocksize=self.schunk.cparams.blocksize,
         )
