@@ -133,7 +133,7 @@ class NDArray(NDArrayMembers):
 
     @property
     def cbytes(self) -> int:
-        """The compressed size in bytes (of the super-chunk, frame overhead included).
+        """The compressed size in bytes (the super-chunk's chunks, as python-blosc2 counts).
 
         >>> a = zeros((1000, 1000))
         >>> a.nbytes, a.cbytes < 1000, a.cratio > 1000
@@ -143,8 +143,9 @@ class NDArray(NDArrayMembers):
 
     @property
     def cratio(self) -> float:
-        """The compression ratio, ``nbytes / cbytes``."""
-        return self.nbytes / self.cbytes
+        """The compression ratio, ``nbytes / cbytes`` (infinite for an array of special
+        chunks only)."""
+        return self.nbytes / self.cbytes if self.cbytes else self.schunk.cratio
 
     @property
     def meta(self) -> Meta:
