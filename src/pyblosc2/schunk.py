@@ -133,7 +133,9 @@ class SChunk(ChunkListEdits):
         empty = build_cframe(
             [],
             typesize=cp.typesize,
-            chunksize=-1,
+            # b2nd arrays declare their chunk size up front, as C's b2nd does (an empty
+            # array must stay resizable by C); other super-chunks take it from chunk 1
+            chunksize=chunksize if any(k == "b2nd" for k, _ in metas) else -1,
             metalayers=metas,
             codec=int(cp.codec),
             clevel=cp.clevel,

@@ -283,17 +283,18 @@ class NDArray(NDArrayMembers):
         """A copy with new storage, partition or ``cparams`` (the current ones by default)."""
         return copy(self, chunks, blocks, **kwargs)
 
-    def save(self, urlpath: str, contiguous: bool = True) -> None:
+    def save(self, urlpath: Any, contiguous: bool = True, **kwargs: Any) -> None:
         """Write a copy to ``urlpath`` (a ``.b2nd`` file, or a directory when not
-        ``contiguous``).
+        ``contiguous``); ``kwargs`` as for :meth:`copy` (``mode="w"`` overwrites).
 
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "a.b2nd")
         >>> asarray(np.arange(5)).save(path)
+        >>> asarray(np.arange(3)).save(path, mode="w")
         >>> open(path)[1:3]
         array([1, 2])
         """
-        copy(self, urlpath=urlpath, contiguous=contiguous)
+        copy(self, urlpath=urlpath, contiguous=contiguous, **kwargs)
 
     def iterchunks_info(self) -> Iterator[ChunkInfo]:
         """A :class:`~pyblosc2.schunk.ChunkInfo` per chunk (reads chunk headers only).
