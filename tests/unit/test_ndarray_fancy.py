@@ -182,3 +182,15 @@ def test_random_fancy_keys(rows, cols, step) -> None:
     np.testing.assert_array_equal(
         a[np.array(rows)[:, None], cols], NP[np.array(rows)[:, None], cols]
     )
+
+
+def test_point_keys_gather_instead_of_the_bounding_box(tmp_path) -> None:
+    x = np.arange(400 * 400, dtype=np.float64).reshape(400, 400)
+    path = str(tmp_path / "p.b2nd")
+    pb.asarray(x, chunks=(100, 100), blocks=(20, 20), urlpath=path)
+    a = pb.open(path)
+    rows, cols = [0, 399, 7], [399, 0, 7]
+    before = a.schunk.bytes_read
+    np.testing.assert_array_equal(a[rows, cols], x[rows, cols])
+    # three blocks (about 28 KB read); the bounding box is the whole array (about 110 KB)
+    assert a.schunk.bytes_read - before < 50_000

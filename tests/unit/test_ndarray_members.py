@@ -165,3 +165,10 @@ def test_process_key_and_start_stop(key, want) -> None:
     assert counts == [len(range(*k.indices(200))) for k in norm if k is not None]
     assert (start[0], step) == (want[0][0], want[2])
     assert none_mask == [k is None for k in norm]
+
+
+def test_slice_with_new_cparams_recompresses(arr) -> None:
+    b = arr.slice((slice(8, 24), slice(0, 5)), cparams={"codec": pb.Codec.LZ4})
+    assert b.cparams.codec == pb.Codec.LZ4
+    assert b.get_chunk(0) != arr.get_chunk(2)
+    np.testing.assert_array_equal(b[...], X[8:24, 0:5])

@@ -249,8 +249,38 @@ def getitem(arr: NDArray, key: Any) -> Any:
                 return gather_flat(arr, np.flatnonzero(k))
         elif k.dtype.kind in "iu" and k.ndim >= 1 and isinstance(key, list | np.ndarray):
             return take_numpy(arr, k, axis=None if arr.ndim == 1 else 0)
+    points = _point_gather(arr, items)
+    if points is not None:
+        return points
     box, local = _translate(items, arr.shape)
     return _read(arr, box)[tuple(local)]
+
+
+def _point_gather(arr: NDArray, items: list[Any]) -> np.ndarray | None:
+    """A key of integer arrays (and ints) on every axis picks points: gather them instead
+    of reading their bounding box; None for other keys."""
+    if not items or not all(
+        _is_int(k) or (isinstance(k, np.ndarray) and k.dtype.kind in "iu") for k in items
+    ):
+        return None
+    if all(_is_int(k) for k in items):
+        return None
+    idx = []
+    for d, k in enumerate(items):
+        n = arr.shape[d]
+        a = np.asarray(k, dtype=np.int64)
+        bad = (a < -n) | (a >= n)
+        if bad.any():
+            raise IndexError(
+                f"index {int(a[bad].flat[0])} is out of bounds for axis {d} with size {n}"
+            )
+        idx.append(np.where(a < 0, a + n, a))
+    try:
+        idx = list(np.broadcast_arrays(*idx))
+    except ValueError as exc:
+        raise IndexError(f"shape mismatch: {exc}") from None
+    flat = np.ravel_multi_index(idx, arr.shape) if idx[0].size else idx[0]
+    return gather_flat(arr, np.asarray(flat).reshape(-1)).reshape(idx[0].shape)
 
 
 def setitem(arr: NDArray, key: Any, value: Any) -> None:

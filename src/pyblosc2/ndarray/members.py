@@ -263,6 +263,7 @@ class NDArrayMembers:
         """
         from .constructors import asarray, empty
 
+        recompress = "cparams" in kwargs  # new cparams: chunks cannot be copied as they are
         kwargs = self._same_cparams(kwargs)
         try:
             norm, mask = process_key(key, self.shape)
@@ -277,6 +278,7 @@ class NDArrayMembers:
             and not any(mask)
             and all(isinstance(k, slice) and k.step in (None, 1) for k in norm)
             and same
+            and not recompress
             and all(k.stop > k.start for k in norm)
         ):
             found = detect_aligned_chunks(norm, self.shape, self.chunks)
