@@ -240,14 +240,12 @@ def getitem(arr: NDArray, key: Any) -> Any:
     gathered = _strided_gather(arr, items)
     if gathered is not None:
         return gathered
-    plain = [k for k in items if k is not None]
-    if len(plain) == 1 and isinstance(plain[0], np.ndarray) and len(items) <= 1 + arr.ndim:
-        k = plain[0]
-        if k.dtype == np.bool_ and k.shape == arr.shape and items[0] is k:
-            hits = int(np.count_nonzero(k))
-            if hits * 8 <= k.size:  # sparse: gather the items, not the bounding box
+    k = items[0] if items else None
+    if not isinstance(key, tuple) and isinstance(k, np.ndarray) and k.ndim:  # one array key
+        if k.dtype == np.bool_ and k.shape == arr.shape:
+            if np.count_nonzero(k) * 8 <= k.size:  # sparse: gather the items, not the box
                 return gather_flat(arr, np.flatnonzero(k))
-        elif k.dtype.kind in "iu" and k.ndim >= 1 and isinstance(key, list | np.ndarray):
+        elif k.dtype.kind in "iu":
             return take_numpy(arr, k, axis=None if arr.ndim == 1 else 0)
     points = _point_gather(arr, items)
     if points is not None:
