@@ -66,6 +66,7 @@ from .ndarray.extra import (
     save_array,
     unpack_array2,
 )
+from .ndarray.members import NDField, take, take_along_axis  # NDArray indexing (issue 11)
 from .ndarray.ndarray import (
     NDArray,
     asarray,
@@ -120,6 +121,7 @@ __all__ = [
     "FormatError",
     "FrameChangedError",
     "NDArray",
+    "NDField",
     "ParamError",
     "SChunk",
     "SpecialValue",
@@ -159,6 +161,8 @@ __all__ = [
     "set_nthreads",
     "set_releasegil",
     "storage_dflts",
+    "take",
+    "take_along_axis",
     "unpack_array2",
     "zeros",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -147,7 +148,9 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         empty = build_cframe(
             [],
             typesize=cp.typesize,
-            chunksize=-1,
+            # b2nd arrays declare their chunk size up front, as C's b2nd does (an empty
+            # array must stay resizable by C); other super-chunks take it from chunk 1
+            chunksize=chunksize if any(k == "b2nd" for k, _ in metas) else -1,
             metalayers=metas,
             codec=int(cp.codec),
             clevel=cp.clevel,
@@ -264,12 +267,15 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
 
     @property
     def cbytes(self) -> int:
-        """Size of the frame (header, chunks, index and trailer)."""
-        return self.header.frame_len
+        """Size of the chunks' data area (the frame header's ``cbytes``, as C-Blosc2 counts
+        it: chunks stored as special values in the index count nothing)."""
+        return self.header.cbytes
 
     @property
     def cratio(self) -> float:
-        """``nbytes / cbytes``."""
+        """``nbytes / cbytes`` (infinite when data is stored but takes no bytes)."""
+        if not self.cbytes:
+            return math.inf if self.nbytes else 0.0
         return self.nbytes / self.cbytes
 
     @property

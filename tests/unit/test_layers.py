@@ -29,6 +29,7 @@ LAYERS = {
     "schunk_members": 6.5,
     "ndarray": 8,
     "api": 8,
+    "utils": 8.5,  # python-blosc2's blosc2.utils names (index keys)
     "compat": 9,
     "__init__": 11,
     "cli": 10,

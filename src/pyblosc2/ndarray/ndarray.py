@@ -23,7 +23,9 @@ from ..errors import FormatError, ParamError
 from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
 from .b2nd_meta import B2NDMeta
 from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
+from .fancy import getitem, is_basic_key, setitem
 from .indexing import normalize_key, selection_box
+from .members import NDArrayMembers
 from .operators import NDArrayOperators
 from .reader import read_box, read_selection
 
@@ -44,7 +46,7 @@ __all__ = [
 ShapeLike = int | Sequence[int]
 
 
-class NDArray(NDArrayOperators):
+class NDArray(NDArrayMembers, NDArrayOperators):
     """An N-d array in a super-chunk.
 
     >>> a = asarray(np.arange(35, dtype=np.int16).reshape(5, 7), chunks=(3, 4), blocks=(2, 3))
@@ -132,7 +134,7 @@ class NDArray(NDArrayOperators):
 
     @property
     def cbytes(self) -> int:
-        """The compressed size in bytes (of the super-chunk, frame overhead included).
+        """The compressed size in bytes (the super-chunk's chunks, as python-blosc2 counts).
 
         >>> a = zeros((1000, 1000))
         >>> a.nbytes, a.cbytes < 1000, a.cratio > 1000
@@ -142,8 +144,9 @@ class NDArray(NDArrayOperators):
 
     @property
     def cratio(self) -> float:
-        """The compression ratio, ``nbytes / cbytes``."""
-        return self.nbytes / self.cbytes
+        """The compression ratio, ``nbytes / cbytes`` (infinite for an array of special
+        chunks only)."""
+        return self.nbytes / self.cbytes if self.cbytes else self.schunk.cratio
 
     @property
     def meta(self) -> Meta:
@@ -232,6 +235,8 @@ class NDArray(NDArrayOperators):
         return normalize_key(key, self.shape)
 
     def __getitem__(self, key: Any) -> np.ndarray:
+        if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
+            return getitem(self, key)
         ranges, squeeze = self._normalize(key)
         out = read_selection(self, ranges)
         return (
@@ -241,6 +246,9 @@ class NDArray(NDArrayOperators):
         )
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
+            setitem(self, key, value)
+            return
         ranges, squeeze = self._normalize(key)
         lo, hi, local = selection_box(ranges)
         shape = tuple(len(r) for r in ranges)
@@ -275,17 +283,18 @@ class NDArray(NDArrayOperators):
         """A copy with new storage, partition or ``cparams`` (the current ones by default)."""
         return copy(self, chunks, blocks, **kwargs)
 
-    def save(self, urlpath: str, contiguous: bool = True) -> None:
+    def save(self, urlpath: Any, contiguous: bool = True, **kwargs: Any) -> None:
         """Write a copy to ``urlpath`` (a ``.b2nd`` file, or a directory when not
-        ``contiguous``).
+        ``contiguous``); ``kwargs`` as for :meth:`copy` (``mode="w"`` overwrites).
 
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "a.b2nd")
         >>> asarray(np.arange(5)).save(path)
+        >>> asarray(np.arange(3)).save(path, mode="w")
         >>> open(path)[1:3]
         array([1, 2])
         """
-        copy(self, urlpath=urlpath, contiguous=contiguous)
+        copy(self, urlpath=urlpath, contiguous=contiguous, **kwargs)
 
     def iterchunks_info(self) -> Iterator[ChunkInfo]:
         """A :class:`~pyblosc2.schunk.ChunkInfo` per chunk (reads chunk headers only).
@@ -306,13 +315,13 @@ class NDArray(NDArrayOperators):
         newshape = tuple(int(n) for n in newshape)
         if len(newshape) != self.ndim or any(n < 0 for n in newshape):
             raise ParamError(f"newshape must have {self.ndim} non-negative entries, got {newshape}")
-        if not all(self.shape) or not all(newshape):
-            raise NotImplementedError("resizing arrays with zero-length dimensions")
+        if all(newshape) and not all(self.chunks):
+            raise ParamError(f"an array with chunks {self.chunks} cannot grow to {newshape}")
         old_shape, old_grid = self.shape, self._grid
         grid = tuple(-(-n // c) for n, c in zip(newshape, self.chunks, strict=True))
         zero = make_special_chunk(
             SpecialValue.ZERO,
-            self.schunk.chunksize,
+            math.prod(self._ext) * self.dtype.itemsize,
             self.schunk.typesize,
             blocksize=self.schunk.cparams.blocksize,
         )

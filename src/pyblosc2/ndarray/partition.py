@@ -68,7 +68,7 @@ def default_chunks_blocks(
     the leading dimensions first (so a block is a run of whole trailing rows where it can be).
     An explicit choice is honoured exactly."""
     if any(s == 0 for s in shape):
-        z = tuple(0 if s == 0 else (c or s) for s, c in zip(shape, chunks or shape, strict=True))
+        z = chunks or tuple(s for s in shape)  # explicit chunks are kept: the array can grow
         return z, tuple(0 if s == 0 else 1 for s in shape) if blocks is None else blocks
     if chunks is None:
         chunks = _fit(shape, itemsize, CHUNK_TARGET)

@@ -1,0 +1,447 @@
+"""python-blosc2's NDArray members beyond reading and writing boxes: parameters and
+geometry (``cparams``, ``ext_shape``, ``chunksize``...), structured-dtype fields, ``slice``,
+``reshape``, ``take``, ``oindex``, ``append``, ``tobytes``, ``argsort``, ``info_items`` and
+the context manager.
+
+:class:`NDArrayMembers` is a mixin of :class:`~pyblosc2.ndarray.ndarray.NDArray`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ParamError
+from ..params import CParams, DParams
+from .fancy import OIndex, gather_flat, take_numpy
+from .keys import detect_aligned_chunks, process_key
+
+if TYPE_CHECKING:
+    from ..schunk import SChunk
+    from .ndarray import NDArray
+
+__all__ = ["NDArrayMembers", "NDField", "take", "take_along_axis"]
+
+_FIELD_ASSIGN = 'assign through the field view, e.g. array.fields["{}"][:] = values'
+
+
+def _human(n: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n} ({n / size:.2f} {unit})"
+    return f"{n} ({n} B)"
+
+
+class NDField:
+    """A view of one field of a structured NDArray: reads return that field of the
+    selection, writes update only that field.
+
+    >>> from pyblosc2 import zeros
+    >>> a = zeros(3, dtype=[("x", "<f8"), ("n", "<i4")])
+    >>> a.fields["n"][1:] = [5, 6]
+    >>> a["n"][...], a.fields["x"].dtype
+    (array([0, 5, 6], dtype=int32), dtype('float64'))
+    """
+
+    def __init__(self, arr: NDArray, name: str) -> None:
+        self.ndarr = arr
+        self.name = name
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The field's dtype."""
+        fields = self.ndarr.dtype.fields
+        assert fields is not None
+        return fields[self.name][0]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape (a field selects no items)."""
+        return self.ndarr.shape
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self.ndarr.ndim
+
+    @property
+    def size(self) -> int:
+        """The number of items."""
+        return self.ndarr.size
+
+    def __len__(self) -> int:
+        return len(self.ndarr)
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        out = np.asarray(self.ndarr[key])[self.name]
+        return out[()] if out.ndim == 0 else out
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        data = np.asarray(self.ndarr[key])
+        data[self.name] = value
+        self.ndarr[key] = data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self[...]
+        return out if dtype is None else out.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"<NDField {self.name!r} shape={self.shape} dtype={self.dtype}>"
+
+
+class _Fields(Mapping[str, NDField]):
+    def __init__(self, arr: NDArray) -> None:
+        self._arr = arr
+        self._names = tuple(arr.dtype.names or ())
+
+    def __getitem__(self, name: str) -> NDField:
+        if name not in self._names:
+            raise KeyError(name)
+        return NDField(self._arr, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        raise TypeError(_FIELD_ASSIGN.format(name))
+
+    def __repr__(self) -> str:
+        return f"fields({list(self._names)})"
+
+
+class NDArrayMembers:
+    """The members :class:`~pyblosc2.ndarray.ndarray.NDArray` takes from this mixin."""
+
+    if TYPE_CHECKING:
+        schunk: SChunk
+        _grid: tuple[int, ...]
+        _ext: tuple[int, ...]
+
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+        @property
+        def chunks(self) -> tuple[int, ...]: ...
+        @property
+        def blocks(self) -> tuple[int, ...]: ...
+        @property
+        def dtype(self) -> np.dtype: ...
+        @property
+        def ndim(self) -> int: ...
+        @property
+        def size(self) -> int: ...
+        @property
+        def nbytes(self) -> int: ...
+        @property
+        def cbytes(self) -> int: ...
+        @property
+        def cratio(self) -> float: ...
+        def __getitem__(self, key: Any) -> Any: ...
+        def __setitem__(self, key: Any, value: Any) -> None: ...
+        def resize(self, newshape: tuple[int, ...]) -> None: ...
+
+    # -- parameters and geometry ----------------------------------------------------------
+    @property
+    def cparams(self) -> CParams:
+        """The compression parameters (those of the super-chunk).
+
+        >>> from pyblosc2 import asarray
+        >>> asarray(np.arange(4), cparams={"clevel": 3}).cparams.clevel
+        3
+        """
+        return self.schunk.cparams
+
+    @property
+    def dparams(self) -> DParams:
+        """The decompression parameters (those of the super-chunk)."""
+        return self.schunk.dparams
+
+    @property
+    def urlpath(self) -> str | None:
+        """Where the array is stored (None in memory)."""
+        return self.schunk.urlpath
+
+    @property
+    def ext_shape(self) -> tuple[int, ...]:
+        """The shape padded to whole chunks.
+
+        >>> from pyblosc2 import zeros
+        >>> a = zeros((10, 7), chunks=(4, 4), blocks=(2, 2))
+        >>> a.ext_shape, a.ext_chunks, a.chunksize, a.blocksize
+        ((12, 8), (4, 4), 128, 32)
+        """
+        return tuple(g * c for g, c in zip(self._grid, self.chunks, strict=True))
+
+    @property
+    def ext_chunks(self) -> tuple[int, ...]:
+        """The chunk shape padded to whole blocks."""
+        return self._ext
+
+    @property
+    def chunksize(self) -> int:
+        """Bytes per (padded) chunk, uncompressed."""
+        return math.prod(self._ext) * self.dtype.itemsize
+
+    @property
+    def blocksize(self) -> int:
+        """Bytes per block, uncompressed."""
+        return math.prod(self.blocks) * self.dtype.itemsize
+
+    @property
+    def info_items(self) -> list[tuple[str, Any]]:
+        """The summary as ``(name, value)`` pairs, sizes also human readable.
+
+        >>> from pyblosc2 import asarray
+        >>> dict(asarray(np.arange(16, dtype=np.int32)).info_items)["nbytes"]
+        '64 (64 B)'
+        """
+        return [
+            ("type", type(self).__name__),
+            ("shape", self.shape),
+            ("chunks", self.chunks),
+            ("blocks", self.blocks),
+            ("dtype", self.dtype),
+            ("nbytes", _human(self.nbytes)),
+            ("cbytes", _human(self.cbytes)),
+            ("cratio", f"{self.cratio:.2f}x"),
+            ("cparams", self.cparams),
+            ("dparams", self.dparams),
+        ]
+
+    def get_chunk(self, nchunk: int) -> bytes:
+        """The compressed bytes of chunk ``nchunk`` (as the super-chunk's ``get_chunk``)."""
+        return self.schunk.get_chunk(nchunk)
+
+    # -- context manager ------------------------------------------------------------------
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    # -- fields ---------------------------------------------------------------------------
+    @property
+    def fields(self) -> Mapping[str, NDField]:
+        """The fields of a structured dtype as :class:`NDField` views (empty otherwise).
+
+        >>> from pyblosc2 import asarray
+        >>> a = asarray(np.array([(1, 2.0)], dtype=[("i", "<i8"), ("f", "<f8")]))
+        >>> list(a.fields), a.fields["f"][0]
+        (['i', 'f'], np.float64(2.0))
+        """
+        return _Fields(self)  # type: ignore[arg-type]
+
+    # -- new arrays from this one ---------------------------------------------------------
+    def _same_cparams(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        if "cparams" not in kwargs:
+            cp = self.cparams
+            kwargs["cparams"] = {
+                "codec": cp.codec,
+                "clevel": cp.clevel,
+                "filters": cp.filters,
+                "filters_meta": cp.filters_meta,
+                "nthreads": cp.nthreads,
+            }
+        return kwargs
+
+    def slice(self, key: Any, **kwargs: Any) -> NDArray:
+        """``self[key]`` as a new NDArray (``kwargs`` as for :func:`~pyblosc2.empty`; codec,
+        clevel and filters are this array's unless ``cparams`` is given). A selection of
+        whole chunks, kept with the same partition, copies the compressed chunks.
+
+        >>> from pyblosc2 import asarray
+        >>> b = asarray(np.arange(24).reshape(4, 6), chunks=(2, 3), blocks=(1, 3))
+        >>> c = b.slice((slice(2, 4), slice(0, 3)))
+        >>> c.shape, c[...].tolist()
+        ((2, 3), [[12, 13, 14], [18, 19, 20]])
+        """
+        from .constructors import asarray, empty
+
+        recompress = "cparams" in kwargs  # new cparams: chunks cannot be copied as they are
+        kwargs = self._same_cparams(kwargs)
+        try:
+            norm, mask = process_key(key, self.shape)
+        except (TypeError, IndexError):
+            norm, mask = (), ()
+        same = kwargs.get("chunks") in (None, self.chunks) and kwargs.get("blocks") in (
+            None,
+            self.blocks,
+        )
+        if (
+            norm
+            and not any(mask)
+            and all(isinstance(k, slice) and k.step in (None, 1) for k in norm)
+            and same
+            and not recompress
+            and all(k.stop > k.start for k in norm)
+        ):
+            found = detect_aligned_chunks(norm, self.shape, self.chunks)
+            if found:
+                kwargs.pop("chunks", None)
+                kwargs.pop("blocks", None)
+                shape = tuple(k.stop - k.start for k in norm)
+                out = empty(shape, self.dtype, self.chunks, self.blocks, **kwargs)
+                refs: list[int | bytes] = [self.schunk.get_chunk(n) for n in found]
+                if self.cparams.codec == out.cparams.codec and len(refs) == out.schunk.nchunks:
+                    out.schunk.set_chunks(refs)
+                    return out
+                out[...] = self[tuple(norm)]
+                return out
+        return asarray(np.asarray(self[key]), **kwargs)
+
+    def reshape(self, shape: Any, c_order: bool = True, **kwargs: Any) -> NDArray:
+        """A new array with the same items in ``shape`` (one entry may be -1), filled chunk
+        by chunk; ``c_order=False`` fills the new chunks, in order, with consecutive runs of
+        items (python-blosc2's insertion order). ``kwargs`` as for :func:`~pyblosc2.empty`.
+
+        >>> from pyblosc2 import arange
+        >>> arange(6).reshape((2, 3))[...]
+        array([[0, 1, 2],
+               [3, 4, 5]])
+        >>> arange(4).reshape((2, 2), c_order=False, chunks=(1, 2), blocks=(1, 1))[1]
+        array([2, 3])
+        """
+        from .constructors import empty
+
+        shape = (shape,) if isinstance(shape, int | np.integer) else tuple(int(s) for s in shape)
+        try:
+            shape = np.empty(self.shape, dtype=np.bool_).reshape(shape).shape
+        except ValueError as exc:
+            raise ParamError(str(exc)) from None
+        out = empty(shape, self.dtype, **self._same_cparams(kwargs))
+        if not out.size:
+            return out
+        if not out.ndim:
+            out[()] = self[(0,) * self.ndim] if self.ndim else self[()]
+            return out
+        done = 0
+        for coords in itertools.product(*[range(g) for g in out._grid]):
+            box = tuple(
+                slice(c * k, min((c + 1) * k, n))
+                for c, k, n in zip(coords, out.chunks, shape, strict=True)
+            )
+            dims = [b.stop - b.start for b in box]
+            if c_order:
+                flat = np.ravel_multi_index(
+                    np.ix_(*[np.arange(b.start, b.stop) for b in box]), shape
+                )
+            else:
+                flat = np.arange(done, done + math.prod(dims))
+                done += flat.size
+            out[box] = gather_flat(self, flat.reshape(-1)).reshape(dims)  # type: ignore[arg-type]
+        return out
+
+    def tobytes(self) -> bytes:
+        """The items as bytes in C order (as ``numpy.ndarray.tobytes``).
+
+        >>> from pyblosc2 import asarray
+        >>> asarray(np.arange(3, dtype=np.uint8)).tobytes()
+        b'\\x00\\x01\\x02'
+        """
+        return np.ascontiguousarray(self[()]).tobytes()
+
+    def argsort(self, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
+        """The stable sorting permutation of a 1-d array as a new NDArray (``order`` names
+        fields of a structured dtype; ``kwargs`` as for :func:`~pyblosc2.asarray`). The
+        items are sorted in memory.
+
+        >>> from pyblosc2 import asarray
+        >>> asarray(np.array([7, 2, 9, 2])).argsort()[...]
+        array([1, 3, 0, 2])
+        """
+        from .constructors import asarray
+
+        if self.ndim != 1:
+            raise ParamError(f"argsort needs a 1-d array, got {self.ndim} dimensions")
+        return asarray(np.argsort(self[()], kind="stable", order=order), **kwargs)
+
+    # -- gathers --------------------------------------------------------------------------
+    @property
+    def oindex(self) -> OIndex:
+        """Orthogonal indexing: ``a.oindex[[0, 2], [1, 3]]`` selects rows 0, 2 and columns
+        1, 3 (see :class:`~pyblosc2.ndarray.fancy.OIndex`)."""
+        return OIndex(self)  # type: ignore[arg-type]
+
+    def _take_sparse_normalized(self, indices: np.ndarray, out: np.ndarray | None = None) -> Any:
+        return gather_flat(self, indices, out)  # type: ignore[arg-type]
+
+    def take(self, indices: Any, axis: int | None = None) -> NDArray:
+        """numpy's ``take`` as a new NDArray (see :func:`take`)."""
+        return take(self, indices, axis=axis)  # type: ignore[arg-type]
+
+    # -- growth ---------------------------------------------------------------------------
+    def append(self, values: Any) -> int:
+        """Append items to a 1-d array (scalars append one; arrays are flattened); returns
+        the new length.
+
+        >>> from pyblosc2 import zeros
+        >>> a = zeros(0, dtype=np.int32, chunks=(4,), blocks=(2,))
+        >>> a.append([1, 2, 3]), a.append(4), a[...]
+        (3, 4, array([1, 2, 3, 4], dtype=int32))
+        """
+        if self.ndim != 1:
+            raise ParamError(f"append needs a 1-d array, got {self.ndim} dimensions")
+        if 0 in self.chunks or 0 in self.blocks:
+            raise ParamError("cannot append to an array with zero-sized chunks or blocks")
+        from .ndarray import NDArray
+
+        if isinstance(values, NDArray):
+            values = values[()]
+        new = np.asarray(values, dtype=self.dtype).reshape(-1)
+        n = self.shape[0]
+        if new.size:
+            self.resize((n + new.size,))
+            self[n:] = new
+        return self.shape[0]
+
+
+def take(a: NDArray, indices: Any, axis: int | None = None) -> NDArray:
+    """numpy's ``take`` on an NDArray, as a new NDArray: with ``axis=None`` items of the
+    flattened array (the result has the shape of ``indices``), else the indexed axis is
+    replaced by the shape of ``indices``.
+
+    >>> from pyblosc2 import asarray
+    >>> a = asarray(np.arange(12).reshape(3, 4))
+    >>> take(a, [[0, -1]])[...]
+    array([[ 0, 11]])
+    >>> take(a, [2, 0], axis=1)[...]
+    array([[ 2,  0],
+           [ 6,  4],
+           [10,  8]])
+    """
+    from .constructors import asarray
+
+    return asarray(take_numpy(a, indices, axis))
+
+
+def take_along_axis(a: NDArray, indices: Any, axis: int) -> NDArray:
+    """numpy's ``take_along_axis`` on an NDArray, as a new NDArray.
+
+    >>> from pyblosc2 import asarray
+    >>> a = asarray(np.array([[10, 30, 20], [60, 40, 50]]))
+    >>> take_along_axis(a, np.array([[0], [1]]), axis=1)[...]
+    array([[10],
+           [40]])
+    """
+    from .constructors import asarray
+    from .fancy import _normalize_axis, _normalize_indices
+
+    ax = _normalize_axis(axis, a.ndim)
+    idx = _normalize_indices(indices, a.shape[ax])
+    if idx.ndim != a.ndim:
+        raise ParamError(f"indices must have {a.ndim} dimensions, got {idx.ndim}")
+    shape = np.broadcast_shapes(
+        tuple(1 if d == ax else n for d, n in enumerate(a.shape)), idx.shape
+    )
+    shape = shape[:ax] + idx.shape[ax : ax + 1] + shape[ax + 1 :]
+    idx = np.broadcast_to(idx, shape)
+    grids = list(np.ogrid[tuple(slice(0, n) for n in shape)])
+    grids[ax] = idx
+    flat = np.ravel_multi_index(np.broadcast_arrays(*grids), a.shape)
+    return asarray(gather_flat(a, flat))
