@@ -39,6 +39,18 @@ from .api import (
     set_nthreads,
     set_releasegil,
 )
+from .clib import (
+    VERSION_DATE,
+    VERSION_STRING,
+    clib_info,
+    free_resources,
+    get_blocksize,
+    get_clib,
+    get_compressor,
+    print_versions,
+    set_blocksize,
+    set_compressor,
+)
 from .constants import (
     EXTENDED_HEADER_LENGTH,
     MAX_BLOCKSIZE,
@@ -53,6 +65,7 @@ from .constants import (
     Tuner,
 )
 from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
+from .ndarray.b2nd_meta import MAX_DIM
 from .ndarray.extra import (
     arange,
     evaluate,
@@ -63,15 +76,44 @@ from .ndarray.extra import (
     save_array,
     unpack_array2,
 )
+from .ndarray.io import from_cframe, get_slice_nchunks, load, save
 from .ndarray.ndarray import (
     NDArray,
     asarray,
+    copy,
     empty,
     full,
     ndarray_from_cframe,
     ones,
     open,
     zeros,
+)
+from .ndarray.numpylike import (
+    are_partitions_behaved,
+    array,
+    broadcast_to,
+    compute_chunks_blocks,
+    empty_like,
+    expand_dims,
+    eye,
+    fromiter,
+    full_like,
+    meshgrid,
+    nans,
+    ones_like,
+    reshape,
+    uninit,
+    zeros_like,
+)
+from .packing import (
+    load_tensor,
+    pack,
+    pack_array,
+    pack_tensor,
+    save_tensor,
+    unpack,
+    unpack_array,
+    unpack_tensor,
 )
 from .params import CParams, DParams
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
@@ -155,4 +197,47 @@ __all__ = [
     "storage_dflts",
     "unpack_array2",
     "zeros",
+]
+
+# -- API parity (issue 11): module-level API, constructors, compression API --------------------
+__all__ += [
+    "MAX_DIM",
+    "VERSION_DATE",
+    "VERSION_STRING",
+    "are_partitions_behaved",
+    "array",
+    "broadcast_to",
+    "clib_info",
+    "compute_chunks_blocks",
+    "copy",
+    "empty_like",
+    "expand_dims",
+    "eye",
+    "free_resources",
+    "from_cframe",
+    "fromiter",
+    "full_like",
+    "get_blocksize",
+    "get_clib",
+    "get_compressor",
+    "get_slice_nchunks",
+    "load",
+    "load_tensor",
+    "meshgrid",
+    "nans",
+    "ones_like",
+    "pack",
+    "pack_array",
+    "pack_tensor",
+    "print_versions",
+    "reshape",
+    "save",
+    "save_tensor",
+    "set_blocksize",
+    "set_compressor",
+    "uninit",
+    "unpack",
+    "unpack_array",
+    "unpack_tensor",
+    "zeros_like",
 ]

@@ -13,6 +13,7 @@ Format paths that exist in the Blosc formats but are not implemented here raise
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentConflictError",
     "Blosc2Error",
     "BoundsError",
     "CodecError",
@@ -36,6 +37,17 @@ class ParamTypeError(ParamError, TypeError):
     that ``except TypeError`` catches as well.
 
     >>> issubclass(ParamTypeError, ValueError) and issubclass(ParamTypeError, TypeError)
+    True
+    """
+
+
+class ArgumentConflictError(ParamError, AttributeError, KeyError):
+    """A parameter group given both whole and field by field (``cparams=`` with ``clevel=``,
+    ``storage=`` with ``urlpath=``): a :class:`ParamError`, and also the classes python-blosc2
+    happens to raise for it depending on the call (``AttributeError`` for ``compress2`` and
+    ``SChunk(storage=...)``, ``KeyError`` for the NDArray constructors).
+
+    >>> issubclass(ArgumentConflictError, ValueError | AttributeError | KeyError)
     True
     """
 

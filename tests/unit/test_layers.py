@@ -27,6 +27,8 @@ LAYERS = {
     "schunk_edit": 6.5,
     "ndarray": 8,
     "api": 8,
+    "clib": 8.5,  # python-blosc2 globals and library info, over api
+    "packing": 8.5,  # pack/pack_tensor & co., over api and ndarray
     "compat": 9,
     "__init__": 11,
     "cli": 10,
