@@ -129,6 +129,16 @@ def _blosc1_filter(filter: Filter | int) -> Filter | int:
     return filter if filter in _BLOSC1_SHUFFLES else Filter.NOFILTER
 
 
+def _forced_blocksize(typesize: int) -> int:
+    """The block size set_blocksize() forces, as a multiple of ``typesize``: C-Blosc2 uses a
+    forced size as given and writes chunks it cannot decode when it is not a multiple
+    (chunk-format.md §18); rounding down to whole items gives a valid chunk instead."""
+    forced = int(_state["blocksize"])
+    if not forced or typesize <= 0 or forced % typesize == 0:
+        return forced
+    return max(typesize, forced // typesize * typesize)
+
+
 def compress(
     src: BufferLike,
     typesize: int | None = 8,
@@ -156,7 +166,7 @@ def compress(
         nthreads=_state["nthreads"],
         filters=[0, 0, 0, 0, 0, _blosc1_filter(parse_enum(filter, Filter, "filter", 0, 255))],
         splitmode=SplitMode.FORWARD_COMPAT_SPLIT,
-        blocksize=_state["blocksize"],
+        blocksize=_forced_blocksize(int(typesize)),
     )
     _state["compressor"] = cp.codec  # python-blosc2's compress sets the global compressor
     if cp.filters[5] == Filter.SHUFFLE and cp.typesize == 1:

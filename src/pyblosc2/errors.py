@@ -19,6 +19,7 @@ __all__ = [
     "CodecError",
     "FormatError",
     "FrameChangedError",
+    "ParamAttributeError",
     "ParamError",
     "ParamTypeError",
 ]
@@ -48,6 +49,15 @@ class ArgumentConflictError(ParamError, AttributeError, KeyError):
     ``SChunk(storage=...)``, ``KeyError`` for the NDArray constructors).
 
     >>> issubclass(ArgumentConflictError, ValueError | AttributeError | KeyError)
+    True
+    """
+
+
+class ParamAttributeError(ParamError, AttributeError):
+    """An argument lacking an attribute the call needs (``pack("abc")``: no ``itemsize``):
+    a :class:`ParamError`, also the ``AttributeError`` python-blosc2 raises.
+
+    >>> issubclass(ParamAttributeError, ValueError | AttributeError)
     True
     """
 

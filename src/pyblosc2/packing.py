@@ -23,7 +23,7 @@ import numpy as np
 from ._bytes import BufferLike
 from .api import compress, decompress
 from .constants import Codec, Filter
-from .errors import ParamError
+from .errors import ParamAttributeError
 from .ndarray.extra import _pack, _unpack
 from .params import parse_clevel, parse_typesize
 from .schunk import open as open_schunk
@@ -55,7 +55,9 @@ def pack(
     """
     for attr in ("itemsize", "size"):
         if not hasattr(obj, attr):
-            raise ParamError(f"obj must have an {attr} attribute (e.g. a numpy array), got {obj!r}")
+            raise ParamAttributeError(
+                f"obj must have an {attr} attribute (e.g. a numpy array), got {obj!r}"
+            )
     parse_clevel(clevel)
     typesize = parse_typesize(obj.itemsize, 255)
     pickled = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)

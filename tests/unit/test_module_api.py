@@ -109,6 +109,8 @@ def test_pack_unpack_roundtrip(obj) -> None:
 def test_pack_refuses_objects_without_itemsize() -> None:
     with pytest.raises(pb.ParamError, match="itemsize"):
         pb.pack([1, 2, 3])
+    with pytest.raises(AttributeError, match="itemsize"):
+        pb.pack_array("abc")
 
 
 @pytest.mark.parametrize(
@@ -227,3 +229,27 @@ def test_schunk_refuses_compression_parameters_one_by_one() -> None:
 def test_constructors_take_compression_parameters_one_by_one() -> None:
     a = pb.zeros((4, 4), np.int32, clevel=3, codec=pb.Codec.LZ4)
     assert (a.schunk.cparams.clevel, a.schunk.cparams.codec) == (3, pb.Codec.LZ4)
+
+
+@pytest.mark.parametrize(
+    ("forced", "typesize", "expected"), [(5, 8, 8), (30, 8, 24), (33, 4, 32), (40, 8, 40)]
+)
+def test_forced_blocksize_is_rounded_to_whole_items(
+    restore_globals, forced, typesize, expected
+) -> None:
+    """C-Blosc2 writes a forced block size as given, and cannot decode some of those chunks
+    (33 bytes of 8-byte items); pyblosc2 rounds it down to whole items."""
+    pb.set_blocksize(forced)
+    src = np.arange(1000, dtype=np.int64).tobytes()
+    c = pb.compress(src, typesize=typesize)
+    assert ChunkHeader.from_bytes(c).blocksize == expected
+    assert pb.decompress(c) == src
+
+
+def test_copy_keeps_vlmeta_and_metalayers() -> None:
+    a = pb.arange(0, 10, 1, dtype="i4", shape=(10,), meta={"m": [1, 2]})
+    a.vlmeta["name"] = "a"
+    c = pb.copy(a, cparams=pb.CParams(clevel=9, codec=pb.Codec.LZ4))
+    assert c.vlmeta["name"] == "a" and c.meta["m"] == [1, 2]
+    assert (c.schunk.cparams.clevel, c.schunk.cparams.codec) == (9, pb.Codec.LZ4)
+    np.testing.assert_array_equal(c[...], a[...])

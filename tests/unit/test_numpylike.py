@@ -266,3 +266,10 @@ def test_chunks_larger_than_a_chunk_can_hold_raise_runtime_error() -> None:
         pb.zeros((2**31 - 1,), np.float32, chunks=(2**30,))
     with pytest.raises(ChunkTooLargeError):
         pb.zeros((2**31 - 1,), np.float32, chunks=(2**30,))
+
+
+@pytest.mark.parametrize("c_order", [True, False])
+def test_fromiter_takes_a_numpy_array_in_c_order(c_order: bool) -> None:
+    src = np.arange(24, dtype=np.float32).reshape(4, 6)
+    a = pb.fromiter(src, (4, 6), np.float32, c_order=c_order, chunks=(2, 3), blocks=(1, 2))
+    np.testing.assert_array_equal(a[...], src)

@@ -246,15 +246,38 @@ def asarray(
 def copy(
     arr: NDArray, chunks: ShapeLike | None = None, blocks: ShapeLike | None = None, **kwargs: Any
 ) -> NDArray:
-    """A copy of ``arr`` with new storage, chunks, blocks or cparams.
+    """A copy of ``arr`` with new storage, chunks, blocks, dtype or cparams, made chunk by
+    chunk; its other metalayers and its vlmeta are copied too (as python-blosc2 does).
 
-    >>> b = copy(asarray(np.arange(10)), chunks=(5,), blocks=(5,))
-    >>> b.chunks, b[4:7]
-    ((5,), array([4, 5, 6]))
+    >>> a = asarray(np.arange(10)); a.vlmeta["name"] = "a"
+    >>> b = copy(a, chunks=(5,), blocks=(5,))
+    >>> b.chunks, b[4:7], b.vlmeta["name"]
+    ((5,), array([4, 5, 6]), 'a')
     """
     kwargs.setdefault("cparams", arr.schunk.cparams)
     kwargs.setdefault("copy", True)
-    return asarray(arr, chunks or arr.chunks, blocks or arr.blocks, **kwargs)
+    storage = kwargs.get("storage")
+    if "meta" not in kwargs and not (
+        isinstance(storage, dict | Storage) and _storage_meta(storage)
+    ):
+        layers = {k: RawMetalayer(v) for k, v in arr.schunk.metalayers if k != "b2nd"}
+        if layers:
+            if storage is None:
+                kwargs["meta"] = layers
+            else:
+                kwargs["storage"] = {
+                    **(asdict(storage) if isinstance(storage, Storage) else storage),
+                    "meta": layers,
+                }
+    out = asarray(arr, chunks or arr.chunks, blocks or arr.blocks, **kwargs)
+    entries = arr.schunk.vlmeta_entries
+    if entries and out is not arr:
+        out.schunk.set_vlmeta_entries(entries)
+    return out
+
+
+def _storage_meta(storage: Any) -> Any:
+    return storage.get("meta") if isinstance(storage, dict) else storage.meta
 
 
 def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> SChunk | NDArray:

@@ -67,7 +67,8 @@ def fromiter(
     iterable: Iterable[Any], shape: ShapeLike, dtype: DTypeLike, c_order: bool = True, **kwargs: Any
 ) -> NDArray:
     """An array from an iterable, consumed once and only as far as needed: in C order, or with
-    ``c_order=False`` chunk after chunk in storage order. A too short iterable is refused.
+    ``c_order=False`` chunk after chunk in storage order (a numpy array of the right size is
+    taken in C order either way). A too short iterable is refused.
 
     >>> fromiter(iter(range(6)), (2, 3), np.int16)[...]
     array([[0, 1, 2],
@@ -77,8 +78,10 @@ def fromiter(
            [2, 3, 6, 7]], dtype=int32)
     """
     arr = _new(shape, dtype, kwargs.pop("chunks", None), kwargs.pop("blocks", None), kwargs)
-    if isinstance(iterable, np.ndarray):
-        iterable = iterable.reshape(-1)
+    if isinstance(iterable, np.ndarray) and iterable.size == arr.size:
+        # a numpy array is laid out as it is, whatever c_order (as python-blosc2 does)
+        src = iterable.reshape(arr.shape) if arr.ndim else iterable.reshape(())
+        return fill_regions(arr, lambda region: src[region] if region else src[()])
     it = iter(iterable)
 
     def produce(lo: int, hi: int) -> np.ndarray:
