@@ -43,6 +43,7 @@ from .clib import (
     VERSION_DATE,
     VERSION_STRING,
     clib_info,
+    detect_number_of_cores,
     free_resources,
     get_blocksize,
     get_clib,
@@ -66,6 +67,7 @@ from .constants import (
 )
 from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
 from .ndarray.b2nd_meta import MAX_DIM
+from .ndarray.combine import astype, concat, stack
 from .ndarray.extra import (
     arange,
     evaluate,
@@ -206,10 +208,13 @@ __all__ += [
     "VERSION_STRING",
     "are_partitions_behaved",
     "array",
+    "astype",
     "broadcast_to",
     "clib_info",
     "compute_chunks_blocks",
+    "concat",
     "copy",
+    "detect_number_of_cores",
     "empty_like",
     "expand_dims",
     "eye",
@@ -235,6 +240,7 @@ __all__ += [
     "save_tensor",
     "set_blocksize",
     "set_compressor",
+    "stack",
     "uninit",
     "unpack",
     "unpack_array",

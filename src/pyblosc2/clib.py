@@ -13,6 +13,7 @@ globals they set are those :func:`~pyblosc2.compress` reads.
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 import zlib
@@ -34,6 +35,7 @@ __all__ = [
     "VERSION_DATE",
     "VERSION_STRING",
     "clib_info",
+    "detect_number_of_cores",
     "free_resources",
     "get_blocksize",
     "get_clib",
@@ -179,6 +181,15 @@ def print_versions() -> None:
     print(f"Detected cores: {ncores}")
     print(f"Number of threads to use by default: {nthreads}")
     print(line)
+
+
+def detect_number_of_cores() -> int:
+    """The number of cores of this machine (python-blosc2's ``detect_number_of_cores``).
+
+    >>> detect_number_of_cores() >= 1
+    True
+    """
+    return os.cpu_count() or 1
 
 
 def free_resources() -> None:
