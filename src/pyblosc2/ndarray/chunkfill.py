@@ -15,7 +15,11 @@ from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from .ndarray import NDArray
 
-__all__ = ["Region", "chunk_regions", "fill_flat", "fill_regions"]
+__all__ = ["WHOLE_READ_MAX", "Region", "chunk_regions", "fill_flat", "fill_regions", "reader_of"]
+
+#: sources up to this many bytes are read whole once instead of region by region (reading a
+#: region decodes every source chunk it overlaps; python-blosc2 uses the same 16 MB bound)
+WHOLE_READ_MAX = 1 << 24
 
 #: The part of an array one chunk covers: one slice per dimension.
 Region = tuple[slice, ...]
@@ -32,6 +36,19 @@ def chunk_regions(shape: tuple[int, ...], chunks: tuple[int, ...]) -> list[Regio
         tuple(slice(o, min(o + c, s)) for o, c, s in zip(origin, chunks, shape, strict=True))
         for origin in itertools.product(*grid)
     ]
+
+
+def reader_of(src: Any) -> Callable[[Region], Any]:
+    """``region -> src[region]`` for an NDArray (or array-like) source: from one whole read
+    when it is at most :data:`WHOLE_READ_MAX` bytes, else region by region.
+
+    >>> from .constructors import asarray
+    >>> reader_of(asarray(np.arange(5)))((slice(1, 3),))
+    array([1, 2])
+    """
+    if isinstance(src, NDArray) and src.size * src.dtype.itemsize <= WHOLE_READ_MAX:
+        src = src[()] if not src.ndim else src[...]
+    return lambda region: src[region] if region else src[()]
 
 
 def fill_regions(arr: NDArray, piece_of: Callable[[Region], Any]) -> NDArray:

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ..params import parse_choice, parse_int, refuse
-from .chunkfill import Region, fill_regions
+from .chunkfill import Region, fill_regions, reader_of
 from .constructors import _new
 from .ndarray import NDArray
 from .numpylike import expand_dims
@@ -98,4 +98,4 @@ def astype(
         kwargs.setdefault("chunks", src.chunks)
         kwargs.setdefault("blocks", src.blocks)
     out = _new(src.shape, dt, kwargs.pop("chunks", None), kwargs.pop("blocks", None), kwargs)
-    return fill_regions(out, lambda region: src[region] if region else src[()])
+    return fill_regions(out, reader_of(src))

@@ -220,9 +220,9 @@ def asarray(
         out = _new(
             src.shape, dtype, chunks if src.ndim else None, blocks if src.ndim else None, kwargs
         )
-        from .chunkfill import fill_regions
+        from .chunkfill import fill_regions, reader_of
 
-        return fill_regions(out, lambda region: src[region] if region else src[()])
+        return fill_regions(out, reader_of(src))
     if copy_ is False:
         raise ParamError("copy=False needs an NDArray (anything else must be copied)")
     data = np.asarray(array, dtype=dtype)
