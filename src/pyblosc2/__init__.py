@@ -39,6 +39,19 @@ from .api import (
     set_nthreads,
     set_releasegil,
 )
+from .clib import (
+    VERSION_DATE,
+    VERSION_STRING,
+    clib_info,
+    detect_number_of_cores,
+    free_resources,
+    get_blocksize,
+    get_clib,
+    get_compressor,
+    print_versions,
+    set_blocksize,
+    set_compressor,
+)
 from .constants import (
     EXTENDED_HEADER_LENGTH,
     MAX_BLOCKSIZE,
@@ -53,6 +66,8 @@ from .constants import (
     Tuner,
 )
 from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
+from .ndarray.b2nd_meta import MAX_DIM
+from .ndarray.combine import astype, concat, stack
 from .ndarray.dask_io import from_dask
 
 # -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
@@ -66,10 +81,12 @@ from .ndarray.extra import (
     save_array,
     unpack_array2,
 )
+from .ndarray.io import from_cframe, get_slice_nchunks, load, save
 from .ndarray.members import NDField, take, take_along_axis  # NDArray indexing (issue 11)
 from .ndarray.ndarray import (
     NDArray,
     asarray,
+    copy,
     empty,
     full,
     ndarray_from_cframe,
@@ -77,8 +94,33 @@ from .ndarray.ndarray import (
     open,
     zeros,
 )
-
-# -- end of "ops" --
+from .ndarray.numpylike import (
+    are_partitions_behaved,
+    array,
+    broadcast_to,
+    compute_chunks_blocks,
+    empty_like,
+    expand_dims,
+    eye,
+    fromiter,
+    full_like,
+    meshgrid,
+    nans,
+    ones_like,
+    reshape,
+    uninit,
+    zeros_like,
+)
+from .packing import (
+    load_tensor,
+    pack,
+    pack_array,
+    pack_tensor,
+    save_tensor,
+    unpack,
+    unpack_array,
+    unpack_tensor,
+)
 from .params import CParams, DParams
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
 
@@ -165,4 +207,51 @@ __all__ = [
     "take_along_axis",
     "unpack_array2",
     "zeros",
+]
+
+# -- API parity (issue 11): module-level API, constructors, compression API --------------------
+__all__ += [
+    "MAX_DIM",
+    "VERSION_DATE",
+    "VERSION_STRING",
+    "are_partitions_behaved",
+    "array",
+    "astype",
+    "broadcast_to",
+    "clib_info",
+    "compute_chunks_blocks",
+    "concat",
+    "copy",
+    "detect_number_of_cores",
+    "empty_like",
+    "expand_dims",
+    "eye",
+    "free_resources",
+    "from_cframe",
+    "fromiter",
+    "full_like",
+    "get_blocksize",
+    "get_clib",
+    "get_compressor",
+    "get_slice_nchunks",
+    "load",
+    "load_tensor",
+    "meshgrid",
+    "nans",
+    "ones_like",
+    "pack",
+    "pack_array",
+    "pack_tensor",
+    "print_versions",
+    "reshape",
+    "save",
+    "save_tensor",
+    "set_blocksize",
+    "set_compressor",
+    "stack",
+    "uninit",
+    "unpack",
+    "unpack_array",
+    "unpack_tensor",
+    "zeros_like",
 ]

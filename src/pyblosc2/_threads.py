@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import DTypeLike
 
-__all__ = ["default_nthreads", "run_parallel", "scratch", "thread_cache"]
+__all__ = ["default_nthreads", "run_parallel", "scratch", "set_default_nthreads", "thread_cache"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -40,9 +40,21 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+#: the thread count ``set_nthreads`` chose (None: the number of cores)
+_chosen: list[int] = []
+
+
 def default_nthreads() -> int:
-    """The default thread count: the number of cores (as python-blosc2 does)."""
+    """The default thread count: the one ``set_nthreads`` last set, else the number of cores
+    (as python-blosc2 does)."""
+    if _chosen:
+        return _chosen[-1]
     return max(1, min(os.cpu_count() or 1, _MAX_THREADS))
+
+
+def set_default_nthreads(n: int) -> None:
+    """Make ``n`` the default thread count of new ``CParams``/``DParams``."""
+    _chosen[:] = [n]
 
 
 def _pool(n: int) -> ThreadPoolExecutor:

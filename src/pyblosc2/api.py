@@ -17,7 +17,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ._bytes import BufferLike, as_view, writable_view
-from ._threads import default_nthreads
+from ._threads import default_nthreads, set_default_nthreads
 from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
@@ -50,18 +50,28 @@ __all__ = [
     "set_releasegil",
 ]
 
-_state: dict[str, int | bool] = {"nthreads": default_nthreads(), "releasegil": False}
+_state: dict[str, int | bool] = {
+    "nthreads": default_nthreads(),
+    "releasegil": False,
+    # compress()'s forced block size (set_blocksize; 0: automatic) and last codec
+    "blocksize": 0,
+    "compressor": Codec.BLOSCLZ,
+}
 #: The shuffles a Blosc1 chunk can record.
 _BLOSC1_SHUFFLES = (Filter.NOFILTER, Filter.SHUFFLE, Filter.BITSHUFFLE)
 
 
 def set_nthreads(nthreads: int) -> int:
-    """Set the thread count of :func:`compress`/:func:`decompress`; returns the previous one.
+    """Set the thread count of :func:`compress`/:func:`decompress` and the default one of new
+    ``CParams``/``DParams`` (as python-blosc2 does); returns the previous one.
 
-    >>> old = set_nthreads(1); _ = set_nthreads(old)
+    >>> old = set_nthreads(1); CParams().nthreads
+    1
+    >>> _ = set_nthreads(old)
     """
     new = parse_nthreads(nthreads)
     old, _state["nthreads"] = _state["nthreads"], new
+    set_default_nthreads(new)
     return old
 
 
@@ -112,6 +122,23 @@ def compress2(src: BufferLike, **kwargs: Any) -> bytes:
     return encode_chunk(as_view(src), _spec(cp))
 
 
+def _blosc1_filter(filter: Filter | int) -> Filter | int:
+    """The filter C's ``blosc2_compress`` records for its ``doshuffle`` argument (its
+    ``build_filters``): only NOFILTER, SHUFFLE and BITSHUFFLE are applied; any other id (DELTA,
+    TRUNC_PREC, BYTEDELTA, ...) leaves the pipeline empty, so the data is stored unfiltered."""
+    return filter if filter in _BLOSC1_SHUFFLES else Filter.NOFILTER
+
+
+def _forced_blocksize(typesize: int) -> int:
+    """The block size set_blocksize() forces, as a multiple of ``typesize``: C-Blosc2 uses a
+    forced size as given and writes chunks it cannot decode when it is not a multiple
+    (chunk-format.md §18); rounding down to whole items gives a valid chunk instead."""
+    forced = int(_state["blocksize"])
+    if not forced or typesize <= 0 or forced % typesize == 0:
+        return forced
+    return max(typesize, forced // typesize * typesize)
+
+
 def compress(
     src: BufferLike,
     typesize: int | None = 8,
@@ -120,7 +147,10 @@ def compress(
     codec: Codec | int = Codec.ZSTD,
     _ignore_multiple_size: bool = False,
 ) -> bytes:
-    """Compress like python-blosc2's ``compress`` (one filter, in slot 5; global thread count).
+    """Compress like python-blosc2's ``compress`` (one filter, in slot 5; the global thread
+    count and :func:`~pyblosc2.set_blocksize` block size). As in C-Blosc2's
+    ``blosc2_compress``, ``filter`` applies only when it is NOFILTER, SHUFFLE (typesize > 1) or
+    BITSHUFFLE; other filter ids store the data unfiltered.
 
     >>> c = compress(np.arange(16, dtype=np.int32), typesize=4, clevel=5, codec=Codec.LZ4)
     >>> c.hex()[:16], len(c)
@@ -134,9 +164,11 @@ def compress(
         clevel=clevel,
         codec=codec,
         nthreads=_state["nthreads"],
-        filters=[0, 0, 0, 0, 0, parse_enum(filter, Filter, "filter", 0, 255)],
+        filters=[0, 0, 0, 0, 0, _blosc1_filter(parse_enum(filter, Filter, "filter", 0, 255))],
         splitmode=SplitMode.FORWARD_COMPAT_SPLIT,
+        blocksize=_forced_blocksize(int(typesize)),
     )
+    _state["compressor"] = cp.codec  # python-blosc2's compress sets the global compressor
     if cp.filters[5] == Filter.SHUFFLE and cp.typesize == 1:
         cp.filters[5] = Filter.NOFILTER  # blosc2_compress drops it (build_filters)
     if not _ignore_multiple_size and len(view) % cp.typesize:

@@ -66,6 +66,17 @@ class Codec(IntEnum):
     SNAPPY = 3
     ZLIB = 4
     ZSTD = 5
+    #: plugin codecs of python-blosc2 (C-Blosc2 plugins): named for API parity; pyblosc2 does
+    #: not implement them, and compressing with one raises NotImplementedError
+    NDLZ = 32
+    ZFP_ACC = 33
+    ZFP_PREC = 34
+    ZFP_RATE = 35
+    OPENHTJ2K = 36
+    GROK = 37
+    OPENZL = 38
+    J2K = 39
+    HTJ2K = 40
 
 
 class Filter(IntEnum):

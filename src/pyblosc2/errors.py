@@ -13,11 +13,13 @@ Format paths that exist in the Blosc formats but are not implemented here raise
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentConflictError",
     "Blosc2Error",
     "BoundsError",
     "CodecError",
     "FormatError",
     "FrameChangedError",
+    "ParamAttributeError",
     "ParamError",
     "ParamTypeError",
     "RemoteError",
@@ -37,6 +39,26 @@ class ParamTypeError(ParamError, TypeError):
     that ``except TypeError`` catches as well.
 
     >>> issubclass(ParamTypeError, ValueError) and issubclass(ParamTypeError, TypeError)
+    True
+    """
+
+
+class ArgumentConflictError(ParamError, AttributeError, KeyError):
+    """A parameter group given both whole and field by field (``cparams=`` with ``clevel=``,
+    ``storage=`` with ``urlpath=``): a :class:`ParamError`, and also the classes python-blosc2
+    happens to raise for it depending on the call (``AttributeError`` for ``compress2`` and
+    ``SChunk(storage=...)``, ``KeyError`` for the NDArray constructors).
+
+    >>> issubclass(ArgumentConflictError, ValueError | AttributeError | KeyError)
+    True
+    """
+
+
+class ParamAttributeError(ParamError, AttributeError):
+    """An argument lacking an attribute the call needs (``pack("abc")``: no ``itemsize``):
+    a :class:`ParamError`, also the ``AttributeError`` python-blosc2 raises.
+
+    >>> issubclass(ParamAttributeError, ValueError | AttributeError)
     True
     """
 

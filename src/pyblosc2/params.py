@@ -35,7 +35,7 @@ import numpy as np
 
 from ._threads import default_nthreads
 from .constants import MAX_FILTERS, MAX_TYPESIZE, Codec, Filter, SplitMode, Tuner
-from .errors import ParamError, ParamTypeError
+from .errors import ArgumentConflictError, ParamError, ParamTypeError
 
 __all__ = [
     "CParams",
@@ -47,6 +47,7 @@ __all__ = [
     "parse_clevel",
     "parse_codec",
     "parse_enum",
+    "parse_fill_value",
     "parse_filters",
     "parse_int",
     "parse_nthreads",
@@ -199,6 +200,36 @@ def parse_choice(value: object, name: str, choices: Sequence[T]) -> T:
         if value == choice:
             return choice
     refuse(name, expected, value)
+
+
+def parse_fill_value(value: object, typesize: int) -> bytes:
+    """The bytes of one item for a VALUE special chunk of ``typesize``-byte items, as
+    python-blosc2's ``fill_special`` makes them: the value's own bytes when their size is
+    ``typesize``, else a Python int (or bool) as a signed int and a Python float as a float of
+    ``typesize`` bytes.
+
+    >>> parse_fill_value(34, 4).hex(), parse_fill_value(True, 2).hex(), parse_fill_value(b"ab", 2)
+    ('22000000', '0100', b'ab')
+    >>> parse_fill_value(1.5, 3)
+    Traceback (most recent call last):
+    ...
+    pyblosc2.errors.ParamError: value must be a value of 3 bytes (or an int or float), got 1.5
+    """
+    raw = np.asarray(value)
+    if raw.dtype.itemsize == typesize and raw.size == 1:
+        return raw.tobytes()
+    kind = "i" if isinstance(value, int | np.integer) else "f" if isinstance(value, float) else ""
+    if kind and (kind, typesize) in {
+        ("i", 1),
+        ("i", 2),
+        ("i", 4),
+        ("i", 8),
+        ("f", 2),
+        ("f", 4),
+        ("f", 8),
+    }:
+        return np.asarray(value, f"<{kind}{typesize}").tobytes()
+    refuse("value", f"a value of {typesize} bytes (or an int or float)", value)
 
 
 # -- one parser per field ----------------------------------------------------------------------
@@ -421,7 +452,7 @@ P = TypeVar("P", CParams, DParams)
 def _from_any(cls: type[P], name: str, kind: str, value: object, kwargs: dict[str, Any]) -> P:
     """A ``cls`` from an instance, a dict or keyword arguments, refusing unknown keys."""
     if value is not None and kwargs:
-        raise ParamError(f"pass either {name} or individual {kind} parameters, not both")
+        raise ArgumentConflictError(f"pass either {name} or individual {kind} parameters, not both")
     if value is None:
         value = kwargs
     if isinstance(value, cls):

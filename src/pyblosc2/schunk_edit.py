@@ -13,7 +13,7 @@ from ._bytes import as_view
 from .chunk.special import make_special_chunk
 from .constants import SpecialValue
 from .errors import BoundsError, ParamError
-from .params import parse_int
+from .params import parse_fill_value, parse_int
 
 __all__ = ["MAX_FILL_CHUNKS", "ChunkListEdits"]
 
@@ -100,6 +100,8 @@ class ChunkListEdits:
             raise ParamError("value is needed for (and only for) SpecialValue.VALUE")
         nitems = parse_int(nitems, "nitems", 0)
         ts, cs = self.typesize, self.chunksize
+        if value is not None:  # python-blosc2's conversion of ints/floats to typesize bytes
+            value = np.frombuffer(parse_fill_value(value, ts), np.uint8)
         total = nitems * ts
         nchunks = -(-total // cs)
         if nchunks > MAX_FILL_CHUNKS:

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ParamError
+from .errors import ArgumentConflictError, ParamError
 
 __all__ = ["MMAP_MODES", "MODES", "Storage"]
 
@@ -69,7 +69,9 @@ class Storage:
         if storage is None:
             return cls(**given)
         if given:
-            raise ParamError("pass either storage or individual storage arguments, not both")
+            raise ArgumentConflictError(
+                "pass either storage or individual storage arguments, not both"
+            )
         if isinstance(storage, dict):
             return cls(**storage)
         if isinstance(storage, Storage):

@@ -30,6 +30,8 @@ LAYERS = {
     "ndarray": 8,
     "api": 8,
     "utils": 8.5,  # python-blosc2's blosc2.utils names (index keys)
+    "clib": 8.5,  # python-blosc2 globals and library info, over api
+    "packing": 8.5,  # pack/pack_tensor & co., over api and ndarray
     "compat": 9,
     "__init__": 11,
     "cli": 10,

@@ -82,6 +82,10 @@ def get_codec(compcode: int) -> BaseCodec:
     'zstd'
     """
     codec = _BUILTINS.get(int(compcode)) or _plugins.get(int(compcode))
+    if codec is None and int(compcode) in Codec._value2member_map_:
+        raise NotImplementedError(
+            f"codec {Codec(int(compcode)).name} (a C-Blosc2 plugin) is not implemented by pyblosc2"
+        )
     if codec is None:
         known = sorted(registered_codecs())
         raise ParamError(f"codec must be one of {known}, got {compcode}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from typing import Any
 
 import numpy as np
@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike, DTypeLike
 from .._bytes import BufferLike
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue, header_typesize
+from ..errors import ParamError
 from ..meta import RawMetalayer
 from ..params import CParams
 from ..schunk import SChunk
@@ -34,6 +35,9 @@ __all__ = [
 ]
 
 
+_CPARAMS_FIELDS = frozenset(f.name for f in fields(CParams))
+
+
 def _new(
     shape: ShapeLike,
     dtype: DTypeLike,
@@ -45,8 +49,9 @@ def _new(
     meta = B2NDMeta(shape, chunks, blocks, dtype)
     t = dtype.itemsize
     ext = [-(-c // b) * b if b else 0 for c, b in zip(chunks, blocks, strict=True)]
-    cp = kwargs.pop("cparams", None)
-    cp = CParams.from_any(cp) if cp is not None else CParams()
+    # compression parameters given one by one (python-blosc2 accepts ``clevel=`` & co.)
+    one_by_one = {k: kwargs.pop(k) for k in list(kwargs) if k in _CPARAMS_FIELDS}
+    cp = CParams.from_any(kwargs.pop("cparams", None), **one_by_one)
     filters_meta = list(cp.filters_meta)
     if dtype.kind == "U" and cp.filters[-1:] == [1] and len(filters_meta) == 6:
         filters_meta[5] = 4  # python-blosc2 shuffles unicode in 4-byte groups
@@ -170,7 +175,12 @@ def asarray(
     **kwargs: Any,
 ) -> NDArray:
     """Store a numpy array (or anything ``np.asarray`` accepts) as an NDArray; ``kwargs``
-    are those of :class:`~pyblosc2.SChunk` (``urlpath``, ``mode``, ``cparams``, ``meta``...).
+    are those of :class:`~pyblosc2.SChunk` (``urlpath``, ``mode``, ``cparams``, ``meta``...)
+    plus ``dtype`` and ``copy``.
+
+    An NDArray is returned as is unless a copy is asked for (``copy=True``) or needed (another
+    dtype, partition or storage); ``copy=False`` refuses the latter. It is copied chunk by
+    chunk, keeping its chunks and blocks unless others are given.
 
     >>> a = asarray(np.arange(12).reshape(3, 4), chunks=(2, 2), blocks=(1, 2),
     ...             cparams={"clevel": 9, "nthreads": 1})
@@ -179,8 +189,43 @@ def asarray(
            [ 9, 10]])
     >>> asarray([[1.5, 2.5]]).shape
     (1, 2)
+    >>> asarray(a) is a, asarray(a, dtype=np.int8).dtype
+    (True, dtype('int8'))
     """
-    data = np.asarray(array)
+    copy_ = kwargs.pop("copy", None)
+    dtype = kwargs.pop("dtype", None)
+    if copy_ is not None and not isinstance(copy_, bool | np.bool_):
+        raise ParamError(f"copy must be a bool or None, got {copy_!r}")
+    if isinstance(array, NDArray):
+        dtype = array.dtype if dtype is None else np.dtype(dtype)
+        chunks = array.chunks if chunks is None else chunks
+        blocks = array.blocks if blocks is None else blocks
+        needed = bool(kwargs) or (
+            dtype,
+            tuple(np.atleast_1d(chunks)),
+            tuple(np.atleast_1d(blocks)),
+        ) != (
+            array.dtype,
+            tuple(np.atleast_1d(array.chunks)),
+            tuple(np.atleast_1d(array.blocks)),
+        )
+        if copy_ is False and needed:
+            raise ParamError(
+                "copy=False cannot be honoured: a change of dtype, partition or storage "
+                "needs a copy"
+            )
+        if not (copy_ or needed):
+            return array
+        src = array
+        out = _new(
+            src.shape, dtype, chunks if src.ndim else None, blocks if src.ndim else None, kwargs
+        )
+        from .chunkfill import fill_regions, reader_of
+
+        return fill_regions(out, reader_of(src))
+    if copy_ is False:
+        raise ParamError("copy=False needs an NDArray (anything else must be copied)")
+    data = np.asarray(array, dtype=dtype)
     arr = _new(data.shape, data.dtype, chunks, blocks, kwargs)
     if data.size == 0:
         return arr
@@ -201,14 +246,38 @@ def asarray(
 def copy(
     arr: NDArray, chunks: ShapeLike | None = None, blocks: ShapeLike | None = None, **kwargs: Any
 ) -> NDArray:
-    """A copy of ``arr`` with new storage, chunks, blocks or cparams.
+    """A copy of ``arr`` with new storage, chunks, blocks, dtype or cparams, made chunk by
+    chunk; its other metalayers and its vlmeta are copied too (as python-blosc2 does).
 
-    >>> b = copy(asarray(np.arange(10)), chunks=(5,), blocks=(5,))
-    >>> b.chunks, b[4:7]
-    ((5,), array([4, 5, 6]))
+    >>> a = asarray(np.arange(10)); a.vlmeta["name"] = "a"
+    >>> b = copy(a, chunks=(5,), blocks=(5,))
+    >>> b.chunks, b[4:7], b.vlmeta["name"]
+    ((5,), array([4, 5, 6]), 'a')
     """
     kwargs.setdefault("cparams", arr.schunk.cparams)
-    return asarray(arr[...], chunks or arr.chunks, blocks or arr.blocks, **kwargs)
+    kwargs.setdefault("copy", True)
+    storage = kwargs.get("storage")
+    if "meta" not in kwargs and not (
+        isinstance(storage, dict | Storage) and _storage_meta(storage)
+    ):
+        layers = {k: RawMetalayer(v) for k, v in arr.schunk.metalayers if k != "b2nd"}
+        if layers:
+            if storage is None:
+                kwargs["meta"] = layers
+            else:
+                kwargs["storage"] = {
+                    **(asdict(storage) if isinstance(storage, Storage) else storage),
+                    "meta": layers,
+                }
+    out = asarray(arr, chunks or arr.chunks, blocks or arr.blocks, **kwargs)
+    entries = arr.schunk.vlmeta_entries
+    if entries and out is not arr:
+        out.schunk.set_vlmeta_entries(entries)
+    return out
+
+
+def _storage_meta(storage: Any) -> Any:
+    return storage.get("meta") if isinstance(storage, dict) else storage.meta
 
 
 def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> SChunk | NDArray:

@@ -16,6 +16,8 @@ from ..errors import FormatError, ParamError
 from ..params import DParams, parse_int
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
+from .chunkfill import fill_flat
+from .constructors import _new
 from .evaluate import evaluate
 from .ndarray import NDArray, ShapeLike, asarray
 
@@ -31,6 +33,8 @@ __all__ = [
 ]
 
 PACK_KEY = "__pack_tensor__"
+#: the kinds of packed tensors python-blosc2 records (all stored as numpy data)
+TENSOR_KINDS = ("numpy", "torch", "tensorflow")
 MAX_PACK_CHUNKSIZE = 2**28
 
 
@@ -49,16 +53,28 @@ def frombuffer(
     return asarray(data.reshape(shape), **kwargs)
 
 
+def _flat_target(num: int, shape: ShapeLike | None) -> tuple[int, ...]:
+    if shape is None:
+        return (num,)
+    dims = tuple(shape) if isinstance(shape, tuple | list) else (shape,)
+    if math.prod(dims) != num:
+        raise ParamError(f"shape {dims} must hold the {num} items, got {math.prod(dims)}")
+    return dims
+
+
 def arange(
     start: float,
     stop: float | None = None,
-    step: float = 1,
+    step: float | None = 1,
     dtype: DTypeLike | None = None,
     shape: ShapeLike | None = None,
     c_order: bool = True,
     **kwargs: Any,
 ) -> NDArray:
-    """Like ``np.arange``, optionally reshaped (C order only).
+    """Like ``np.arange``, optionally reshaped, built chunk by chunk.
+
+    ``c_order=False`` is accepted as in python-blosc2 4.14.1, whose result is also in C order
+    (the flag only allows a faster layout there).
 
     >>> arange(0, 12, 2, shape=(2, 3))[...]
     array([[ 0,  2,  4],
@@ -66,12 +82,32 @@ def arange(
     >>> arange(5, dtype=np.float32)[-2:]
     array([3., 4.], dtype=float32)
     """
-    if not c_order:
-        raise NotImplementedError("arange(c_order=False)")
+    step = 1 if step is None else step
     if step == 0:
         raise ParamError("step must not be 0")
-    data = np.arange(start, stop, step, dtype=dtype)
-    return asarray(data if shape is None else data.reshape(shape), **kwargs)
+    if stop is None:
+        start, stop = 0, start
+    num = max(0, math.ceil((stop - start) / step))
+    if dtype is None:
+        # np.arange's choice: the type of start, stop and step together (nothing allocated)
+        dtype = (
+            np.arange(start, stop, step)[:0].dtype
+            if not num
+            else np.result_type(*(np.asarray(v) for v in (start, stop, step)))
+        )
+    dt = np.dtype(dtype)
+    delta = (start + step) - start
+    arr = _new(
+        _flat_target(num, shape), dt, kwargs.pop("chunks", None), kwargs.pop("blocks", None), kwargs
+    )
+
+    def produce(lo: int, hi: int) -> np.ndarray:
+        idx = np.arange(lo, hi, dtype=np.int64)
+        if dt.kind in "iub" and all(float(v).is_integer() for v in (start, step)):
+            return (idx * int(step) + int(start)).astype(dt)
+        return (start + idx * delta).astype(dt)
+
+    return fill_flat(arr, produce, True)
 
 
 def linspace(
@@ -84,26 +120,38 @@ def linspace(
     c_order: bool = True,
     **kwargs: Any,
 ) -> NDArray:
-    """Like ``np.linspace``, optionally reshaped (C order only); ``num`` defaults to the
-    number of items of ``shape``.
+    """Like ``np.linspace``, optionally reshaped, built chunk by chunk; ``num`` defaults to
+    the number of items of ``shape``. ``c_order=False`` is accepted as in :func:`arange`.
 
     >>> linspace(0, 1, 5)[...]
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     >>> linspace(0, 10, shape=(2, 3), endpoint=False)[1]
     array([5.        , 6.66666667, 8.33333333])
     """
-    if not c_order:
-        raise NotImplementedError("linspace(c_order=False)")
     if num is None:
         if shape is None:
             raise ParamError("linspace needs num or shape, got neither")
         num = math.prod(shape if isinstance(shape, tuple | list) else (shape,))
     num = parse_int(num, "num", 0)
-    data = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
-    return asarray(data if shape is None else data.reshape(shape), **kwargs)
+    target = _flat_target(num, shape)
+    div = num - 1 if endpoint else num
+    work = np.result_type(start, stop, float(num))
+    dt = np.dtype(work if dtype is None else dtype)
+    step = (np.asarray(stop, work) - np.asarray(start, work)) / div if div > 0 else 0
+    arr = _new(target, dt, kwargs.pop("chunks", None), kwargs.pop("blocks", None), kwargs)
+
+    def produce(lo: int, hi: int) -> np.ndarray:
+        y = np.arange(lo, hi).astype(work) * step + start
+        if endpoint and num > 1 and hi == num:
+            y[-1] = stop
+        if dt.kind in "iu":
+            y = np.floor(y)
+        return y.astype(dt)
+
+    return fill_flat(arr, produce, True)
 
 
-def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict) -> SChunk:
+def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict, kind: str = "numpy") -> SChunk:
     arr = np.ascontiguousarray(arr)
     if chunksize is None:
         chunksize = max(1, min(arr.nbytes, MAX_PACK_CHUNKSIZE))
@@ -111,7 +159,7 @@ def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict) -> SChunk:
     cp.setdefault("typesize", header_typesize(arr.dtype.itemsize))
     s = SChunk(chunksize=chunksize, data=arr, cparams=cp, **kwargs)
     dtype = arr.dtype.descr if arr.dtype.kind == "V" else arr.dtype.str
-    s.vlmeta[PACK_KEY] = ("numpy", tuple(arr.shape), dtype)
+    s.vlmeta[PACK_KEY] = (kind, tuple(arr.shape), dtype)
     return s
 
 
@@ -129,8 +177,8 @@ def _unpack(s: SChunk) -> np.ndarray:
         kind, shape, dtype = s.vlmeta[PACK_KEY]
     except KeyError:
         raise FormatError("packed array", "vlmeta", None, f"a {PACK_KEY!r} entry", "none") from None
-    if kind != "numpy":
-        raise NotImplementedError(f"unpacking {kind} tensors")
+    if kind not in TENSOR_KINDS:
+        raise FormatError("packed array", "vlmeta kind", None, f"one of {TENSOR_KINDS}", kind)
     descr: Any = dtype if isinstance(dtype, str) else [tuple(f) for f in dtype]
     dt = np.lib.format.descr_to_dtype(descr)
     out = np.empty(shape, dt)

@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
+from ..constants import MAX_BUFFERSIZE
+from ..errors import ParamError
 from ..params import is_int, parse_int, refuse
 from .b2nd_meta import MAX_DIM
 
@@ -17,6 +19,7 @@ __all__ = [
     "BLOCK_TARGET",
     "CHUNK_TARGET",
     "MAX_NBYTES",
+    "ChunkTooLargeError",
     "default_chunks_blocks",
     "parse_geometry",
     "parse_shape",
@@ -24,6 +27,14 @@ __all__ = [
 
 #: the most data a frame can describe (its nbytes field is an int64)
 MAX_NBYTES = 2**63 - 1
+
+
+class ChunkTooLargeError(ParamError, RuntimeError):
+    """A chunk shape whose bytes exceed what one chunk can hold (``MAX_BUFFERSIZE``).
+
+    A :class:`~pyblosc2.ParamError` like every bad argument; also a ``RuntimeError``, the
+    class python-blosc2 raises for it, so code catching either works unchanged.
+    """
 
 
 def parse_shape(value: object, name: str, lo: int) -> tuple[int, ...]:
@@ -113,4 +124,9 @@ def parse_geometry(
     for s, c, b in zip(shape, chunks, blocks, strict=True):
         if s and not 0 < b <= c:
             refuse("blocks", f"0 < blocks <= chunks (chunks={chunks})", blocks)
+    if math.prod(chunks) * dtype.itemsize > MAX_BUFFERSIZE:
+        raise ChunkTooLargeError(
+            f"chunks must hold at most {MAX_BUFFERSIZE} bytes, got {chunks} of "
+            f"{dtype.itemsize}-byte items ({math.prod(chunks) * dtype.itemsize} bytes)"
+        )
     return shape, dtype, chunks, blocks

@@ -1,0 +1,133 @@
+"""Building an NDArray chunk by chunk: a new array's chunks are appended in storage order
+(C order over the chunk grid, frame-format.md §8.4), each from a piece computed for its region,
+so no constructor here holds more than one chunk (or one row of chunks) in memory."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..chunk.special import make_special_chunk
+from ..constants import SpecialValue
+from .ndarray import NDArray
+
+__all__ = ["WHOLE_READ_MAX", "Region", "chunk_regions", "fill_flat", "fill_regions", "reader_of"]
+
+#: sources up to this many bytes are read whole once instead of region by region (reading a
+#: region decodes every source chunk it overlaps; python-blosc2 uses the same 16 MB bound)
+WHOLE_READ_MAX = 1 << 24
+
+#: The part of an array one chunk covers: one slice per dimension.
+Region = tuple[slice, ...]
+
+
+def chunk_regions(shape: tuple[int, ...], chunks: tuple[int, ...]) -> list[Region]:
+    """The region of every chunk, in storage order (C order over the chunk grid).
+
+    >>> chunk_regions((5,), (2,))
+    [(slice(0, 2, None),), (slice(2, 4, None),), (slice(4, 5, None),)]
+    """
+    grid = [range(0, s, c) for s, c in zip(shape, chunks, strict=True)]
+    return [
+        tuple(slice(o, min(o + c, s)) for o, c, s in zip(origin, chunks, shape, strict=True))
+        for origin in itertools.product(*grid)
+    ]
+
+
+def reader_of(src: Any) -> Callable[[Region], Any]:
+    """``region -> src[region]`` for an NDArray (or array-like) source: from one whole read
+    when it is at most :data:`WHOLE_READ_MAX` bytes, else region by region.
+
+    >>> from .constructors import asarray
+    >>> reader_of(asarray(np.arange(5)))((slice(1, 3),))
+    array([1, 2])
+    """
+    if isinstance(src, NDArray) and src.size * src.dtype.itemsize <= WHOLE_READ_MAX:
+        src = src[()] if not src.ndim else src[...]
+    return lambda region: src[region] if region else src[()]
+
+
+def fill_regions(arr: NDArray, piece_of: Callable[[Region], Any]) -> NDArray:
+    """Append to the empty ``arr`` one chunk per region, ``piece_of(region)`` giving its items
+    (anything broadcastable to the region's shape). All-zero chunks are stored as special
+    zero chunks. Returns ``arr``.
+
+    >>> from .constructors import _new
+    >>> a = fill_regions(_new((3, 4), "i4", (2, 2), (1, 2), {}), lambda r: r[0].start)
+    >>> a[...]
+    array([[0, 0, 0, 0],
+           [0, 0, 0, 0],
+           [2, 2, 2, 2]], dtype=int32)
+    """
+    if arr.schunk.nchunks:
+        raise ValueError("fill_regions needs an array without chunks")
+    if not arr.ndim:
+        arr.schunk.append_chunk(arr._compress(np.asarray(piece_of(()), arr.dtype).reshape(())))
+        return arr
+    if arr.size == 0:
+        return arr
+    zero = make_special_chunk(
+        SpecialValue.ZERO,
+        arr.schunk.chunksize,
+        arr.schunk.typesize,
+        blocksize=arr.schunk.cparams.blocksize,
+    )
+    for region in chunk_regions(arr.shape, arr.chunks):
+        shape = tuple(r.stop - r.start for r in region)
+        piece = np.ascontiguousarray(
+            np.broadcast_to(np.asarray(piece_of(region), arr.dtype), shape)
+        )
+        if not piece.reshape(-1).view(np.uint8).any():
+            arr.schunk.append_chunk(zero)
+            continue
+        ext = np.zeros(arr._ext, arr.dtype)
+        ext[tuple(slice(0, n) for n in shape)] = piece
+        arr.schunk.append_chunk(arr._compress(ext))
+    return arr
+
+
+def fill_flat(arr: NDArray, produce: Callable[[int, int], np.ndarray], c_order: bool) -> NDArray:
+    """Fill the empty ``arr`` from a flat sequence: ``produce(lo, hi)`` returns items
+    ``lo..hi-1`` of it, called with increasing, contiguous ranges (so a one-pass iterator can
+    back it). With ``c_order`` the items are laid out in C order (one row of chunks at a time
+    in memory); otherwise each chunk takes the next items in storage order ("chunk order").
+
+    >>> from .constructors import _new
+    >>> a = _new((2, 4), "i8", (2, 2), (1, 2), {})
+    >>> fill_flat(a, lambda lo, hi: np.arange(lo, hi), c_order=False)[...]
+    array([[0, 1, 4, 5],
+           [2, 3, 6, 7]])
+    """
+    if not arr.ndim:
+        return fill_regions(arr, lambda region: produce(0, 1)[0])
+    if not c_order:
+        done = 0
+
+        def chunk_order(region: Region) -> np.ndarray:
+            nonlocal done
+            shape = tuple(r.stop - r.start for r in region)
+            count = math.prod(shape)
+            items = produce(done, done + count)
+            done += count
+            return np.asarray(items, arr.dtype).reshape(shape)
+
+        return fill_regions(arr, chunk_order)
+    row = math.prod(arr.shape[1:])
+    slab: dict[int, np.ndarray] = {}
+
+    def c_ordered(region: Region) -> np.ndarray:
+        r0 = region[0]
+        if r0.start not in slab:  # a new row of chunks: produce its items
+            slab.clear()
+            items = produce(r0.start * row, r0.stop * row)
+            slab[r0.start] = np.asarray(items, arr.dtype).reshape(
+                (r0.stop - r0.start, *arr.shape[1:])
+            )
+        key = (slice(None), *region[1:])
+        return slab[r0.start][key]
+
+    return fill_regions(arr, c_ordered)

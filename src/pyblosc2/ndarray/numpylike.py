@@ -1,0 +1,334 @@
+"""NumPy-like NDArray constructors and helpers of python-blosc2's module namespace (``eye``,
+``fromiter``, ``meshgrid``, ``broadcast_to``, ``array``, ``expand_dims``, ``reshape``,
+``*_like`` ...). Every constructor builds its result chunk by chunk (:mod:`.chunkfill`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from ..errors import ParamError
+from ..params import is_int, parse_choice, parse_int, refuse
+from .b2nd_meta import MAX_DIM
+from .chunkfill import Region, fill_flat, fill_regions
+from .constructors import _new, asarray, empty, full, zeros
+from .ndarray import NDArray, ShapeLike
+from .partition import parse_geometry, parse_shape
+
+__all__ = [
+    "are_partitions_behaved",
+    "array",
+    "broadcast_to",
+    "compute_chunks_blocks",
+    "empty_like",
+    "expand_dims",
+    "eye",
+    "fromiter",
+    "full_like",
+    "meshgrid",
+    "nans",
+    "ones_like",
+    "reshape",
+    "uninit",
+    "zeros_like",
+]
+
+
+def eye(
+    N: int, M: int | None = None, k: int = 0, dtype: DTypeLike = np.float64, **kwargs: Any
+) -> NDArray:
+    """A 2-d array with ones on the ``k``-th diagonal (``np.eye``); chunks off the diagonal
+    are stored as special zero chunks.
+
+    >>> eye(3, 4, k=1, dtype=np.int8)[...]
+    array([[0, 1, 0, 0],
+           [0, 0, 1, 0],
+           [0, 0, 0, 1]], dtype=int8)
+    """
+    n = parse_int(N, "N", 0)
+    m = n if M is None else parse_int(M, "M", 0)
+    k = parse_int(k, "k")
+    arr = _new((n, m), dtype, kwargs.pop("chunks", None), kwargs.pop("blocks", None), kwargs)
+
+    def piece(region: Region) -> np.ndarray:
+        rows = np.arange(region[0].start, region[0].stop)[:, None]
+        cols = np.arange(region[1].start, region[1].stop)[None, :]
+        return cols - rows == k
+
+    return fill_regions(arr, piece)
+
+
+def fromiter(
+    iterable: Iterable[Any], shape: ShapeLike, dtype: DTypeLike, c_order: bool = True, **kwargs: Any
+) -> NDArray:
+    """An array from an iterable, consumed once and only as far as needed: in C order, or with
+    ``c_order=False`` chunk after chunk in storage order (a numpy array of the right size is
+    taken in C order either way). A too short iterable is refused.
+
+    >>> fromiter(iter(range(6)), (2, 3), np.int16)[...]
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int16)
+    >>> fromiter(range(8), (2, 4), "i4", c_order=False, chunks=(2, 2), blocks=(1, 2))[...]
+    array([[0, 1, 4, 5],
+           [2, 3, 6, 7]], dtype=int32)
+    """
+    arr = _new(shape, dtype, kwargs.pop("chunks", None), kwargs.pop("blocks", None), kwargs)
+    if isinstance(iterable, np.ndarray) and iterable.size == arr.size:
+        # a numpy array is laid out as it is, whatever c_order (as python-blosc2 does)
+        src = iterable.reshape(arr.shape) if arr.ndim else iterable.reshape(())
+        return fill_regions(arr, lambda region: src[region] if region else src[()])
+    it = iter(iterable)
+
+    def produce(lo: int, hi: int) -> np.ndarray:
+        try:
+            return np.fromiter(it, arr.dtype, count=hi - lo)
+        except ValueError as exc:
+            raise ParamError(
+                f"iterable must give {arr.size} items (shape {arr.shape}), it ended early: {exc}"
+            ) from None
+
+    return fill_flat(arr, produce, c_order)
+
+
+def _read(src: Any, region: tuple[slice, ...]) -> np.ndarray:
+    return np.asarray(src[region])
+
+
+def broadcast_to(arr: Any, shape: ShapeLike) -> NDArray:
+    """``arr`` (an NDArray or array-like) broadcast to ``shape`` as a new NDArray; shapes that
+    do not broadcast raise ``ValueError`` as in numpy.
+
+    >>> broadcast_to(np.arange(3), (2, 3))[...]
+    array([[0, 1, 2],
+           [0, 1, 2]])
+    """
+    src = arr if isinstance(arr, NDArray) else np.asarray(arr)
+    target = parse_shape(shape, "shape", 0)
+    try:
+        fits = np.broadcast_shapes(src.shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ParamError(f"an array of shape {src.shape} cannot be broadcast to shape {target}")
+    lead = len(target) - len(src.shape)
+    out = _new(target, src.dtype, None, None, {})
+
+    def piece(region: Region) -> np.ndarray:
+        sub = tuple(
+            slice(0, 1) if n == 1 else r for r, n in zip(region[lead:], src.shape, strict=True)
+        )
+        return _read(src, sub) if sub else np.asarray(src[()])
+
+    return fill_regions(out, piece)
+
+
+def meshgrid(*arrays: Any, indexing: str = "xy") -> list[NDArray]:
+    """Coordinate arrays from coordinate vectors (``np.meshgrid``), one NDArray each.
+
+    >>> [g[...].tolist() for g in meshgrid(np.arange(2), np.arange(3))]
+    [[[0, 1], [0, 1], [0, 1]], [[0, 0], [1, 1], [2, 2]]]
+    """
+    indexing = parse_choice(indexing, "indexing", ("xy", "ij"))
+    vecs = [
+        a
+        if isinstance(a, NDArray) and a.ndim == 1
+        else np.asarray(a[...] if isinstance(a, NDArray) else a).reshape(-1)
+        for a in arrays
+    ]
+    shape = [len(v) for v in vecs]
+    axes = list(range(len(vecs)))
+    if indexing == "xy" and len(vecs) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+        axes[0], axes[1] = 1, 0
+    grids = []
+    for v, axis in zip(vecs, axes, strict=True):
+
+        def piece(region: Region, v: Any = v, axis: int = axis) -> np.ndarray:
+            part = _read(v, (region[axis],))
+            return part.reshape([-1 if d == axis else 1 for d in range(len(region))])
+
+        grids.append(fill_regions(_new(tuple(shape), v.dtype, None, None, {}), piece))
+    return grids
+
+
+def array(obj: Any, copy: bool | None = True, **kwargs: Any) -> NDArray:
+    """python-blosc2's ``array``: like :func:`asarray` but copying an NDArray by default;
+    ``copy=False`` refuses a change of dtype, partition or storage.
+
+    >>> a = asarray([1, 2, 3])
+    >>> array(a) is a, array(a, copy=False) is a
+    (False, True)
+    """
+    return asarray(obj, copy=copy, **kwargs)
+
+
+def expand_dims(array: NDArray, axis: int | tuple[int, ...] = 0) -> NDArray:
+    """A view of ``array`` with length-1 axes inserted at ``axis`` (``np.expand_dims``).
+
+    The view shares the data: a length-1 axis of chunk and block length 1 does not change
+    where any item is stored (frame-format.md §8.4), so the view is the same super-chunk
+    described by another shape. It keeps a reference to the array owning the data.
+
+    >>> a = asarray(np.arange(6).reshape(2, 3))
+    >>> v = expand_dims(a, (0, 3))
+    >>> v.shape, v[0, 1, :, 0]
+    ((1, 2, 3, 1), array([3, 4, 5]))
+    """
+    axes = (axis,) if is_int(axis) else tuple(axis)  # type: ignore[arg-type]
+    ndim = array.ndim + len(axes)
+    if ndim > MAX_DIM:
+        refuse("axis", f"at most {MAX_DIM - array.ndim} new axes (MAX_DIM={MAX_DIM})", axis)
+    norm = sorted(parse_int(a, "axis", -ndim, ndim - 1) % ndim for a in axes)
+    if len(set(norm)) != len(norm):
+        refuse("axis", "distinct axes", axis)
+    shape, chunks, blocks = list(array.shape), list(array.chunks), list(array.blocks)
+    for a in norm:
+        for part in (shape, chunks, blocks):
+            part.insert(a, 1)
+    meta = replace(array._meta, shape=tuple(shape), chunks=tuple(chunks), blocks=tuple(blocks))
+    view = NDArray(array.schunk, meta, _validate=False)
+    base = getattr(array, "_base", None)
+    view._base = array if base is None else base  # type: ignore[attr-defined]
+    return view
+
+
+def reshape(src: Any, shape: ShapeLike, c_order: bool = True, **kwargs: Any) -> NDArray:
+    """A new array with the items of ``src`` (an NDArray or array-like) in a new ``shape``
+    (one entry may be -1), read and written chunk by chunk. ``c_order=False`` lays the items
+    out chunk after chunk in storage order instead of in C order.
+
+    >>> reshape(asarray(np.arange(6)), (2, -1))[...]
+    array([[0, 1, 2],
+           [3, 4, 5]])
+    """
+    src = src if isinstance(src, NDArray) else np.asarray(src)
+    dims: list[Any] = list(shape) if isinstance(shape, tuple | list) else [shape]
+    known = math.prod(int(d) for d in dims if d != -1)
+    if dims.count(-1) == 1 and known:
+        dims[dims.index(-1)] = src.size // known
+    new = parse_shape(dims, "shape", 0)
+    if math.prod(new) != src.size:
+        refuse("shape", f"a shape of {src.size} items (as {src.shape})", shape)
+    arr = _new(new, src.dtype, kwargs.pop("chunks", None), kwargs.pop("blocks", None), kwargs)
+    row = math.prod(src.shape[1:]) if src.ndim else 1
+
+    def produce(lo: int, hi: int) -> np.ndarray:
+        if not src.ndim:
+            return np.asarray(src[()]).reshape(1)
+        r0, r1 = lo // row, -(-hi // row)
+        rows = _read(src, (slice(r0, r1),)).reshape(-1)
+        return rows[lo - r0 * row : hi - r0 * row]
+
+    return fill_flat(arr, produce, c_order)
+
+
+def nans(shape: ShapeLike, dtype: DTypeLike = np.float64, **kwargs: Any) -> NDArray:
+    """An array of NaNs (a floating dtype).
+
+    >>> nans(2)[...]
+    array([nan, nan])
+    """
+    if np.dtype(dtype).kind not in "fc":
+        refuse("dtype", "a floating or complex dtype", dtype)
+    return full(shape, np.nan, dtype, **kwargs)
+
+
+def uninit(shape: ShapeLike, dtype: DTypeLike = np.float64, **kwargs: Any) -> NDArray:
+    """An array whose items are unspecified (python-blosc2's ``uninit``; here as
+    :func:`empty`).
+
+    >>> uninit((2, 2), np.int8).shape
+    (2, 2)
+    """
+    return empty(shape, dtype, **kwargs)
+
+
+def _like(x: Any, dtype: DTypeLike | None, kwargs: dict[str, Any]) -> tuple[Any, np.dtype]:
+    shape = kwargs.pop("shape", None)
+    if shape is None:
+        shape = x.shape
+        if isinstance(x, NDArray):
+            kwargs.setdefault("chunks", x.chunks)
+            kwargs.setdefault("blocks", x.blocks)
+    return shape, np.dtype(x.dtype if dtype is None else dtype)
+
+
+def empty_like(x: Any, dtype: DTypeLike | None = None, **kwargs: Any) -> NDArray:
+    """An empty array with the shape (and dtype, partition) of ``x``.
+
+    >>> empty_like(np.zeros((2, 3), np.int8)).shape
+    (2, 3)
+    """
+    shape, dt = _like(x, dtype, kwargs)
+    return empty(shape, dt, **kwargs)
+
+
+def zeros_like(x: Any, dtype: DTypeLike | None = None, **kwargs: Any) -> NDArray:
+    """Zeros with the shape (and dtype, partition) of ``x``.
+
+    >>> zeros_like(asarray(np.arange(3)))[...]
+    array([0, 0, 0])
+    """
+    shape, dt = _like(x, dtype, kwargs)
+    return zeros(shape, dt, **kwargs)
+
+
+def ones_like(x: Any, dtype: DTypeLike | None = None, **kwargs: Any) -> NDArray:
+    """Ones with the shape (and dtype, partition) of ``x``.
+
+    >>> ones_like(np.zeros(2, np.float32))[...]
+    array([1., 1.], dtype=float32)
+    """
+    shape, dt = _like(x, dtype, kwargs)
+    return full(shape, 1, dt, **kwargs)
+
+
+def full_like(x: Any, fill_value: Any, dtype: DTypeLike | None = None, **kwargs: Any) -> NDArray:
+    """``fill_value`` with the shape (and dtype, partition) of ``x``.
+
+    >>> full_like(np.zeros(2, np.int16), 7)[...]
+    array([7, 7], dtype=int16)
+    """
+    shape, dt = _like(x, dtype, kwargs)
+    return full(shape, fill_value, dt, **kwargs)
+
+
+def are_partitions_behaved(shape: ShapeLike, chunks: ShapeLike, blocks: ShapeLike) -> bool:
+    """Whether blocks tile chunks and chunks tile the array so that each is a C-contiguous
+    run of its container (same last dimension, the others dividing evenly).
+
+    >>> are_partitions_behaved((10, 10), (5, 10), (1, 10)), are_partitions_behaved(8, 3, 3)
+    (True, False)
+    """
+    sh, ch, bl = (
+        parse_shape(v, n, 0) for v, n in ((shape, "shape"), (chunks, "chunks"), (blocks, "blocks"))
+    )
+
+    def contiguous(outer: tuple[int, ...], inner: tuple[int, ...]) -> bool:
+        if outer and outer[-1] != inner[-1]:
+            return False
+        return all(u and o % u == 0 for o, u in zip(outer[:-1], inner[:-1], strict=True))
+
+    return contiguous(ch, bl) and contiguous(sh, ch)
+
+
+def compute_chunks_blocks(
+    shape: ShapeLike,
+    chunks: ShapeLike | None = None,
+    blocks: ShapeLike | None = None,
+    dtype: DTypeLike = np.uint8,
+    **kwargs: Any,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The ``(chunks, blocks)`` a new array of ``shape`` and ``dtype`` gets (pyblosc2's
+    automatic partition where not given; it may differ from python-blosc2's choice).
+
+    >>> compute_chunks_blocks((100, 100), dtype=np.float64)
+    ((100, 100), (50, 100))
+    """
+    _, _, c, b = parse_geometry(shape, dtype, chunks, blocks)
+    return c, b
