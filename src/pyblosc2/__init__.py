@@ -82,7 +82,13 @@ from .ndarray.extra import (
     unpack_array2,
 )
 from .ndarray.io import from_cframe, get_slice_nchunks, load, save
-from .ndarray.members import NDField, take, take_along_axis  # NDArray indexing (issue 11)
+from .ndarray.members import (  # NDArray indexing (issue 11)
+    NDField,
+    argsort,
+    sort,
+    take,
+    take_along_axis,
+)
 from .ndarray.ndarray import (
     NDArray,
     asarray,
@@ -172,6 +178,7 @@ __all__ = [
     "Tuner",
     "__version__",
     "arange",
+    "argsort",
     "asarray",
     "compress",
     "compress2",
@@ -202,6 +209,7 @@ __all__ = [
     "schunk_from_cframe",
     "set_nthreads",
     "set_releasegil",
+    "sort",
     "storage_dflts",
     "take",
     "take_along_axis",

@@ -19,6 +19,8 @@ __all__ = [
     "CodecError",
     "FormatError",
     "FrameChangedError",
+    "NotAFrameError",
+    "OrderError",
     "ParamAttributeError",
     "ParamError",
     "ParamTypeError",
@@ -94,6 +96,26 @@ class FormatError(Blosc2Error):
         self.got = got
         at = f" at offset {offset}" if offset is not None else ""
         super().__init__(f"{where}: {field}{at} is {got}, expected {expected}")
+
+
+class NotAFrameError(FormatError, RuntimeError):
+    """The bytes at the given offset do not start with a frame's magic: a
+    :class:`FormatError`, and also the ``RuntimeError`` python-blosc2 raises when it cannot
+    open a frame there.
+
+    >>> issubclass(NotAFrameError, ValueError) and issubclass(NotAFrameError, RuntimeError)
+    True
+    """
+
+
+class OrderError(ParamError, RuntimeError):
+    """A chunk order with repeated or out-of-range positions: a :class:`ParamError`, and also
+    the ``RuntimeError`` python-blosc2 raises for it (a wrongly shaped order stays a plain
+    :class:`ParamError`, its ``ValueError``).
+
+    >>> issubclass(OrderError, ValueError) and issubclass(OrderError, RuntimeError)
+    True
+    """
 
 
 class CodecError(FormatError):

@@ -616,7 +616,7 @@ def open(
         raise FileNotFoundError(f"No such file or directory: {path}")
     if offset:
         storage = Storage(urlpath=path, mode="r", contiguous=True)
-        if mode != "r":
+        if (mode, kwargs.get("mmap_mode")) not in (("r", None), (None, "r"), ("r", "r")):
             raise NotImplementedError("writing to a frame embedded at an offset")
         s = SChunk._from_frame(open_frame(path, storage, offset), storage, kwargs.get("cparams"))
         s._offset = offset

@@ -12,7 +12,7 @@ import numpy as np
 from ._bytes import as_view
 from .chunk.special import make_special_chunk
 from .constants import SpecialValue
-from .errors import BoundsError, ParamError
+from .errors import BoundsError, OrderError, ParamError
 from .params import parse_fill_value, parse_int
 
 __all__ = ["MAX_FILL_CHUNKS", "ChunkListEdits"]
@@ -85,8 +85,10 @@ class ChunkListEdits:
     def reorder_offsets(self: _Host, order: Any) -> None:
         """Permute the chunks: new chunk ``i`` is old chunk ``order[i]``."""
         order = np.asarray(order)
-        if order.ndim != 1 or sorted(order.tolist()) != list(range(self.nchunks)):
+        if order.ndim != 1 or len(order) != self.nchunks:
             raise ParamError(f"order must be a permutation of range({self.nchunks})")
+        if sorted(order.tolist()) != list(range(self.nchunks)):
+            raise OrderError(f"order must be a permutation of range({self.nchunks}), got {order}")
         self.set_chunks([int(k) for k in order])
 
     def fill_special(

@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass, field, replace
 
 from ..constants import MAX_TYPESIZE
-from ..errors import FormatError, ParamError
+from ..errors import FormatError, NotAFrameError, ParamError
 from .msgindex import MAX_NAME_LEN, pack_index, parse_index
 from .trailer import TRAILER_MINLEN
 
@@ -64,7 +64,7 @@ def check_magic(prefix: bytes | memoryview) -> None:
     frames; checking it always refuses files that are not frames, spec §12)."""
     if bytes(prefix[POS_MAGIC : POS_MAGIC + len(FRAME_MAGIC)]) != FRAME_MAGIC:
         got = bytes(prefix[POS_MAGIC : POS_MAGIC + len(FRAME_MAGIC)])
-        raise _err("magic", POS_MAGIC, repr(FRAME_MAGIC), repr(got))
+        raise NotAFrameError("frame header", "magic", POS_MAGIC, repr(FRAME_MAGIC), repr(got))
 
 
 def _err(field_: str, offset: int | None, expected: object, got: object) -> FormatError:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..schunk import SChunk
     from .ndarray import NDArray
 
-__all__ = ["NDArrayMembers", "NDField", "take", "take_along_axis"]
+__all__ = ["NDArrayMembers", "NDField", "argsort", "sort", "take", "take_along_axis"]
 
 _FIELD_ASSIGN = 'assign through the field view, e.g. array.fields["{}"][:] = values'
 
@@ -361,6 +361,21 @@ class NDArrayMembers:
             raise ParamError(f"argsort needs a 1-d array, got {self.ndim} dimensions")
         return asarray(np.argsort(self[()], kind="stable", order=order), **kwargs)
 
+    def sort(self, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
+        """The items of a 1-d array in stable sorted order as a new NDArray (``order`` names
+        fields of a structured dtype; ``kwargs`` as for :func:`~pyblosc2.asarray`). The
+        items are sorted in memory.
+
+        >>> from pyblosc2 import asarray
+        >>> asarray(np.array([7, 2, 9, 2])).sort()[...]
+        array([2, 2, 7, 9])
+        """
+        from .constructors import asarray
+
+        if self.ndim != 1:
+            raise ParamError(f"sort needs a 1-d array, got {self.ndim} dimensions")
+        return asarray(np.sort(self[()], kind="stable", order=order), **kwargs)
+
     # -- gathers --------------------------------------------------------------------------
     @property
     def oindex(self) -> OIndex:
@@ -399,6 +414,33 @@ class NDArrayMembers:
             self.resize((n + new.size,))
             self[n:] = new
         return self.shape[0]
+
+
+def sort(a: NDArray, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
+    """``a`` (a 1-d NDArray) sorted, as a new NDArray (see :meth:`NDArrayMembers.sort`).
+
+    >>> from pyblosc2 import asarray
+    >>> sort(asarray(np.array([3, 1, 2])))[...]
+    array([1, 2, 3])
+    """
+    return _as_nd(a).sort(order=order, **kwargs)
+
+
+def argsort(a: NDArray, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
+    """The stable sorting permutation of ``a`` (1-d) as a new NDArray.
+
+    >>> from pyblosc2 import asarray
+    >>> argsort(asarray(np.array([3, 1, 2])))[...]
+    array([1, 2, 0])
+    """
+    return _as_nd(a).argsort(order=order, **kwargs)
+
+
+def _as_nd(a: Any) -> NDArray:
+    from .constructors import asarray
+    from .ndarray import NDArray
+
+    return a if isinstance(a, NDArray) else asarray(a)
 
 
 def take(a: NDArray, indices: Any, axis: int | None = None) -> NDArray:

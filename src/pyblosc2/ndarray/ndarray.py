@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import astuple, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ import numpy as np
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import FormatError, ParamError
-from ..schunk import ChunkInfo, Meta, SChunk, VLMeta
+from ..schunk import Meta, SChunk, VLMeta
 from .b2nd_meta import B2NDMeta
 from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
 from .fancy import getitem, is_basic_key, setitem
@@ -30,6 +30,7 @@ from .operators import NDArrayOperators
 from .reader import read_box, read_selection
 
 __all__ = [
+    "ChunkInfoNDArray",
     "NDArray",
     "ShapeLike",
     "asarray",
@@ -44,6 +45,18 @@ __all__ = [
 
 #: A shape argument: an int (one dimension) or a sequence of ints (numpy integers accepted).
 ShapeLike = int | Sequence[int]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkInfoNDArray:
+    """What :meth:`NDArray.iterchunks_info` yields (python-blosc2's field order)."""
+
+    nchunk: int
+    coords: tuple[int, ...]
+    cratio: float
+    special: SpecialValue
+    repeated_value: bytes | None
+    lazychunk: bool
 
 
 class NDArray(NDArrayMembers, NDArrayOperators):
@@ -296,13 +309,18 @@ class NDArray(NDArrayMembers, NDArrayOperators):
         """
         copy(self, urlpath=urlpath, contiguous=contiguous, **kwargs)
 
-    def iterchunks_info(self) -> Iterator[ChunkInfo]:
-        """A :class:`~pyblosc2.schunk.ChunkInfo` per chunk (reads chunk headers only).
+    def iterchunks_info(self) -> Iterator[ChunkInfoNDArray]:
+        """A :class:`ChunkInfoNDArray` per chunk: the SChunk's chunk info plus the chunk's
+        coordinates in the chunk grid (reads chunk headers only).
 
-        >>> [i.special.name for i in zeros((4,), chunks=(2,), blocks=(2,)).iterchunks_info()]
-        ['ZERO', 'ZERO']
+        >>> a = zeros((4,), chunks=(2,), blocks=(2,))
+        >>> [(i.coords, i.special.name) for i in a.iterchunks_info()]
+        [((0,), 'ZERO'), ((1,), 'ZERO')]
         """
-        return self.schunk.iterchunks_info()
+        grid = self._grid if self.ndim else ()
+        for info in self.schunk.iterchunks_info():
+            coords = tuple(int(c) for c in np.unravel_index(info.nchunk, grid)) if grid else ()
+            yield ChunkInfoNDArray(info.nchunk, coords, *astuple(info)[1:])
 
     def resize(self, newshape: tuple[int, ...]) -> None:
         """Change the shape (same number of dimensions); new items are zero.
