@@ -238,3 +238,19 @@ def test_copy_with_new_partition_and_cparams(cblosc2, tmp_path) -> None:
     np.testing.assert_array_equal(cblosc2.open(str(tmp_path / "b.b2nd"))[:], x)
     a.save(str(tmp_path / "c.b2nd"))
     np.testing.assert_array_equal(cblosc2.open(str(tmp_path / "c.b2nd"))[:], x)
+
+
+@pytest.mark.parametrize("dtype", ["S255", "S256", "S300", "<U64", "<U100"])
+def test_wide_itemsize_frame_header_records_the_itemsize(cblosc2, tmp_path, dtype) -> None:
+    """C-Blosc2 4.x (python-blosc2 4.14.1) writes the whole itemsize in the frame header even
+    above 255 (frame-format §2.7 says 1; the bytes C writes win) and cannot read an array whose
+    header says 1; chunk headers still clamp it to 1."""
+    x = np.array([b"hello", b"x" * 20] * 300).astype(dtype)
+    ours, theirs = str(tmp_path / "p.b2nd"), str(tmp_path / "c.b2nd")
+    a = pb.asarray(x, urlpath=ours)
+    cblosc2.asarray(x, urlpath=theirs)
+    itemsize = np.dtype(dtype).itemsize
+    assert a.schunk.typesize == pb.open(theirs).schunk.typesize == itemsize
+    assert bytes(a.schunk.get_chunk(0))[3] == (itemsize if itemsize <= 255 else 1)
+    np.testing.assert_array_equal(cblosc2.open(ours)[:], x)
+    np.testing.assert_array_equal(pb.open(theirs)[:], x)

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from .._bytes import BufferLike
 from ..chunk.special import make_special_chunk
-from ..constants import SpecialValue, header_typesize
+from ..constants import SpecialValue
 from ..errors import ParamError
 from ..meta import RawMetalayer
 from ..params import CParams
@@ -55,9 +55,12 @@ def _new(
     filters_meta = list(cp.filters_meta)
     if dtype.kind == "U" and cp.filters[-1:] == [1] and len(filters_meta) == 6:
         filters_meta[5] = 4  # python-blosc2 shuffles unicode in 4-byte groups
+    # The frame header records the whole itemsize even above 255, as C-Blosc2 4.x writes it
+    # (python-blosc2 cannot read a wide-dtype array whose header says 1); chunk headers clamp
+    # it to 1 (chunk §2), which the encoder does.
     cp = replace(
         cp,
-        typesize=header_typesize(t),
+        typesize=t,
         blocksize=math.prod(blocks) * t if blocks else 0,
         filters_meta=filters_meta,
     )
