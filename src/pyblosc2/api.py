@@ -236,9 +236,7 @@ def decompress2(src: BufferLike, dst: BufferLike | None = None, **kwargs: Any) -
     reader = _reader(src)
     if dst is None:
         return reader.decode_bytes(dp.nthreads)
-    out = writable_view(dst)
-    if len(out) < reader.header.nbytes:
-        raise ParamError(f"dst has {len(out)} bytes, the chunk needs {reader.header.nbytes}")
+    out = _destination(dst, reader.header.nbytes)
     reader.decode(out, nthreads=dp.nthreads)
     return None
 
@@ -274,9 +272,7 @@ def decompress(
     as_bytearray = parse_bool(as_bytearray, "as_bytearray")
     reader = _reader(src)
     if dst is not None:
-        out = writable_view(dst)
-        if len(out) < reader.header.nbytes:
-            raise ParamError(f"dst has {len(out)} bytes, the chunk needs {reader.header.nbytes}")
+        out = _destination(dst, reader.header.nbytes)
         reader.decode(out, nthreads=_state["nthreads"])
         return None
     if as_bytearray:
@@ -284,6 +280,18 @@ def decompress(
         reader.decode(np.frombuffer(ba, np.uint8), nthreads=_state["nthreads"])
         return ba
     return reader.decode_bytes(_state["nthreads"])
+
+
+def _destination(dst: BufferLike, nbytes: int) -> np.ndarray:
+    """``dst`` as a writable byte view with room for ``nbytes``; an empty destination is
+    refused even for an empty chunk, as python-blosc2 does (C reports 0 bytes written, which
+    it treats as a failure)."""
+    out = writable_view(dst)
+    if not len(out):
+        raise ParamError("dst is empty: python-blosc2 refuses it; call without dst for b''")
+    if len(out) < nbytes:
+        raise ParamError(f"dst has {len(out)} bytes, the chunk needs {nbytes}")
+    return out
 
 
 def get_cbuffer_sizes(src: BufferLike) -> tuple[int, int, int]:

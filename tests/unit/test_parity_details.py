@@ -91,3 +91,11 @@ def test_reorder_offsets_error_classes(order, error, runtime) -> None:
         s.reorder_offsets(order)
     assert isinstance(info.value, RuntimeError) is runtime
     assert s[:] == b"a" * 16 + b"b" * 16 + b"c" * 16
+
+
+@pytest.mark.parametrize("fn", [pyblosc2.decompress, pyblosc2.decompress2])
+def test_an_empty_destination_is_refused_even_for_an_empty_chunk(fn) -> None:
+    c = pyblosc2.compress2(b"")
+    with pytest.raises(ParamError, match="dst is empty"):
+        fn(c, dst=bytearray())
+    assert fn(c) == b""
