@@ -555,7 +555,9 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             return fill_bytes(end - pos, read)
         result = writable_view(out)
         if len(result) < end - pos:
-            raise ParamError(f"out has {len(result)} bytes, the slice needs {end - pos}")
+            raise ParamError(
+                f"Not enough space in out: {len(result)} bytes, the slice needs {end - pos}"
+            )
         read(result[: end - pos])
         return None
 

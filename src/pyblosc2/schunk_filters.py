@@ -280,7 +280,9 @@ def postfiltered_read(
     pos, end = start * ts, stop * ts
     result = np.empty(end - pos, np.uint8) if out is None else writable_view(out, "out")
     if len(result) < end - pos:
-        raise ParamError(f"out has {len(result)} bytes, the slice needs {end - pos}")
+        raise ParamError(
+            f"Not enough space in out: {len(result)} bytes, the slice needs {end - pos}"
+        )
     for k, (c0, c1) in s._chunk_spans(pos, end):
         lo, hi = max(pos, c0) - c0, min(end, c1) - c0
         result[c0 + lo - pos : c0 + hi - pos] = postfiltered_chunk(s, pf, k, lo, hi)

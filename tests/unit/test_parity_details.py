@@ -99,3 +99,11 @@ def test_an_empty_destination_is_refused_even_for_an_empty_chunk(fn) -> None:
     with pytest.raises(ParamError, match="dst is empty"):
         fn(c, dst=bytearray())
     assert fn(c) == b""
+
+
+def test_get_slice_into_a_short_out_names_the_missing_space() -> None:
+    s = pyblosc2.SChunk(chunksize=8 * 256, cparams={"typesize": 256}, data=bytes(20 * 256))
+    with pytest.raises(
+        ParamError, match="Not enough space in out: 256 bytes, the slice needs 2560"
+    ):
+        s.get_slice(0, 10, out=bytearray(256))
