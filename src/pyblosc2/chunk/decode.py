@@ -388,9 +388,21 @@ class ChunkReader:
             planes = block.reshape((t, *shape))[key]
             for k in range(t):
                 dst[..., k] = planes[k]
-        else:
+        else:  # unshuffle the items from the first to the last selected one
+            lo = hi = 0
+            stride = 1
+            for ix, n in zip(reversed(index), reversed(shape), strict=True):
+                lo += ix.start * stride
+                hi += (ix.start + (len(range(ix.start, ix.stop, ix.step)) - 1) * ix.step) * stride
+                stride *= n
+            hi += 1
             items = scratch(bsize, "block-aux")
-            unshuffle(block, items, g)
+            if hi - lo == stride:
+                unshuffle(block, items, g)
+            else:
+                part = scratch((hi - lo) * t, "part").reshape(t, hi - lo)
+                part[...] = block.reshape(t, stride)[:, lo:hi]
+                unshuffle(part.reshape(-1), items[lo * t : hi * t], g)
             dst[...] = items.reshape((*shape, t))[index]
 
     @staticmethod
@@ -445,15 +457,15 @@ class ChunkReader:
         neblock = bsize // nst
         if neblock == 0:
             raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
-        pos = int(self.bstarts[j])
+        spans = self.layout.spans
+        pos = spans[j][0] if spans else int(self.bstarts[j])
         for s in range(nst):
             csize, start, pos = self._stream_header(j, s, pos, neblock)
             seg = target[s * neblock : (s + 1) * neblock]
             if csize == neblock:
                 seg[:] = self.arr[start:pos]
             elif csize > 0:
-                where = f"block {j} stream {s}"
-                self._decode_stream(where, start - CSIZE_LEN, self.buf[start:pos], seg)
+                self._decode_stream((j, s), start - CSIZE_LEN, self.buf[start:pos], seg)
             elif csize == 0:
                 seg[:] = 0
             else:
@@ -509,15 +521,18 @@ class ChunkReader:
             where, "compformat", OFF_FLAGS, "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat
         )
 
-    def _decode_stream(self, where: str, offset: int, src: memoryview, dst: np.ndarray) -> None:
+    def _decode_stream(
+        self, where: str | tuple[int, int], offset: int, src: memoryview, dst: np.ndarray
+    ) -> None:
+        """Decode one stream; ``where`` names it (or is ``(block, stream)``) for errors."""
         codec = self.codec
         if codec is None:
-            self._raise_no_codec(where)
+            self._raise_no_codec(_where(where))
         try:
             codec.decompress_into(src, dst.data, self.dict_)
         except CodecError as exc:
             raise CodecError(
-                f"{where} ({codec.name})", "data", offset, exc.expected, exc.got
+                f"{_where(where)} ({codec.name})", "data", offset, exc.expected, exc.got
             ) from None
 
     def _decode_vl(self, out: np.ndarray) -> None:
@@ -554,6 +569,10 @@ class ChunkReader:
                 f"the sum of block sizes {pos_out}",
                 h.nbytes,
             )
+
+
+def _where(where: str | tuple[int, int]) -> str:
+    return where if isinstance(where, str) else f"block {where[0]} stream {where[1]}"
 
 
 def _scratch_pair(n: int) -> tuple[np.ndarray, np.ndarray]:
