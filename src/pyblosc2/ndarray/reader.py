@@ -8,9 +8,12 @@ Each chunk holding selected items is read one of two ways:
   shape...)`` gives every selected item; each axis contributes a few *pieces* (a run of whole
   blocks, or the selected items of one block) and each combination of pieces is one numpy
   copy into the result;
-* block by block, when the selection touches at most half of the chunk's blocks: for each
-  touched block only the byte range from its first to its last selected item is read and
-  decoded (a single item unshuffles just that item, :mod:`pyblosc2.chunk.decode`).
+* block by block, when the selection touches at most half of the chunk's blocks: only the
+  touched blocks are read (one positioned read per merged span), each block's streams are
+  decoded once and its selected items picked out of them (a shuffled block is unshuffled
+  only for the picked items, or from the first to the last of them:
+  :meth:`~pyblosc2.chunk.decode.ChunkReader.pick_items`); pipelines that do not allow
+  picking decode the byte range from a block's first to its last selected item.
 
 Chunks are decoded concurrently on the shared pool (each writes a disjoint part of the
 result), under one read guard of the frame.
