@@ -10,6 +10,7 @@ read out of bounds. Blocks are decoded on a thread pool straight into the caller
 from __future__ import annotations
 
 import ctypes
+import math
 import struct
 import sys
 from collections.abc import Callable, Sequence
@@ -38,6 +39,9 @@ _VECTOR_MIN_BLOCKS = 32
 _QUAD = np.arange(4)
 #: up to this many items, a range of one block is unshuffled by one transposed copy
 _GATHER_MAX = 64
+#: items are picked out of a shuffled block's byte planes (a strided copy per plane) while
+#: at most 1/_PICK_RATIO of the block's bytes are picked, else the block is unshuffled whole
+_PICK_RATIO = 8
 MAX_RUN = 255  # a run stream's csize is -value, value in 1..255 (§6.3)
 
 
@@ -118,10 +122,14 @@ class ChunkReader:
             r._check_streams(range(h.nblocks) if blocks is None else blocks)
         return r
 
-    def with_bytes(self, view: memoryview, blocks: Sequence[int]) -> ChunkReader:
+    def with_bytes(
+        self, view: memoryview, blocks: Sequence[int], check: bool = True
+    ) -> ChunkReader:
         """This reader's layout, pipeline, codec and dictionary over other bytes ``view``
-        holding (only) ``blocks``, whose streams are checked: a reader cached per stored
-        chunk serves each ranged read without parsing anything again."""
+        holding (only) ``blocks``, whose streams are checked (unless ``check`` is false: the
+        caller only uses :meth:`pick_items`, which checks each stream header as it decodes
+        it, and discards its output on error): a reader cached per stored chunk serves each
+        ranged read without parsing anything again."""
         r = ChunkReader(
             self.layout,
             view,
@@ -131,7 +139,8 @@ class ChunkReader:
             self.dict_,
             frozenset(blocks),
         )
-        r._check_streams(blocks)
+        if check:
+            r._check_streams(blocks)
         return r
 
     # -- stream checks ------------------------------------------------------------------
@@ -328,6 +337,74 @@ class ChunkReader:
                 out[: m - a] = items[a - i0 * g : m - i0 * g]
         self._copy_tail(block, a, b, n, out)
 
+    def can_pick_items(self, itemsize: int) -> bool:
+        """Whether :meth:`pick_items` serves this chunk for items of ``itemsize`` bytes:
+        regular blocks, a pipeline of at most one SHUFFLE by that item size (or by 1), and
+        blocks holding whole items."""
+        if self.layout.kind != ChunkKind.BLOCKS:
+            return False
+        g = self._gather_group()
+        h = self.header
+        return (
+            g in (0, 1, itemsize)
+            and h.effective_blocksize % itemsize == 0
+            and (h.leftover % itemsize == 0)
+        )
+
+    def pick_items(
+        self, j: int, shape: tuple[int, ...], index: tuple[slice, ...], dst: np.ndarray
+    ) -> None:
+        """The items ``index`` selects of regular block ``j``, viewed as an array of ``shape``
+        items, into ``dst`` (a ``uint8`` array of shape ``selection + (itemsize,)``; the item
+        size is ``dst.shape[-1]``, :meth:`can_pick_items` must hold for it).
+
+        The block's streams are decoded once; a shuffled block is then unshuffled only for
+        the selected items (one strided copy per byte plane) when they are few, else whole.
+
+        >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+        >>> a = np.arange(64, dtype=np.int32).reshape(8, 8)
+        >>> r = ChunkReader.open(encode_chunk(a.data.cast("B"), EncodeSpec(4, 5, 1)))
+        >>> out = np.zeros((4, 1), np.int32)
+        >>> r.pick_items(0, (8, 8), (slice(0, 8, 2), slice(3, 4)), out.view(np.uint8)
+        ...     .reshape(4, 1, 4))
+        >>> out.ravel().tolist()
+        [3, 19, 35, 51]
+        """
+        if self.present is not None and j not in self.present:
+            raise ParamError(f"blocks [{j}] were not read into this reader")
+        t = dst.shape[-1]
+        bsize = self.header.block_size(j)
+        if bsize != math.prod(shape) * t:
+            raise ParamError(f"block {j} holds {bsize} bytes, not {shape} items of {t} bytes")
+        g = self._gather_group()
+        if g not in (0, 1, t):
+            raise ParamError(f"items of {t} bytes cannot be picked out of this pipeline")
+        block = scratch(bsize, "block")
+        self._decode_streams(j, block)
+        if g is None or g <= 1:
+            dst[...] = block.reshape((*shape, t))[index]
+        elif dst.size * _PICK_RATIO <= bsize:  # few items: byte k of item i is plane k
+            key = (slice(None), *index)
+            planes = block.reshape((t, *shape))[key]
+            for k in range(t):
+                dst[..., k] = planes[k]
+        else:  # unshuffle the items from the first to the last selected one
+            lo = hi = 0
+            stride = 1
+            for ix, n in zip(reversed(index), reversed(shape), strict=True):
+                lo += ix.start * stride
+                hi += (ix.start + (len(range(ix.start, ix.stop, ix.step)) - 1) * ix.step) * stride
+                stride *= n
+            hi += 1
+            items = scratch(bsize, "block-aux")
+            if hi - lo == stride:
+                unshuffle(block, items, g)
+            else:
+                part = scratch((hi - lo) * t, "part").reshape(t, hi - lo)
+                part[...] = block.reshape(t, stride)[:, lo:hi]
+                unshuffle(part.reshape(-1), items[lo * t : hi * t], g)
+            dst[...] = items.reshape((*shape, t))[index]
+
     @staticmethod
     def _copy_tail(block: np.ndarray, a: int, b: int, n: int, out: np.ndarray) -> None:
         """Bytes after the last whole item (or of an unshuffled block), as stored."""
@@ -380,15 +457,15 @@ class ChunkReader:
         neblock = bsize // nst
         if neblock == 0:
             raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
-        pos = int(self.bstarts[j])
+        spans = self.layout.spans
+        pos = spans[j][0] if spans else int(self.bstarts[j])
         for s in range(nst):
             csize, start, pos = self._stream_header(j, s, pos, neblock)
             seg = target[s * neblock : (s + 1) * neblock]
             if csize == neblock:
                 seg[:] = self.arr[start:pos]
             elif csize > 0:
-                where = f"block {j} stream {s}"
-                self._decode_stream(where, start - CSIZE_LEN, self.buf[start:pos], seg)
+                self._decode_stream((j, s), start - CSIZE_LEN, self.buf[start:pos], seg)
             elif csize == 0:
                 seg[:] = 0
             else:
@@ -444,15 +521,18 @@ class ChunkReader:
             where, "compformat", OFF_FLAGS, "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat
         )
 
-    def _decode_stream(self, where: str, offset: int, src: memoryview, dst: np.ndarray) -> None:
+    def _decode_stream(
+        self, where: str | tuple[int, int], offset: int, src: memoryview, dst: np.ndarray
+    ) -> None:
+        """Decode one stream; ``where`` names it (or is ``(block, stream)``) for errors."""
         codec = self.codec
         if codec is None:
-            self._raise_no_codec(where)
+            self._raise_no_codec(_where(where))
         try:
             codec.decompress_into(src, dst.data, self.dict_)
         except CodecError as exc:
             raise CodecError(
-                f"{where} ({codec.name})", "data", offset, exc.expected, exc.got
+                f"{_where(where)} ({codec.name})", "data", offset, exc.expected, exc.got
             ) from None
 
     def _decode_vl(self, out: np.ndarray) -> None:
@@ -489,6 +569,10 @@ class ChunkReader:
                 f"the sum of block sizes {pos_out}",
                 h.nbytes,
             )
+
+
+def _where(where: str | tuple[int, int]) -> str:
+    return where if isinstance(where, str) else f"block {where[0]} stream {where[1]}"
 
 
 def _scratch_pair(n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -82,6 +82,9 @@ class ChunkLayout:
     dict_offset: int = 0
     dict_size: int = 0
     data_start: int = 0
+    #: per block, its (start, end) byte span as Python ints (regular blocks; else empty):
+    #: a block ends at the next larger block start, or at ``cbytes``
+    spans: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def parse(cls, header: ChunkHeader, read: ReadFn) -> ChunkLayout:
@@ -134,7 +137,12 @@ class ChunkLayout:
             dict_offset, dict_size = data_start + DSIZE_LEN, dsize
             data_start = dict_offset + dsize
         _check_bstarts(h, bstarts, data_start)
-        return cls(h, kind, bstarts, dict_offset, dict_size, data_start)
+        spans: tuple[tuple[int, int], ...] = ()
+        if kind == ChunkKind.BLOCKS and nblocks:
+            order = np.unique(bstarts)
+            ends = np.append(order, cbytes)[np.searchsorted(order, bstarts, side="right")]
+            spans = tuple(zip(bstarts.tolist(), ends.tolist(), strict=True))
+        return cls(h, kind, bstarts, dict_offset, dict_size, data_start, spans)
 
     # -- derived ------------------------------------------------------------------------
     @property
@@ -162,13 +170,15 @@ class ChunkLayout:
         """The byte spans ``(start, end)`` holding these blocks, sorted, adjacent and
         overlapping spans merged. A block ends at the next larger block start, or at
         ``cbytes`` (blocks need not be stored in order)."""
+        spans = self.spans
+        if not spans:  # (a layout made without its spans)
+            return self._computed_spans(blocks)
+        return merge_spans([spans[j] for j in blocks])
+
+    def _computed_spans(self, blocks: Iterable[int]) -> list[tuple[int, int]]:
         idx = np.fromiter(blocks, np.int64)
         if idx.size == 0:
             return []
-        if idx.size == 1:  # one block (small reads): no sorting
-            start = int(self.bstarts[idx[0]])
-            later = self.bstarts[self.bstarts > start]
-            return [(start, int(later.min()) if later.size else self.header.cbytes)]
         order = np.unique(self.bstarts)
         starts = np.unique(self.bstarts[idx])
         nxt = np.searchsorted(order, starts, side="right")

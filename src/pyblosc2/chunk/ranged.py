@@ -12,6 +12,7 @@ the next larger block start, or at ``cbytes``. The layout is parsed and checked 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -29,7 +30,10 @@ __all__ = [
     "read_blocks_ranges",
     "read_range",
     "stored_reader",
+    "with_blocks",
 ]
+
+T = TypeVar("T")
 
 #: ``fetch(pos, n)``: bytes ``[pos, pos + n)`` of one stored chunk
 FetchFn = Callable[[int, int], bytes | bytearray | memoryview]
@@ -184,17 +188,47 @@ def read_blocks_ranges(
     needed: set[int] = set()
     for lo, hi in ranges:
         needed.update(layout.needed_blocks(lo, hi))
-    blocks = sorted(needed)
-    spans = layout.block_spans(blocks)
+    return with_blocks(
+        fetch,
+        reader,
+        sorted(needed),
+        lambda bound: [
+            bound.decode_range(lo, hi, nthreads, out)
+            for (lo, hi), out in zip(ranges, outs, strict=True)
+        ],
+    )
+
+
+def with_blocks(
+    fetch: FetchFn,
+    reader: ChunkReader,
+    blocks: Sequence[int],
+    use: Callable[[ChunkReader], T],
+    check: bool = True,
+) -> T:
+    """``use(bound)``, where ``bound`` is ``reader`` (from :func:`stored_reader`, a chunk of
+    regular blocks) over the stored bytes of ``blocks`` (sorted block numbers), fetched one
+    merged span at a time into this thread's zeroed image of the chunk; their streams are
+    checked before ``use`` sees them (``check``; see :meth:`ChunkReader.with_bytes`).
+
+    >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+    >>> data = np.arange(20_000, dtype=np.int32)
+    >>> c = encode_chunk(data.data.cast("B"), EncodeSpec(4, 5, 1, blocksize=8192))
+    >>> lay = ChunkLayout.parse(ChunkHeader.from_bytes(c), lambda p, n: c[p : p + n])
+    >>> r = stored_reader(lambda p, n: c[p : p + n], lay)
+    >>> with_blocks(lambda p, n: c[p : p + n], r, [4], lambda b: b.present)
+    frozenset({4})
+    """
+    h = reader.layout.header
+    if reader.layout.kind != ChunkKind.BLOCKS:
+        kind = reader.layout.kind.value
+        raise FormatError("chunk", "kind", None, "a chunk of regular blocks", kind)
+    spans = reader.layout.block_spans(blocks)
     image = _zeroed_image(h.cbytes)
     try:
         for a, b in spans:
             image[a:b] = np.frombuffer(_fetch(fetch, a, b - a), np.uint8)
-        bound = reader.with_bytes(image.data, blocks)
-        return [
-            bound.decode_range(lo, hi, nthreads, out)
-            for (lo, hi), out in zip(ranges, outs, strict=True)
-        ]
+        return use(reader.with_bytes(image.data, blocks, check))
     finally:
         for a, b in spans:
             image[a:b] = 0

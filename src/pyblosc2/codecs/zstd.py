@@ -7,6 +7,7 @@ C-Blosc2 maps ``clevel`` 1-7 to zstd level ``2*clevel - 1``, 8 to 20 and 9 to 22
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -47,6 +48,8 @@ def _cached(name: str, key: _K, make: Callable[[], _V]) -> _V:
 
 
 _MAGIC = b"\x28\xb5\x2f\xfd"
+#: this thread's decompressor without a dictionary (``dctx``), for the short path
+_plain = threading.local()
 
 
 def _content_size(src: memoryview) -> int:
@@ -95,6 +98,25 @@ class ZstdCodec(BaseCodec):
             return zstandard.train_dictionary(size, list(samples)).as_bytes()
         except zstandard.ZstdError:
             return None
+
+    def decompress_into(self, src: memoryview, dst: memoryview, dict_: bytes | None = None) -> None:
+        """:meth:`decompress` into ``dst``; a single frame without a dictionary declaring
+        exactly ``len(dst)`` bytes (what Blosc writers produce) takes a short path."""
+        if dict_ is None and src[:4] == _MAGIC:
+            out = None
+            try:
+                dctx = _plain.dctx
+            except AttributeError:  # this thread's first stream
+                dctx = _plain.dctx = zstandard.ZstdDecompressor()
+            try:
+                if zstandard.frame_content_size(src) == len(dst):
+                    out = dctx.decompress(src, allow_extra_data=False)
+            except zstandard.ZstdError:
+                pass  # the general path below decides
+            if out is not None and len(out) == len(dst):
+                dst[:] = out
+                return
+        dst[:] = self.decompress(src, len(dst), dict_)
 
     def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytes:
         def make() -> zstandard.ZstdDecompressor:

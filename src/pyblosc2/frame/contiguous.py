@@ -5,8 +5,9 @@ trailer only; a chunk is read when asked for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from ..backends.memory import MemoryStore
 from ..chunk.decode import ChunkReader
 from ..chunk.header import OFF_CBYTES, OFF_NBYTES, ChunkHeader
 from ..chunk.layout import ChunkKind, ChunkLayout
-from ..chunk.ranged import read_blocks_ranges, stored_reader
+from ..chunk.ranged import FetchFn, read_blocks_ranges, stored_reader, with_blocks
 from ..chunk.special import special_chunk
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
 from ..errors import BoundsError, FormatError, ParamError
@@ -36,6 +37,8 @@ from .header import (
 from .index import decode_index, special_of
 from .sparse import chunk_name, read_chunk_object
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
+
+T = TypeVar("T")
 
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
 
@@ -306,25 +309,48 @@ class FrameReader:
         self, n: int, ranges: Sequence[tuple[int, int]], outs: Sequence[np.ndarray | None]
     ) -> list[np.ndarray]:
         """:meth:`read_chunk_range` for several ranges of chunk ``n``, read together."""
-        off = int(self.offsets[n])
-        reader = None
-        if off >= 0 and self.directory is None:
-            if n in self._layouts:
-                reader = self._layouts[n]
-            else:
-                reader = self._layouts[n] = self._stored_reader(n, off)
+        reader = self.block_reader(n)
         if reader is None:
             whole = ChunkReader.open(self.get_chunk(n))
             return [
                 whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)
             ]
-        pos = self.header.header_len + off
+        return read_blocks_ranges(self._chunk_fetch(n), reader, ranges, outs)
+
+    def block_reader(self, n: int) -> ChunkReader | None:
+        """The cached reader of stored chunk ``n``'s checked layout (:func:`stored_reader`;
+        no block bytes), or None for special offsets, sparse objects and chunks without
+        regular or memcpyed blocks."""
+        off = int(self.offsets[n])
+        if off < 0 or self.directory is not None:
+            return None
+        if n in self._layouts:
+            return self._layouts[n]
+        reader = self._layouts[n] = self._stored_reader(n, off)
+        return reader
+
+    def with_chunk_blocks(
+        self,
+        n: int,
+        reader: ChunkReader,
+        blocks: Sequence[int],
+        use: Callable[[ChunkReader], T],
+        check: bool = True,
+    ) -> T:
+        """``use(bound)`` with ``bound`` = ``reader`` (chunk ``n``'s :meth:`block_reader`, of
+        regular blocks) over the stored bytes of ``blocks`` (sorted), one positioned read per
+        merged span (:func:`with_blocks`)."""
+        return with_blocks(self._chunk_fetch(n), reader, blocks, use, check)
+
+    def _chunk_fetch(self, n: int) -> FetchFn:
+        """``fetch(p, k)``: bytes ``[p, p + k)`` of stored chunk ``n`` (a regular offset)."""
+        pos = self.header.header_len + int(self.offsets[n])
         source = self.source
 
         def fetch(p: int, k: int) -> bytes | memoryview:
             return source.read(pos + p, k)
 
-        return read_blocks_ranges(fetch, reader, ranges, outs)
+        return fetch
 
     def _stored_reader(self, n: int, off: int) -> ChunkReader | None:
         """A reader of the checked layout of stored chunk ``n`` at offset ``off``

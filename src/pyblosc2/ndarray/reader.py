@@ -8,9 +8,12 @@ Each chunk holding selected items is read one of two ways:
   shape...)`` gives every selected item; each axis contributes a few *pieces* (a run of whole
   blocks, or the selected items of one block) and each combination of pieces is one numpy
   copy into the result;
-* block by block, when the selection touches at most half of the chunk's blocks: for each
-  touched block only the byte range from its first to its last selected item is read and
-  decoded (a single item unshuffles just that item, :mod:`pyblosc2.chunk.decode`).
+* block by block, when the selection touches at most half of the chunk's blocks: only the
+  touched blocks are read (one positioned read per merged span), each block's streams are
+  decoded once and its selected items picked out of them (a shuffled block is unshuffled
+  only for the picked items, or from the first to the last of them:
+  :meth:`~pyblosc2.chunk.decode.ChunkReader.pick_items`); pipelines that do not allow
+  picking decode the byte range from a block's first to its last selected item.
 
 Chunks are decoded concurrently on the shared pool (each writes a disjoint part of the
 result), under one read guard of the frame.
@@ -174,16 +177,37 @@ def _read_whole(
 def _read_by_blocks(
     frame: Frame, geo: _Geometry, n: int, pieces: list[list[Piece]], out: np.ndarray
 ) -> None:
-    """Copy the selected items of chunk ``n`` block by block, reading and decoding for each
-    touched block only the bytes from its first to its last selected item."""
+    """Copy the selected items of chunk ``n`` block by block, reading only the touched
+    blocks: each block's streams are decoded once and its selected items picked out of them
+    (:meth:`ChunkReader.pick_items`); for other pipelines (and chunks read whole), only the
+    bytes from a block's first to its last selected item are decoded."""
     t = geo.dtype.itemsize
     bshape = geo.blocks
-    belems = math.prod(bshape)
-    bstrides = [math.prod(bshape[d + 1 :]) for d in range(len(bshape))]
     singles = [
         [q for p in axis for q in _unmerge(p, b)] for axis, b in zip(pieces, bshape, strict=True)
     ]
     combos = list(itertools.product(*singles))
+    fr = frame.reader
+    reader = fr.block_reader(n)
+    if reader is not None and reader.can_pick_items(t):
+        outb = out.view(np.uint8).reshape((*out.shape, t))
+        picks = [
+            (
+                _flat(tuple(p[0] for p in combo), geo.bgrid),
+                tuple(p[2] for p in combo),
+                outb[tuple(slice(p[3], p[3] + p[4]) for p in combo)],
+            )
+            for combo in combos
+        ]
+
+        def pick(bound: ChunkReader) -> None:
+            for j, index, dst in picks:
+                bound.pick_items(j, bshape, index, dst)
+
+        fr.with_chunk_blocks(n, reader, sorted({j for j, _, _ in picks}), pick, check=False)
+        return
+    belems = math.prod(bshape)
+    bstrides = [math.prod(bshape[d + 1 :]) for d in range(len(bshape))]
     # one block-sized buffer per touched block; only the part that is read is used
     raw = scratch(len(combos) * belems * t, "nd-blocks")
     ranges, outs = [], []
@@ -196,7 +220,7 @@ def _read_by_blocks(
         hi += 1
         ranges.append(((base + lo) * t, (base + hi) * t))
         outs.append(raw[(i * belems + lo) * t : (i * belems + hi) * t])
-    frame.reader.read_chunk_ranges(n, ranges, outs)  # under the caller's read guard
+    fr.read_chunk_ranges(n, ranges, outs)  # under the caller's read guard
     blocks = raw.view(geo.dtype).reshape((len(combos), *bshape))
     for i, combo in enumerate(combos):
         out[tuple(slice(p[3], p[3] + p[4]) for p in combo)] = blocks[i][tuple(p[2] for p in combo)]
