@@ -107,3 +107,22 @@ def test_get_slice_into_a_short_out_names_the_missing_space() -> None:
         ParamError, match="Not enough space in out: 256 bytes, the slice needs 2560"
     ):
         s.get_slice(0, 10, out=bytearray(256))
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.dtype(("<f8", (10,))), np.dtype(("<i8", (10,))), np.dtype(("<i4,>f4", (10,)))]
+)
+def test_subarray_dtypes_read_as_numpy_does(dtype) -> None:
+    a = pyblosc2.zeros((5,), dtype=dtype, chunks=(2,), blocks=(1,))
+    x = np.zeros((5,), dtype)
+    assert a.dtype == dtype
+    for key in (slice(None), slice(None, None, -2), 3):
+        got, want = a[key], x[key]
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.view(np.int8), want.view(np.int8))
+
+
+def test_integer_keys_give_a_zero_d_array_as_python_blosc2() -> None:
+    a = pyblosc2.asarray(np.arange(12).reshape(3, 4), chunks=(2, 2), blocks=(1, 2))
+    got = a[1, 2]
+    assert isinstance(got, np.ndarray) and got.shape == () and got == 6

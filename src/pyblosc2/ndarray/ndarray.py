@@ -252,11 +252,10 @@ class NDArray(NDArrayMembers, NDArrayOperators):
             return getitem(self, key)
         ranges, squeeze = self._normalize(key)
         out = read_selection(self, ranges)
-        return (
-            out.reshape([len(r) for d, r in enumerate(ranges) if d not in squeeze])
-            if squeeze
-            else out
-        )
+        # integer keys drop their axes; the Ellipsis keeps a 0-d array (not a scalar), as
+        # python-blosc2 returns, and a subarray dtype's trailing axes
+        key = tuple(0 if d in squeeze else slice(None) for d in range(len(ranges)))
+        return out[(*key, Ellipsis)]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if not is_basic_key(key):  # advanced keys: ndarray/fancy.py

@@ -54,9 +54,10 @@ def read_selection(arr: NDArray, ranges: list[range]) -> np.ndarray:
     ``[len(r) for r in ranges]``; axes with negative steps are views reversed at the end."""
     flip = tuple(slice(None, None, -1) if r.step < 0 else slice(None) for r in ranges)
     up = [r[::-1] if r.step < 0 else r for r in ranges]
-    out = np.empty(tuple(len(r) for r in up), arr.dtype)
+    item = _item_dtype(arr.dtype)
+    out = np.empty(tuple(len(r) for r in up), item)
     if out.size == 0:
-        return out
+        return out if item is arr.dtype else out.view(arr.dtype)
     if not arr.ndim:
         out[()] = arr._chunk_array(0)[()]
         return out
@@ -70,7 +71,14 @@ def read_selection(arr: NDArray, ranges: list[range]) -> np.ndarray:
         whole = [_flat(tuple(c for c, _ in t), geo.grid) for t in tasks if _reads_whole(geo, t)]
         arr.schunk._prefetch(whole)
         run_parallel(lambda t: _read_chunk(frame, geo, t, out), tasks, nthreads)
-    return out[flip] if any(r.step < 0 for r in ranges) else out
+    result = out[flip] if any(r.step < 0 for r in ranges) else out
+    return result if item is arr.dtype else result.view(arr.dtype)
+
+
+def _item_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype items are read as: a subarray dtype (``("<f8", (10,))``) as opaque items of
+    its size, viewed back at the end (numpy would otherwise add its axes to every array)."""
+    return dtype if dtype.subdtype is None else np.dtype((np.void, dtype.itemsize))
 
 
 def _chunk_tasks(arr: NDArray, ranges: list[range]) -> Iterator[Task]:
@@ -128,7 +136,7 @@ class _Geometry(NamedTuple):
 
     @classmethod
     def of(cls, arr: NDArray, nthreads: int) -> _Geometry:
-        return cls(arr._grid, arr._block_grid(), arr.blocks, arr.dtype, nthreads)
+        return cls(arr._grid, arr._block_grid(), arr.blocks, _item_dtype(arr.dtype), nthreads)
 
 
 def _flat(coords: tuple[int, ...], shape: tuple[int, ...]) -> int:
