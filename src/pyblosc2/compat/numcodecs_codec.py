@@ -145,6 +145,9 @@ def decoded_size(buf: BufferLike) -> int:
 
 def decode_into(buf: BufferLike, out: np.ndarray) -> None:
     """Decode the chunk ``buf`` into the first ``nbytes`` bytes of the uint8 array ``out``."""
+    if not out.size:  # decompress2 refuses an empty dst (as python-blosc2); still validate
+        decompress2(buf, nthreads=1)
+        return
     decompress2(buf, dst=out, nthreads=1)
 
 

@@ -254,8 +254,8 @@ class NDArray(NDArrayMembers, NDArrayOperators):
         out = read_selection(self, ranges)
         # integer keys drop their axes; the Ellipsis keeps a 0-d array (not a scalar), as
         # python-blosc2 returns, and a subarray dtype's trailing axes
-        key = tuple(0 if d in squeeze else slice(None) for d in range(len(ranges)))
-        return out[(*key, Ellipsis)]
+        picks = (*(0 if d in squeeze else slice(None) for d in range(len(ranges))), Ellipsis)
+        return out[picks]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
