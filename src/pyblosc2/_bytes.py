@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeAlias
+import ctypes
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
 from .errors import ParamError, ParamTypeError
 
-__all__ = ["BufferLike", "as_array", "as_view", "writable_view"]
+__all__ = ["BufferLike", "as_array", "as_view", "fill_bytes", "writable_view"]
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -70,3 +73,61 @@ def writable_view(obj: BufferLike, name: str = "dst") -> np.ndarray:
     if mv.readonly or not mv.c_contiguous:
         raise ParamError(f"{name} must be a writable contiguous buffer")
     return np.frombuffer(mv.cast("B") if mv.format != "B" or mv.ndim != 1 else mv, dtype=np.uint8)
+
+
+# -- bytes without a final copy ------------------------------------------------------------
+# CPython's PyBytes_FromStringAndSize(NULL, n) makes an uninitialised bytes object that its
+# creator may fill before anyone else sees it; its bytes start at a fixed offset in the object
+# (ob_sval, bytes.__basicsize__ - 1). Decoding straight into it saves the full-size copy of
+# ``ndarray.tobytes()`` and keeps a whole read's peak memory at the result's size. Checked
+# once at import; anywhere else (or if the check fails) ``fill_bytes`` copies.
+_SVAL = bytes.__basicsize__ - 1
+_MIN_DIRECT = 1 << 16  # below this a copy costs less than the ctypes call
+
+
+class _Raw:
+    """Exposes the bytes of a fresh ``bytes`` object to numpy (and keeps it alive)."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, owner: bytes) -> None:
+        self.owner = owner
+        self.__array_interface__ = {
+            "data": (id(owner) + _SVAL, False),
+            "shape": (len(owner),),
+            "typestr": "|u1",
+            "version": 3,
+        }
+
+
+def _bytes_maker() -> Any:
+    if sys.implementation.name != "cpython" or sys.getsizeof(b"") != bytes.__basicsize__:
+        return None
+    try:
+        make = ctypes.pythonapi.PyBytes_FromStringAndSize
+    except AttributeError:  # pragma: no cover - CPython always has it
+        return None
+    make.restype = ctypes.py_object
+    make.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
+    probe = make(None, 4)
+    np.asarray(_Raw(probe))[:] = (1, 2, 3, 4)
+    return make if probe == b"\x01\x02\x03\x04" else None
+
+
+_new_bytes = _bytes_maker()
+
+
+def fill_bytes(n: int, fill: Callable[[np.ndarray], object]) -> bytes:
+    """A new ``bytes`` of ``n`` bytes whose contents ``fill(view)`` writes into ``view`` (a
+    writable ``uint8`` array over them); no copy of the result is made.
+
+    >>> fill_bytes(3, lambda v: v.__setitem__(slice(None), 7))
+    b'\\x07\\x07\\x07'
+    """
+    if _new_bytes is None or n < _MIN_DIRECT:
+        arr = np.empty(n, np.uint8)
+        fill(arr)
+        return arr.tobytes()
+    out = _new_bytes(None, n)
+    fill(np.asarray(_Raw(out)))
+    return out

@@ -9,12 +9,11 @@ sparse (directories).
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar, cast, overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -25,18 +24,19 @@ from .chunk.decode import ChunkReader, fill_bytes
 from .chunk.encode import EncodeSpec, encode_chunk
 from .chunk.header import ChunkHeader
 from .constants import EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, SpecialValue, SplitMode
-from .errors import BoundsError, FormatError, ParamError, ParamTypeError
+from .errors import BoundsError, FormatError, ParamError
 from .frame.contiguous import FrameReader
 from .frame.frame import HIDDEN_VLMETA, Frame
 from .frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
-from .frame.location import REMOTE_OPTIONS, create_frame, exists, is_url, open_frame, remove_urlpath
+from .frame.location import REMOTE_OPTIONS, create_frame, exists, open_frame, remove_urlpath
 from .frame.trailer import Trailer
 from .frame.writer import build_cframe
 from .meta import Meta, RawMetalayer, VLMeta, packb
 from .params import CParams, DParams, parse_int
 from .schunk_edit import ChunkListEdits
 from .schunk_filters import FilterHooks, apply_prefilter, postfiltered_decompress, postfiltered_read
-from .schunk_members import SChunkMembers, open_members
+from .schunk_guards import reads, writes
+from .schunk_members import SChunkMembers
 from .storage import Storage
 
 __all__ = ["ChunkInfo", "SChunk", "Storage", "open", "remove_urlpath", "schunk_from_cframe"]
@@ -45,30 +45,6 @@ DEFAULT_CHUNKSIZE = 2**24
 MAX_DEFAULT_CHUNKSIZE = 2**28
 _READONLY = "Cannot do this action with reading mode"
 _STORAGE_ARGS = frozenset(Storage.__dataclass_fields__)
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def reads(method: F) -> F:
-    """Run ``method`` holding what a read needs (see :meth:`Frame.reading`)."""
-
-    @functools.wraps(method)
-    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with self._frame.reading():
-            return method(self, *args, **kwargs)
-
-    return cast(F, run)
-
-
-def writes(method: F) -> F:
-    """Run ``method`` holding what a change needs (see :meth:`Frame.writing`)."""
-
-    @functools.wraps(method)
-    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self._check_writable()
-        with self._frame.writing():
-            return method(self, *args, **kwargs)
-
-    return cast(F, run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,42 +564,6 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
     def to_cframe(self) -> bytes:
         """The SChunk as a contiguous frame (a sparse frame is gathered into one)."""
         return self._frame.to_cframe()
-
-
-def open(
-    urlpath: str | os.PathLike[str], mode: str = "r", offset: int = 0, **kwargs: Any
-) -> SChunk:
-    """Open a frame file (at ``offset``) as an SChunk."""
-    if isinstance(urlpath, bytes | bytearray | memoryview) and (
-        len(urlpath) > 4096 or bytes(urlpath[:10]) == b"\x9e\xa8b2frame\x00"
-    ):
-        raise ParamTypeError(
-            f"urlpath must be a path, got {len(urlpath)} bytes of data "
-            "(open in-memory frames with schunk_from_cframe or ndarray_from_cframe)"
-        )
-    offset = parse_int(offset, "offset", 0)
-    path = os.fsdecode(urlpath)
-    remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}
-    if is_url(path):  # fsspec URLs: lazy, read-only unless a sparse frame
-        storage = Storage(urlpath=path, mode="r" if mode == "r" else "a", contiguous=True)
-        s = SChunk._from_frame(open_frame(path, storage, offset, remote), storage)
-        s._offset, s._remote = offset, remote
-        if "cparams" in kwargs or "dparams" in kwargs:
-            s.cparams = s._cparams_from_header(kwargs.get("cparams"))
-            s.dparams = DParams.from_any(kwargs.get("dparams"))
-        return s
-    if remote.get("storage_options"):
-        raise ParamError(f"storage_options apply to URLs, not to the local path {path!r}")
-    if not exists(path):
-        raise FileNotFoundError(f"No such file or directory: {path}")
-    if offset:
-        storage = Storage(urlpath=path, mode="r", contiguous=True)
-        if (mode, kwargs.get("mmap_mode")) not in (("r", None), (None, "r"), ("r", "r")):
-            raise NotImplementedError("writing to a frame embedded at an offset")
-        s = SChunk._from_frame(open_frame(path, storage, offset), storage, kwargs.get("cparams"))
-        s._offset = offset
-        return s
-    return open_members(SChunk, path, mode, kwargs)
 
 
 def _reopen(

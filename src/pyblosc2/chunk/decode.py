@@ -9,16 +9,15 @@ read out of bounds. Blocks are decoded on a thread pool straight into the caller
 
 from __future__ import annotations
 
-import ctypes
 import math
 import struct
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import numpy as np
 
+from .._bytes import fill_bytes
 from .._threads import run_parallel, scratch
 from ..codecs.base import BaseCodec
 from ..codecs.registry import UDCODEC_FORMAT, codec_for_format
@@ -31,7 +30,7 @@ from .layout import CSIZE_LEN, VL_SIZE_LEN, ChunkKind, ChunkLayout
 from .pipeline import Pipeline
 from .special import fill_special
 
-__all__ = ["ChunkReader", "decode_chunk", "decode_range", "fill_bytes"]
+__all__ = ["ChunkReader", "decode_chunk", "decode_range", "fill_bytes"]  # fill_bytes: re-exported
 
 _I32 = struct.Struct("<i")
 # From this many blocks on, stream headers are checked with numpy passes over the blocks.
@@ -596,61 +595,3 @@ def decode_chunk(
 def decode_range(buf: memoryview | bytes, start: int, stop: int, nthreads: int = 1) -> np.ndarray:
     """Decode bytes ``[start, stop)`` of a chunk."""
     return ChunkReader.open(buf).decode_range(start, stop, nthreads)
-
-
-# -- bytes without a final copy ------------------------------------------------------------
-# CPython's PyBytes_FromStringAndSize(NULL, n) makes an uninitialised bytes object that its
-# creator may fill before anyone else sees it; its bytes start at a fixed offset in the object
-# (ob_sval, bytes.__basicsize__ - 1). Decoding straight into it saves the full-size copy of
-# ``ndarray.tobytes()`` and keeps a whole read's peak memory at the result's size. Checked
-# once at import; anywhere else (or if the check fails) ``fill_bytes`` copies.
-_SVAL = bytes.__basicsize__ - 1
-_MIN_DIRECT = 1 << 16  # below this a copy costs less than the ctypes call
-
-
-class _Raw:
-    """Exposes the bytes of a fresh ``bytes`` object to numpy (and keeps it alive)."""
-
-    __slots__ = ("__array_interface__", "owner")
-
-    def __init__(self, owner: bytes) -> None:
-        self.owner = owner
-        self.__array_interface__ = {
-            "data": (id(owner) + _SVAL, False),
-            "shape": (len(owner),),
-            "typestr": "|u1",
-            "version": 3,
-        }
-
-
-def _bytes_maker() -> Any:
-    if sys.implementation.name != "cpython" or sys.getsizeof(b"") != bytes.__basicsize__:
-        return None
-    try:
-        make = ctypes.pythonapi.PyBytes_FromStringAndSize
-    except AttributeError:  # pragma: no cover - CPython always has it
-        return None
-    make.restype = ctypes.py_object
-    make.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
-    probe = make(None, 4)
-    np.asarray(_Raw(probe))[:] = (1, 2, 3, 4)
-    return make if probe == b"\x01\x02\x03\x04" else None
-
-
-_new_bytes = _bytes_maker()
-
-
-def fill_bytes(n: int, fill: Callable[[np.ndarray], object]) -> bytes:
-    """A new ``bytes`` of ``n`` bytes whose contents ``fill(view)`` writes into ``view`` (a
-    writable ``uint8`` array over them); no copy of the result is made.
-
-    >>> fill_bytes(3, lambda v: v.__setitem__(slice(None), 7))
-    b'\\x07\\x07\\x07'
-    """
-    if _new_bytes is None or n < _MIN_DIRECT:
-        arr = np.empty(n, np.uint8)
-        fill(arr)
-        return arr.tobytes()
-    out = _new_bytes(None, n)
-    fill(np.asarray(_Raw(out)))
-    return out

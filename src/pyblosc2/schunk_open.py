@@ -1,0 +1,52 @@
+"""Opening frame files as SChunks: local paths (at an offset too), fsspec URLs (the pickle
+reopener lives with SChunk)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .errors import ParamError, ParamTypeError
+from .frame.location import REMOTE_OPTIONS, exists, is_url, open_frame
+from .params import DParams, parse_int
+from .schunk import SChunk
+from .schunk_members import open_members
+from .storage import Storage
+
+__all__ = ["open"]
+
+
+def open(
+    urlpath: str | os.PathLike[str], mode: str = "r", offset: int = 0, **kwargs: Any
+) -> SChunk:
+    """Open a frame file (at ``offset``) as an SChunk."""
+    if isinstance(urlpath, bytes | bytearray | memoryview) and (
+        len(urlpath) > 4096 or bytes(urlpath[:10]) == b"\x9e\xa8b2frame\x00"
+    ):
+        raise ParamTypeError(
+            f"urlpath must be a path, got {len(urlpath)} bytes of data "
+            "(open in-memory frames with schunk_from_cframe or ndarray_from_cframe)"
+        )
+    offset = parse_int(offset, "offset", 0)
+    path = os.fsdecode(urlpath)
+    remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}
+    if is_url(path):  # fsspec URLs: lazy, read-only unless a sparse frame
+        storage = Storage(urlpath=path, mode="r" if mode == "r" else "a", contiguous=True)
+        s = SChunk._from_frame(open_frame(path, storage, offset, remote), storage)
+        s._offset, s._remote = offset, remote
+        if "cparams" in kwargs or "dparams" in kwargs:
+            s.cparams = s._cparams_from_header(kwargs.get("cparams"))
+            s.dparams = DParams.from_any(kwargs.get("dparams"))
+        return s
+    if remote.get("storage_options"):
+        raise ParamError(f"storage_options apply to URLs, not to the local path {path!r}")
+    if not exists(path):
+        raise FileNotFoundError(f"No such file or directory: {path}")
+    if offset:
+        storage = Storage(urlpath=path, mode="r", contiguous=True)
+        if (mode, kwargs.get("mmap_mode")) not in (("r", None), (None, "r"), ("r", "r")):
+            raise NotImplementedError("writing to a frame embedded at an offset")
+        s = SChunk._from_frame(open_frame(path, storage, offset), storage, kwargs.get("cparams"))
+        s._offset = offset
+        return s
+    return open_members(SChunk, path, mode, kwargs)
