@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,11 +45,28 @@ def _check(path: str, seed: int, done: int, cblosc2=None) -> int:
             if s.contiguous:
                 assert s.verify() == []
             if cblosc2 is not None:
-                c = cblosc2.open(path)
+                c = _c_open(cblosc2, path, s)
                 assert c.nchunks == s.nchunks
                 assert all(c.decompress_chunk(i) == s.decompress_chunk(i) for i in range(c.nchunks))
             return k
     raise AssertionError(f"{path}: content matches neither {done} nor {done + 1} operations")
+
+
+def _c_open(cblosc2, path: str, s) -> object:
+    """python-blosc2's handle on ``path``; if C refuses a frame we read, the file is kept
+    (under the system temp dir) and the message says what we see, for diagnosis."""
+    try:
+        return cblosc2.open(path)
+    except RuntimeError as exc:
+        keep = Path(tempfile.gettempdir()) / "pyblosc2-kill-failures"
+        keep.mkdir(exist_ok=True)
+        kept = keep / f"{os.getpid()}-{Path(path).name}"
+        shutil.copyfile(path, kept)
+        raise AssertionError(
+            f"python-blosc2 cannot open a frame pyblosc2 reads ({exc}); kept as {kept}: "
+            f"file size {os.path.getsize(path)}, header frame_len {s.header.frame_len}, "
+            f"nchunks {s.nchunks}"
+        ) from exc
 
 
 def _check_b2nd(path: str, seed: int, done: int, cblosc2=None) -> int:
