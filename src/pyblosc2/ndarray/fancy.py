@@ -35,7 +35,6 @@ __all__ = [
     "gather_flat",
     "getitem",
     "is_basic_key",
-    "is_simple_key",
     "setitem",
     "take_numpy",
 ]
@@ -65,30 +64,6 @@ def is_basic_key(key: Any) -> bool:
     """
     items = key if isinstance(key, tuple) else (key,)
     return all(k is Ellipsis or isinstance(k, slice) or _is_int(k) for k in items)
-
-
-def is_simple_key(key: Any, shape: tuple[int, ...]) -> bool:
-    """Whether ``key`` is a plain box read (ints in bounds and unit-step slices, at most one
-    per axis, or unit-step slices and one Ellipsis) that the basic read path serves as is.
-
-    >>> is_simple_key((1, slice(0, 2)), (3, 4)), is_simple_key(slice(None, None, 2), (3,))
-    (True, False)
-    """
-    items = key if isinstance(key, tuple) else (key,)
-    if any(k is Ellipsis for k in items):
-        rest = [k for k in items if k is not Ellipsis]
-        return len(rest) == len(items) - 1 and all(
-            isinstance(k, slice) and k.step in (None, 1) for k in rest
-        )
-    if len(items) > len(shape):
-        return False
-    for k, n in zip(items, shape, strict=False):
-        if isinstance(k, slice):
-            if k.step not in (None, 1):
-                return False
-        elif not (_is_int(k) and -n <= k < n):
-            return False
-    return True
 
 
 def _unwrap(k: Any) -> Any:

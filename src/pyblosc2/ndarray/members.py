@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import ParamError
 from ..params import CParams, DParams
+from ..schunk_members import format_nbytes
 from .fancy import OIndex, gather_flat, take_numpy
 from .keys import detect_aligned_chunks, process_key
 
@@ -27,13 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["NDArrayMembers", "NDField", "argsort", "sort", "take", "take_along_axis"]
 
 _FIELD_ASSIGN = 'assign through the field view, e.g. array.fields["{}"][:] = values'
-
-
-def _human(n: int) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n} ({n / size:.2f} {unit})"
-    return f"{n} ({n} B)"
 
 
 class NDField:
@@ -207,8 +201,8 @@ class NDArrayMembers:
             ("chunks", self.chunks),
             ("blocks", self.blocks),
             ("dtype", self.dtype),
-            ("nbytes", _human(self.nbytes)),
-            ("cbytes", _human(self.cbytes)),
+            ("nbytes", format_nbytes(self.nbytes)),
+            ("cbytes", format_nbytes(self.cbytes)),
             ("cratio", f"{self.cratio:.2f}x"),
             ("cparams", self.cparams),
             ("dparams", self.dparams),
@@ -355,11 +349,7 @@ class NDArrayMembers:
         >>> asarray(np.array([7, 2, 9, 2])).argsort()[...]
         array([1, 3, 0, 2])
         """
-        from .constructors import asarray
-
-        if self.ndim != 1:
-            raise ParamError(f"argsort needs a 1-d array, got {self.ndim} dimensions")
-        return asarray(np.argsort(self[()], kind="stable", order=order), **kwargs)
+        return self._sorted(np.argsort, "argsort", order, kwargs)
 
     def sort(self, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
         """The items of a 1-d array in stable sorted order as a new NDArray (``order`` names
@@ -370,11 +360,14 @@ class NDArrayMembers:
         >>> asarray(np.array([7, 2, 9, 2])).sort()[...]
         array([2, 2, 7, 9])
         """
+        return self._sorted(np.sort, "sort", order, kwargs)
+
+    def _sorted(self, fn: Any, name: str, order: Any, kwargs: dict[str, Any]) -> NDArray:
         from .constructors import asarray
 
         if self.ndim != 1:
-            raise ParamError(f"sort needs a 1-d array, got {self.ndim} dimensions")
-        return asarray(np.sort(self[()], kind="stable", order=order), **kwargs)
+            raise ParamError(f"{name} needs a 1-d array, got {self.ndim} dimensions")
+        return asarray(fn(self[()], kind="stable", order=order), **kwargs)
 
     # -- gathers --------------------------------------------------------------------------
     @property
