@@ -52,17 +52,28 @@ def zarr_mod() -> ModuleType:
 
 @pytest.fixture
 def decoded_blocks(monkeypatch) -> list[int]:
-    """The indices of the blocks whose streams ``ChunkReader`` decodes during the test, in order."""
+    """The indices of the blocks whose streams ``ChunkReader`` decodes during the test (by the
+    general or the fused path), in order."""
+    from pyblosc2.chunk import fused
     from pyblosc2.chunk.decode import ChunkReader
 
     seen: list[int] = []
-    original = ChunkReader._decode_streams
+    original = ChunkReader.decode_streams
+    original_fused = fused.decode_block_fused
 
     def spy(self, j, target):
         seen.append(j)
         return original(self, j, target)
 
-    monkeypatch.setattr(ChunkReader, "_decode_streams", spy)
+    def fused_spy(r, j, *args):
+        done = original_fused(r, j, *args)
+        if done:  # (declined: the general path decodes it, and is seen there)
+            seen.append(j)
+        return done
+
+    monkeypatch.setattr(ChunkReader, "decode_streams", spy)
+    for module in ("pyblosc2.chunk.decode", "pyblosc2.ndarray.reader"):
+        monkeypatch.setattr(f"{module}.decode_block_fused", fused_spy)
     return seen
 
 

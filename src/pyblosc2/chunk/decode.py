@@ -18,24 +18,25 @@ from typing import NoReturn
 import numpy as np
 
 from .._bytes import fill_bytes
-from .._threads import run_parallel, scratch
+from .._threads import run_parallel, scratch, threads_for
 from ..codecs.base import BaseCodec
 from ..codecs.registry import UDCODEC_FORMAT, codec_for_format
 from ..constants import Filter, SpecialValue
 from ..errors import CodecError, FormatError, ParamError
 from ..filters.registry import lookup_filter
 from ..filters.shuffle import Shuffle, unshuffle
-from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_NBYTES, OFF_UDCOMPCODE, ChunkHeader
-from .layout import CSIZE_LEN, VL_SIZE_LEN, ChunkKind, ChunkLayout
-from .pipeline import Pipeline
+from .fused import decode_block_fused
+from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_UDCOMPCODE, ChunkHeader
+from .layout import CSIZE_LEN, ChunkKind, ChunkLayout, gather_i32
+from .pipeline import Pipeline, scratch_pair
 from .special import fill_special
+from .vlblocks import check_vl_sizes, decode_vl
 
 __all__ = ["ChunkReader", "decode_chunk", "decode_range", "fill_bytes"]  # fill_bytes: re-exported
 
 _I32 = struct.Struct("<i")
 # From this many blocks on, stream headers are checked with numpy passes over the blocks.
 _VECTOR_MIN_BLOCKS = 32
-_QUAD = np.arange(4)
 #: up to this many items, a range of one block is unshuffled by one transposed copy
 _GATHER_MAX = 64
 #: items are picked out of a shuffled block's byte planes (a strided copy per plane) while
@@ -116,7 +117,7 @@ class ChunkReader:
         # Every stream header is checked before anything is allocated or decoded (STYLE
         # habit 5): a few numpy passes over the blocks, one per stream index.
         if layout.kind == ChunkKind.VL_BLOCKS:
-            r._check_vl_sizes()
+            check_vl_sizes(r)
         else:
             r._check_streams(range(h.nblocks) if blocks is None else blocks)
         return r
@@ -146,9 +147,9 @@ class ChunkReader:
     def _check_streams(self, blocks: Sequence[int]) -> None:
         """Validate every csize (and run token) of these blocks before anything is decoded.
 
-        Few blocks are walked with :meth:`_stream_header`; many blocks are walked vectorised
+        Few blocks are walked with :meth:`stream_header`; many blocks are walked vectorised
         over blocks (one numpy pass per stream index) with the same conditions, and the first
-        bad block is then re-walked by :meth:`_stream_header` to raise the precise error.
+        bad block is then re-walked by :meth:`stream_header` to raise the precise error.
         """
         h = self.header
         nblocks, cbytes, arr = h.nblocks, h.cbytes, self.arr
@@ -159,7 +160,7 @@ class ChunkReader:
                 neblock = h.block_size(j) // nst
                 pos = int(self.bstarts[j])
                 for s in range(nst):
-                    csize, _, pos = self._stream_header(j, s, pos, neblock)
+                    csize, _, pos = self.stream_header(j, s, pos, neblock)
                     needs_codec = needs_codec or (csize > 0 and csize != neblock)
         else:
             idx = np.asarray(blocks)
@@ -172,7 +173,7 @@ class ChunkReader:
                 at = self.bstarts[group]
                 for _ in range(nst):
                     # A csize field cut by cbytes makes ``end`` exceed cbytes as well.
-                    sizes = _gather_i32(arr, np.minimum(at, cbytes - CSIZE_LEN))
+                    sizes = gather_i32(arr, np.minimum(at, cbytes - CSIZE_LEN))
                     run = sizes < 0
                     end = at + CSIZE_LEN + np.where(run, 1, np.maximum(sizes, 0))
                     bad = (end > cbytes) | (sizes < -MAX_RUN)
@@ -183,7 +184,7 @@ class ChunkReader:
                         needs_codec = needs_codec or bool(np.any((sizes > 0) & (sizes != neblock)))
                     at = end
         if needs_codec and self.codec is None:
-            self._raise_no_codec("chunk")
+            self.raise_no_codec("chunk")
 
     def _raise_block_error(self, j: int) -> NoReturn:
         """Re-walk the stream headers of block ``j`` (known bad) to raise the exact error."""
@@ -192,43 +193,8 @@ class ChunkReader:
         neblock = h.block_size(j) // nst
         pos = int(self.bstarts[j])
         for s in range(nst):
-            pos = self._stream_header(j, s, pos, neblock)[2]
+            pos = self.stream_header(j, s, pos, neblock)[2]
         raise FormatError(f"block {j}", "streams", int(self.bstarts[j]), "valid streams", "bad")
-
-    def _check_vl_sizes(self) -> None:
-        """The size rules of a VL-block chunk (§12), before the output is allocated."""
-        h = self.header
-        starts = self.bstarts
-        ends = np.append(starts[1:], h.cbytes)
-        short = ends - starts <= VL_SIZE_LEN
-        sizes = _gather_i32(self.arr, np.where(short, 0, starts)).astype(np.int64)
-        before = np.cumsum(sizes) - sizes  # output bytes of the blocks before each one
-        bad = short | (sizes <= 0) | (before + sizes > h.nbytes)
-        if bad.any():
-            j = int(np.argmax(bad))
-            start = int(starts[j])
-            if short[j]:
-                raise FormatError(
-                    f"VL block {j}",
-                    "bstarts",
-                    start,
-                    f"a span of more than {VL_SIZE_LEN} bytes",
-                    int(ends[j] - starts[j]),
-                )
-            raise FormatError(
-                f"VL block {j}",
-                "nbytes",
-                start,
-                f"1..{h.nbytes - int(before[j])} (rest of nbytes)",
-                int(sizes[j]),
-            )
-        total = int(sizes.sum())
-        if total != h.nbytes:
-            raise FormatError(
-                "VL-block chunk", "nbytes", OFF_NBYTES, f"the sum of block sizes {total}", h.nbytes
-            )
-        if self.codec is None and np.any(sizes != ends - starts - VL_SIZE_LEN):
-            self._raise_no_codec("VL-block chunk")
 
     # -- decoding -----------------------------------------------------------------------
     def decode(self, out: np.ndarray | None = None, nthreads: int = 1) -> np.ndarray:
@@ -246,7 +212,7 @@ class ChunkReader:
         elif kind == ChunkKind.MEMCPYED:
             out[:] = self.arr[h.header_len : h.cbytes]
         elif kind == ChunkKind.VL_BLOCKS:
-            self._decode_vl(out)
+            decode_vl(self, out)
         elif kind == ChunkKind.BLOCKS:
             self._decode_blocks(out, 0, h.nblocks - 1, nthreads)
         return out
@@ -286,7 +252,7 @@ class ChunkReader:
             blocks = self.layout.blocks_for(start, stop)
             bs = h.effective_blocksize
             first, last = blocks.start, blocks.stop - 1
-            g = self._gather_group() if first == last else None
+            g = self.shuffle_group() if first == last else None
             if g is not None:
                 self._decode_block_part(first, start - first * bs, stop - first * bs, g, out)
             else:
@@ -295,9 +261,10 @@ class ChunkReader:
                 out[:] = tmp[start - first * bs : stop - first * bs]
         return out
 
-    def _gather_group(self) -> int | None:
+    def shuffle_group(self) -> int | None:
         """The byte-shuffle group size when undoing the pipeline is at most one SHUFFLE (0:
-        no filter), so that single items can be picked out of a decoded block; else None."""
+        no filter): single items can be picked out of a decoded block, and blocks decoded by
+        the fused path; else None."""
         steps = self.pipeline.backward_steps
         if not steps:
             return 0
@@ -313,7 +280,7 @@ class ChunkReader:
             raise ParamError(f"blocks [{j}] were not read into this reader")
         bsize = self.header.block_size(j)
         block = scratch(bsize, "block")
-        self._decode_streams(j, block)
+        self.decode_streams(j, block)
         q = bsize // g if g and g > 1 else 0
         n = q * g if q else 0
         if a < n:  # the shuffled part: byte k of item i is plane k, position i
@@ -342,7 +309,7 @@ class ChunkReader:
         blocks holding whole items."""
         if self.layout.kind != ChunkKind.BLOCKS:
             return False
-        g = self._gather_group()
+        g = self.shuffle_group()
         h = self.header
         return (
             g in (0, 1, itemsize)
@@ -375,11 +342,13 @@ class ChunkReader:
         bsize = self.header.block_size(j)
         if bsize != math.prod(shape) * t:
             raise ParamError(f"block {j} holds {bsize} bytes, not {shape} items of {t} bytes")
-        g = self._gather_group()
+        g = self.shuffle_group()
         if g not in (0, 1, t):
             raise ParamError(f"items of {t} bytes cannot be picked out of this pipeline")
+        if g is not None and decode_block_fused(self, j, dst, g, shape, index):
+            return
         block = scratch(bsize, "block")
-        self._decode_streams(j, block)
+        self.decode_streams(j, block)
         if g is None or g <= 1:
             dst[...] = block.reshape((*shape, t))[index]
         elif dst.size * _PICK_RATIO <= bsize:  # few items: byte k of item i is plane k
@@ -433,23 +402,27 @@ class ChunkReader:
                 ref = np.empty(h.block_size(0), np.uint8)
             self.decode_block(0, ref, None)
 
+        g = self.shuffle_group()  # byte-shuffled or unfiltered blocks take the fused path
+
         def work(j: int) -> None:
             o = (j - first) * bs
-            self.decode_block(j, out[o : o + h.block_size(j)], ref)
+            dst = out[o : o + h.block_size(j)]
+            if g is None or ref is not None or not decode_block_fused(self, j, dst, g):
+                self.decode_block(j, dst, ref)
 
-        run_parallel(work, todo, nthreads)
+        run_parallel(work, todo, threads_for(nthreads, bs // h.nstreams(first)))
 
     def decode_block(self, j: int, dst: np.ndarray, ref: np.ndarray | None) -> None:
         """Decode regular block ``j`` into ``dst`` (its exact size); ``ref`` = decoded block 0
         when the pipeline has DELTA and ``j > 0``."""
         bsize = len(dst)
         filtered = bool(self.pipeline.backward_steps)
-        target, aux = _scratch_pair(bsize) if filtered else (dst, None)
-        self._decode_streams(j, target)
+        target, aux = scratch_pair(bsize) if filtered else (dst, None)
+        self.decode_streams(j, target)
         if filtered:
             self.pipeline.backward(target, dst, ref, aux)
 
-    def _decode_streams(self, j: int, target: np.ndarray) -> None:
+    def decode_streams(self, j: int, target: np.ndarray) -> None:
         """Decode the streams of regular block ``j`` into ``target`` (its exact size)."""
         bsize = len(target)
         nst = self.header.nstreams(j)
@@ -459,18 +432,18 @@ class ChunkReader:
         spans = self.layout.spans
         pos = spans[j][0] if spans else int(self.bstarts[j])
         for s in range(nst):
-            csize, start, pos = self._stream_header(j, s, pos, neblock)
+            csize, start, pos = self.stream_header(j, s, pos, neblock)
             seg = target[s * neblock : (s + 1) * neblock]
             if csize == neblock:
                 seg[:] = self.arr[start:pos]
             elif csize > 0:
-                self._decode_stream((j, s), start - CSIZE_LEN, self.buf[start:pos], seg)
+                self.decode_stream((j, s), start - CSIZE_LEN, self.buf[start:pos], seg)
             elif csize == 0:
                 seg[:] = 0
             else:
                 seg[:] = (-csize) & 0xFF
 
-    def _stream_header(self, j: int, s: int, pos: int, neblock: int) -> tuple[int, int, int]:
+    def stream_header(self, j: int, s: int, pos: int, neblock: int) -> tuple[int, int, int]:
         """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
         start, next stream offset)``. Every byte the stream uses must lie before ``cbytes``."""
         cbytes = self.header.cbytes
@@ -510,7 +483,7 @@ class ChunkReader:
             )
         return csize, start, start + 1
 
-    def _raise_no_codec(self, where: str) -> NoReturn:
+    def raise_no_codec(self, where: str) -> NoReturn:
         h = self.header
         if h.compformat == UDCODEC_FORMAT:
             raise FormatError(
@@ -520,13 +493,13 @@ class ChunkReader:
             where, "compformat", OFF_FLAGS, "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat
         )
 
-    def _decode_stream(
+    def decode_stream(
         self, where: str | tuple[int, int], offset: int, src: memoryview, dst: np.ndarray
     ) -> None:
         """Decode one stream; ``where`` names it (or is ``(block, stream)``) for errors."""
         codec = self.codec
         if codec is None:
-            self._raise_no_codec(_where(where))
+            self.raise_no_codec(_where(where))
         try:
             codec.decompress_into(src, dst.data, self.dict_)
         except CodecError as exc:
@@ -534,55 +507,9 @@ class ChunkReader:
                 f"{_where(where)} ({codec.name})", "data", offset, exc.expected, exc.got
             ) from None
 
-    def _decode_vl(self, out: np.ndarray) -> None:
-        h = self.header
-        ends = [*self.bstarts[1:].tolist(), h.cbytes]
-        pos_out = 0
-        for j, (start, end) in enumerate(zip(self.bstarts.tolist(), ends, strict=True)):
-            where = f"VL block {j}"
-            if end - start <= VL_SIZE_LEN:
-                raise FormatError(
-                    where, "bstarts", start, f"a span of more than {VL_SIZE_LEN} bytes", end - start
-                )
-            size = _I32.unpack_from(self.buf, start)[0]
-            if size <= 0 or pos_out + size > h.nbytes:
-                raise FormatError(
-                    where, "nbytes", start, f"1..{h.nbytes - pos_out} (rest of nbytes)", size
-                )
-            dst = out[pos_out : pos_out + size]
-            payload = self.buf[start + VL_SIZE_LEN : end]
-            filtered = bool(self.pipeline.backward_steps)
-            target, aux = _scratch_pair(size) if filtered else (dst, None)
-            if len(payload) == size:
-                target[:] = np.frombuffer(payload, np.uint8)
-            else:
-                self._decode_stream(where, start + VL_SIZE_LEN, payload, target)
-            if filtered:
-                self.pipeline.backward(target, dst, None, aux)  # each VL block is its own ref
-            pos_out += size
-        if pos_out != h.nbytes:
-            raise FormatError(
-                "VL-block chunk",
-                "nbytes",
-                OFF_NBYTES,
-                f"the sum of block sizes {pos_out}",
-                h.nbytes,
-            )
-
 
 def _where(where: str | tuple[int, int]) -> str:
     return where if isinstance(where, str) else f"block {where[0]} stream {where[1]}"
-
-
-def _scratch_pair(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """This thread's two block-sized work buffers (decoded streams, filter ping-pong)."""
-    return scratch(n, "block"), scratch(n, "block-aux")
-
-
-def _gather_i32(arr: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """The little-endian int32 at each offset of ``pos`` in the byte array ``arr``."""
-    quads = arr[pos[:, None] + _QUAD]  # a new C-contiguous (n, 4) uint8 array
-    return quads.view("<i4").reshape(-1)
 
 
 def decode_chunk(

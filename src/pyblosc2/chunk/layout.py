@@ -36,6 +36,7 @@ __all__ = [
     "ChunkKind",
     "ChunkLayout",
     "ReadFn",
+    "gather_i32",
     "merge_spans",
 ]
 
@@ -189,6 +190,16 @@ class ChunkLayout:
     def dict_span(self) -> tuple[int, int] | None:
         """``(start, end)`` of the dictionary bytes, or None."""
         return (self.dict_offset, self.dict_offset + self.dict_size) if self.dict_size else None
+
+
+def gather_i32(arr: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The little-endian int32 at each offset of ``pos`` in the byte array ``arr``.
+
+    >>> gather_i32(np.arange(8, dtype=np.uint8), np.array([0, 4])).tolist()
+    [50462976, 117835012]
+    """
+    quads = arr[pos[:, None] + np.arange(4)]  # a new C-contiguous (n, 4) uint8 array
+    return quads.view("<i4").reshape(-1)
 
 
 def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._threads import scratch
 from ..constants import Filter
 from ..filters.base import BaseFilter, FilterContext
 
-__all__ = ["Pipeline"]
+__all__ = ["Pipeline", "scratch_pair"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +77,8 @@ class Pipeline:
                 out = src  # ping-pong back into the source buffer
             flt.backward(cur, out, FilterContext(self.typesize, meta, self.version, ref))
             cur = out
+
+
+def scratch_pair(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's two block-sized work buffers (decoded streams, filter ping-pong)."""
+    return scratch(n, "block"), scratch(n, "block-aux")

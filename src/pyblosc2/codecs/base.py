@@ -34,6 +34,9 @@ class BaseCodec(ABC):
     name: ClassVar[str]
     #: whether chunks may carry a dictionary for this codec (spec §11)
     supports_dict: ClassVar[bool] = False
+    #: whether :meth:`decompress_into` writes into the caller's buffer itself (else it copies
+    #: :meth:`decompress`'s result, and readers that can use a new buffer call that instead)
+    writes_into: ClassVar[bool] = False
 
     @abstractmethod
     def compress(

@@ -37,6 +37,7 @@ class LZ4Codec(BaseCodec):
     compformat = 1
     name = "lz4"
     supports_dict = True
+    writes_into = True
 
     def compress(
         self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None

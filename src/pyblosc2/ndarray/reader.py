@@ -29,8 +29,11 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._threads import run_parallel, scratch
+from .._threads import run_parallel, scratch, threads_for
 from ..chunk.decode import ChunkReader
+from ..chunk.fused import decode_block_fused
+from ..chunk.layout import ChunkKind
+from ..constants import Filter
 
 if TYPE_CHECKING:
     from ..frame.frame import Frame
@@ -62,7 +65,7 @@ def read_selection(arr: NDArray, ranges: list[range]) -> np.ndarray:
         out[()] = arr._chunk_array(0)[()]
         return out
     frame = arr.schunk._frame
-    nthreads = arr.schunk.dparams.nthreads
+    nthreads = threads_for(arr.schunk.dparams.nthreads, _stream_bytes(arr))
     with frame.reading():
         tasks = list(_chunk_tasks(arr, up))
         # many chunks: one per thread; one chunk: its blocks on the threads
@@ -73,6 +76,14 @@ def read_selection(arr: NDArray, ranges: list[range]) -> np.ndarray:
         run_parallel(lambda t: _read_chunk(frame, geo, t, out), tasks, nthreads)
     result = out[flip] if any(r.step < 0 for r in ranges) else out
     return result if item is arr.dtype else result.view(arr.dtype)
+
+
+def _stream_bytes(arr: NDArray) -> int:
+    """About how many bytes each codec call decodes: a block, or one byte plane of it when
+    byte-shuffled items of up to 16 bytes are split into one stream per plane (§6.3)."""
+    t = arr.dtype.itemsize
+    planes = t if Filter.SHUFFLE in arr.schunk.cparams.filters and 1 < t <= 16 else 1
+    return math.prod(arr.blocks) * t // planes
 
 
 def _item_dtype(dtype: np.dtype) -> np.dtype:
@@ -166,8 +177,12 @@ def _read_chunk(frame: Frame, geo: _Geometry, task: Task, out: np.ndarray) -> No
 def _read_whole(
     frame: Frame, geo: _Geometry, n: int, pieces: list[list[Piece]], out: np.ndarray
 ) -> None:
-    """Decode chunk ``n`` once and copy every combination of pieces out of it."""
+    """Decode chunk ``n`` and copy every combination of pieces out of it: block by block
+    straight into ``out`` where the pipeline allows (:func:`_decode_into_out`), else the
+    chunk at once into a buffer."""
     reader = ChunkReader.open(frame.get_chunk(n))
+    if _decode_into_out(reader, geo, pieces, out):
+        return
     raw = scratch(reader.header.nbytes, "nd-chunk")
     reader.decode(raw, geo.nthreads)
     nd = len(geo.blocks)
@@ -180,6 +195,49 @@ def _read_whole(
         ].transpose(order)
         dst = out[tuple(slice(p[3], p[3] + p[4]) for p in combo)]
         _split(dst, src.shape)[...] = src
+
+
+def _decode_into_out(
+    reader: ChunkReader, geo: _Geometry, pieces: list[list[Piece]], out: np.ndarray
+) -> bool:
+    """Decode each touched block of a byte-shuffled (or unfiltered) chunk straight into its
+    part of ``out`` (:func:`~pyblosc2.chunk.fused.decode_block_fused`): no chunk-sized buffer
+    and no copy. A block only partly selected is decoded into a block buffer and its items
+    copied out. False (nothing written) for other pipelines and layouts."""
+    t = geo.dtype.itemsize
+    g = reader.shuffle_group()
+    h = reader.header
+    if reader.layout.kind != ChunkKind.BLOCKS or g is None or (g > 1 and g != t) or h.leftover:
+        return False
+    bshape = geo.blocks
+    bsize = h.block_size(0)
+    outb = out.view(np.uint8).reshape((*out.shape, t))
+    whole = tuple(slice(0, b, 1) for b in bshape)
+    singles = [
+        [q for p in axis for q in _unmerge(p, b)] for axis, b in zip(pieces, bshape, strict=True)
+    ]
+    jobs = []
+    for combo in itertools.product(*singles):
+        index = tuple(p[2] for p in combo)
+        jobs.append(
+            (
+                _flat(tuple(p[0] for p in combo), geo.bgrid),
+                outb[tuple(slice(p[3], p[3] + p[4]) for p in combo)],
+                None if index == whole else index,
+            )
+        )
+
+    def work(job: tuple[int, np.ndarray, tuple[slice, ...] | None]) -> None:
+        j, dst, index = job
+        if decode_block_fused(reader, j, dst, g, bshape, index):
+            return
+        block = scratch(bsize, "nd-block")
+        if not decode_block_fused(reader, j, block, g):
+            reader.decode_block(j, block, None)
+        dst[...] = block.reshape((*bshape, t))[index or ()]
+
+    run_parallel(work, jobs, geo.nthreads)
+    return True
 
 
 def _read_by_blocks(

@@ -1,0 +1,128 @@
+"""Whole blocks of a byte-shuffled (or unfiltered) chunk decoded straight into their place.
+
+A split block of a SHUFFLE chunk holds one stream per byte plane (spec §6.3, §8.1): plane
+``k`` is byte ``k`` of every item. Each stream is decoded and written to every ``k``-th byte
+of the block's output with one strided copy, so unshuffling costs no pass of its own, no
+block-sized scratch buffer and no copy back; an unsplit shuffled block is unshuffled from the
+codec's output in one call. Per block that is one codec call and one numpy call per stream:
+few enough releases of the GIL that blocks decoded on two threads run in parallel (the
+general path's many short numpy passes made two threads slower than one).
+
+Blocks this path does not serve (other pipelines, DELTA, a block that is not whole items,
+stream counts other than 1 or the item size) are left to the general path of
+:class:`~pyblosc2.chunk.decode.ChunkReader`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._threads import scratch
+from ..errors import CodecError
+from .layout import CSIZE_LEN
+
+if TYPE_CHECKING:
+    from .decode import ChunkReader
+
+__all__ = ["decode_block_fused"]
+
+
+def decode_block_fused(
+    r: ChunkReader,
+    j: int,
+    dst: np.ndarray,
+    g: int,
+    shape: tuple[int, ...] | None = None,
+    index: tuple[slice, ...] | None = None,
+) -> bool:
+    """Decode regular block ``j`` of ``r`` into ``dst``, the pipeline being at most one
+    SHUFFLE of group ``g`` (0 or 1: unfiltered). Returns False, having written nothing, when
+    the block is not one this path serves.
+
+    ``dst`` is the block's bytes (a 1-d ``uint8`` array of its size), or a view of its items
+    anywhere, such as the part of an array's result the block covers (``uint8``, shape
+    ``item shape + (item size,)``; for a shuffled block the item size is ``g``). With
+    ``index``, only the items ``index`` selects of the block viewed as ``shape`` items are
+    written, and ``dst`` has the selection's shape (plus the item size).
+
+    >>> from pyblosc2.chunk.decode import ChunkReader
+    >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+    >>> a = np.arange(1024, dtype=np.int32)  # one block
+    >>> r = ChunkReader.open(encode_chunk(a.data.cast("B"), EncodeSpec(4, 5, 1)))
+    >>> r.header.nblocks, r.header.nstreams(0)
+    (1, 4)
+    >>> out = np.empty((1024, 4), np.int32)  # the block's 1024 items, in a column
+    >>> decode_block_fused(r, 0, out[:, 2:3].view(np.uint8), 4), out[:3, 2].tolist()
+    (True, [0, 1, 2])
+    >>> few = np.empty((3, 1), np.int32)  # items 5, 7, 9 of the block seen as 1024 items
+    >>> decode_block_fused(r, 0, few.view(np.uint8), 4, (1024,), (slice(5, 10, 2),))
+    True
+    >>> few.ravel().tolist()
+    [5, 7, 9]
+    """
+    codec = r.codec
+    bsize = r.header.block_size(j)
+    nst = r.header.nstreams(j)
+    ne = bsize // nst
+    shuffled = g > 1
+    flat = dst.ndim == 1 and index is None
+    if (
+        codec is None  # no codec is a stream error: the general path names it
+        or ne == 0
+        or (dst.size != bsize if index is None else math.prod(shape or ()) * dst.shape[-1] != bsize)
+        or (shuffled and (bsize % g or nst not in (1, g) or (not flat and dst.shape[-1] != g)))
+        or (not shuffled and not flat and nst != 1)
+    ):
+        return False
+    if flat:
+        items = dst.reshape(-1, g) if shuffled else dst
+        view: tuple[int, ...] = items.shape[:-1] if shuffled else dst.shape
+        pick: tuple[slice, ...] = ()
+    else:
+        items = dst
+        view = shape or dst.shape[:-1]
+        if not shuffled:
+            view = (*view, dst.shape[-1])
+        pick = index or ()
+    spans = r.layout.spans
+    pos = spans[j][0] if spans else int(r.bstarts[j])
+    for s in range(nst):
+        csize, start, pos = r.stream_header(j, s, pos, ne)
+        if shuffled:
+            target = items[..., s] if nst > 1 else dst
+        else:
+            target = dst[s * ne : (s + 1) * ne] if flat else dst
+        if csize <= 0:  # a zero run (0) or a run of one byte value (-value): §6.3
+            target[...] = (-csize) & 0xFF
+            continue
+        src: np.ndarray
+        if csize == ne:  # stored raw
+            src = r.arr[start:pos]
+        else:
+            data = r.buf[start:pos]
+            try:
+                if codec.writes_into and not shuffled and flat:  # straight into its place
+                    codec.decompress_into(data, target.data, r.dict_)
+                    continue
+                if codec.writes_into:
+                    src = scratch(ne, "plane")
+                    codec.decompress_into(data, src.data, r.dict_)
+                else:
+                    src = np.frombuffer(codec.decompress(data, ne, r.dict_), np.uint8)
+            except CodecError as exc:
+                where = f"block {j} stream {s} ({codec.name})"
+                raise CodecError(where, "data", start - CSIZE_LEN, exc.expected, exc.got) from None
+        if shuffled and nst == 1:
+            # planes (g, ...) to items (..., g): a ufunc iterates in its first operand's
+            # order (long runs over each plane); a copy would iterate the g bytes innermost
+            key = (slice(None), *pick)
+            planes = src.reshape((g, *view))[key]
+            np.positive(planes, out=np.moveaxis(items, -1, 0))
+        elif flat and not shuffled:
+            target[...] = src
+        else:
+            target[...] = src.reshape(view)[pick]
+    return True
