@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._threads import run_parallel
+from .._threads import run_parallel, scratch, threads_for
 from ..codecs.base import BaseCodec
 from ..codecs.registry import get_codec
 from ..constants import (
@@ -265,11 +265,49 @@ def _filtered_streams(
     return filtered[: neblock * nstreams].reshape(nstreams, neblock)
 
 
+def _filter_whole_blocks(
+    arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, split: bool
+) -> np.ndarray | None:
+    """The whole blocks of a chunk whose pipeline is at most one SHUFFLE, filtered in one
+    pass, as a (blocks, nstreams, neblock) array (this thread's scratch); None for other
+    pipelines. One long numpy call instead of several short ones per block lets the
+    codec calls that follow run on threads without waiting for the GIL."""
+    steps = pipeline.steps
+    bs = header.blocksize
+    full = len(arr) // bs
+    if len(steps) > 1 or full < 2:
+        return None
+    g = 1
+    if steps:
+        flt, meta = steps[0]
+        g = meta or header.typesize
+        if flt.id != Filter.SHUFFLE or bs % g:
+            return None
+    nst = header.typesize if split else 1
+    if bs % nst:
+        return None
+    every = scratch(full * bs, "enc-blocks").reshape(full, bs)
+    if g > 1:  # byte k of item i goes to plane k: a copy iterates in its target's order
+        src = arr[: full * bs].reshape(full, bs // g, g)
+        np.copyto(every.reshape(full, g, bs // g), src.transpose(0, 2, 1))
+    else:
+        every[...] = arr[: full * bs].reshape(full, bs)
+    return every.reshape(full, nst, bs // nst)
+
+
 def _compress_block(
-    streams: np.ndarray, codec: BaseCodec, clevel: int, runs: bool, dict_: bytes | None
+    streams: np.ndarray,
+    codec: BaseCodec,
+    clevel: int,
+    runs: bool,
+    dict_: bytes | None,
+    constant: np.ndarray | None = None,
 ) -> list[_Stream]:
+    """Compress one block's streams; ``constant`` flags the one-byte-value streams when
+    already known."""
     neblock = streams.shape[1]
-    constant = _constant_streams(streams) if runs else np.zeros(len(streams), bool)
+    if constant is None:
+        constant = _constant_streams(streams) if runs else np.zeros(len(streams), bool)
     out = []
     for s, data in enumerate(streams):
         if constant[s]:
@@ -307,13 +345,23 @@ def _encode_blocks(
     if dict_ is not None:
         header = header.with_sizes(blosc2_flags=USEDICT)
 
+    # whole blocks of a shuffled (or unfiltered) chunk: filtered and checked for runs at once
+    every = _filter_whole_blocks(arr, header, pipeline, split)
+    constant = None
+    if every is not None and runs:
+        constant = _constant_streams(every.reshape(-1, every.shape[2])).reshape(every.shape[:2])
+
     def streams_of(j: int) -> np.ndarray:
+        if every is not None and j < len(every):
+            return every[j]
         return _filtered_streams(j, arr, header, pipeline, split, delta_ref)
 
     def work(j: int) -> list[_Stream]:
-        return _compress_block(streams_of(j), codec, spec.clevel, runs, dict_)
+        known = constant[j] if constant is not None and j < len(constant) else None
+        return _compress_block(streams_of(j), codec, spec.clevel, runs, dict_, known)
 
-    blocks = run_parallel(work, range(nblocks), spec.nthreads)
+    per_call = header.blocksize // (header.typesize if split else 1)  # bytes per codec call
+    blocks = run_parallel(work, range(nblocks), threads_for(spec.nthreads, per_call))
 
     # Serial layout (§7 step 5): the output budget shrinks as bytes are written.
     dict_section = b"" if dict_ is None else _I32.pack(len(dict_)) + dict_

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .._bytes import BufferLike
+from .._threads import run_parallel
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import ParamError
@@ -235,14 +236,24 @@ def asarray(
     if not data.ndim:
         arr.schunk.append_chunk(arr._compress(data))
         return arr
-    for coords in itertools.product(*[range(g) for g in arr._grid]):
+
+    def compressed(coords: tuple[int, ...]) -> bytes:
         origin = [c * s for c, s in zip(coords, arr.chunks, strict=True)]
         region = tuple(
             slice(o, min(o + c, s)) for o, c, s in zip(origin, arr.chunks, arr.shape, strict=True)
         )
         piece = np.zeros(arr._ext, arr.dtype)
         piece[tuple(slice(0, r.stop - r.start) for r in region)] = data[region]
-        arr.schunk.append_chunk(arr._compress(piece))
+        return arr._compress(piece)
+
+    # chunks are compressed a few at a time on the threads (each chunk's blocks then on
+    # one thread: long codec calls, few GIL handoffs) and appended in order
+    nthreads = arr.schunk.cparams.nthreads
+    coords = list(itertools.product(*[range(g) for g in arr._grid]))
+    step = 2 * nthreads
+    for i in range(0, len(coords), step):
+        for chunk in run_parallel(compressed, coords[i : i + step], nthreads):
+            arr.schunk.append_chunk(chunk)
     return arr
 
 

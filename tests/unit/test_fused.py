@@ -1,0 +1,191 @@
+"""The fused block decoder (chunk/fused.py), the whole-block encoder pass and the thread
+rule: each gives the same bytes as the general path it stands in for."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pyblosc2 as pb
+from pyblosc2 import _threads
+from pyblosc2.chunk import encode as encode_mod
+from pyblosc2.chunk.decode import ChunkReader
+from pyblosc2.chunk.fused import decode_block_fused
+
+CODECS = [pb.Codec.ZSTD, pb.Codec.LZ4, pb.Codec.BLOSCLZ, pb.Codec.ZLIB]
+
+
+def _data(kind: str, n: int, dtype: str) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    if kind == "smooth":  # high byte planes are runs, low ones compress
+        return np.linspace(0, 1, n).astype(dtype)
+    if kind == "random":  # planes stored raw (incompressible)
+        return rng.integers(0, 255, n * np.dtype(dtype).itemsize, np.uint8).view(dtype)
+    if kind == "mixed":  # random blocks (raw streams) among compressible ones
+        x = np.linspace(0, 1, n).astype(dtype)
+        raw = x.view(np.uint8)
+        raw[: len(raw) // 3] = rng.integers(0, 255, len(raw) // 3, np.uint8)
+        return x
+    if kind == "zeros":
+        return np.zeros(n, dtype)
+    return (np.arange(n) % 7).astype(dtype)  # short repeats
+
+
+def _general(r: ChunkReader) -> bytes:
+    """The chunk decoded block by block by the general path."""
+    out = np.empty(r.header.nbytes, np.uint8)
+    bs = r.header.effective_blocksize
+    for j in range(r.header.nblocks):
+        r.decode_block(j, out[j * bs : j * bs + r.header.block_size(j)], None)
+    return out.tobytes()
+
+
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("kind", ["smooth", "random", "mixed", "zeros", "repeats"])
+@pytest.mark.parametrize(
+    ("dtype", "flt"),
+    [("<f4", "SHUFFLE"), ("<f8", "SHUFFLE"), ("<i2", "NOSHUFFLE"), ("<f8", "SHUFFLE-unsplit")],
+)
+def test_fused_decode_matches_the_general_path(codec, kind, dtype, flt) -> None:
+    x = _data(kind, 50_001, dtype)  # a leftover block too
+    split = pb.SplitMode.NEVER_SPLIT if flt.endswith("unsplit") else pb.SplitMode.ALWAYS_SPLIT
+    f = pb.Filter.NOFILTER if flt == "NOSHUFFLE" else pb.Filter.SHUFFLE
+    chunk = pb.compress2(
+        x, codec=codec, typesize=x.itemsize, filters=[f], blocksize=2**14, splitmode=split
+    )
+    r = ChunkReader.open(chunk)
+    want = x.tobytes()
+    assert pb.decompress2(chunk) == want
+    if r.layout.kind.name != "BLOCKS":  # stored whole (incompressible) or a special value
+        return
+    assert _general(r) == want
+    bs = r.header.effective_blocksize
+    served = 0
+    for j in range(r.header.nblocks):
+        dst = np.full(r.header.block_size(j), 0xAA, np.uint8)
+        if decode_block_fused(r, j, dst, r.shuffle_group() or 0):
+            served += 1
+            assert dst.tobytes() == want[j * bs : j * bs + len(dst)], j
+        else:
+            assert (dst == 0xAA).all()  # declined: nothing written
+    assert served >= r.header.nblocks - 1  # every whole block is served
+
+
+def test_fused_decode_writes_items_into_an_nd_view_and_picks() -> None:
+    a = np.arange(16 * 32, dtype=np.float32).reshape(16, 32) * 1.5
+    chunk = pb.compress2(a, typesize=4, blocksize=a.nbytes)  # one split block
+    r = ChunkReader.open(chunk)
+    out = np.zeros((20, 40), np.float32)
+    dst = out[2:18, 5:37].view(np.uint8).reshape(16, 32, 4)
+    assert decode_block_fused(r, 0, dst, 4)
+    np.testing.assert_array_equal(out[2:18, 5:37], a)
+    assert out[:2].sum() == 0 and out[:, :5].sum() == 0  # nothing outside the view
+    picked = np.zeros((4, 3), np.float32)
+    index = (slice(1, 16, 4), slice(6, 31, 12))
+    assert decode_block_fused(r, 0, picked.view(np.uint8).reshape(4, 3, 4), 4, (16, 32), index)
+    np.testing.assert_array_equal(picked, a[index])
+
+
+def test_fused_decode_declines_what_it_does_not_serve() -> None:
+    x = np.linspace(0, 1, 4096)
+    delta = ChunkReader.open(
+        pb.compress2(x, typesize=8, filters=[pb.Filter.SHUFFLE, pb.Filter.DELTA])
+    )
+    assert delta.shuffle_group() is None  # the caller never asks the fused path
+    r = ChunkReader.open(pb.compress2(x, typesize=8))
+    wrong_items = np.empty((r.header.block_size(0) // 4, 4), np.uint8)  # items of 4, g = 8
+    assert not decode_block_fused(r, 0, wrong_items, 8)
+    short = np.empty(r.header.block_size(0) - 8, np.uint8)
+    assert not decode_block_fused(r, 0, short, 8)
+
+
+def test_fused_decode_names_the_bad_stream() -> None:
+    x = np.linspace(0, 1, 8192)
+    chunk = bytearray(
+        pb.compress2(
+            x, typesize=8, codec=pb.Codec.ZSTD, blocksize=2**14, splitmode=pb.SplitMode.ALWAYS_SPLIT
+        )
+    )
+    r = ChunkReader.open(bytes(chunk))
+    start = int(r.bstarts[1])
+    # corrupt the first compressed stream of block 1 (after its csize), keeping its size
+    pos, s = start, 0
+    while True:
+        csize = int.from_bytes(chunk[pos : pos + 4], "little", signed=True)
+        if 0 < csize < r.header.block_size(1) // 8:
+            break
+        pos += 4 + (csize if csize > 0 else 1 if csize < 0 else 0)
+        s += 1
+    chunk[pos + 4 : pos + 4 + csize] = b"\xff" * csize
+    bad = ChunkReader.open(bytes(chunk))
+    with pytest.raises(pb.CodecError, match=rf"block 1 stream {s} \(zstd\)") as e:
+        bad.decode()
+    assert e.value.offset == pos
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["<f4", "<f8", "<i2", "<u1", "<c16"]),
+    st.integers(1, 20_000),
+    st.sampled_from(CODECS),
+    st.sampled_from([pb.SplitMode.ALWAYS_SPLIT, pb.SplitMode.NEVER_SPLIT]),
+    st.sampled_from([pb.Filter.SHUFFLE, pb.Filter.NOFILTER]),
+)
+def test_encoding_whole_blocks_at_once_gives_the_same_bytes(dtype, n, codec, split, flt) -> None:
+    x = _data("repeats" if n % 2 else "smooth", n, dtype)
+    kw = {
+        "codec": codec,
+        "typesize": x.itemsize,
+        "filters": [flt],
+        "splitmode": split,
+        "blocksize": 4096,
+        "clevel": 5,
+    }
+    fast = pb.compress2(x, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(encode_mod, "_filter_whole_blocks", lambda *a: None)
+        general = pb.compress2(x, **kw)
+    assert fast == general
+    assert pb.decompress2(fast) == x.tobytes()
+
+
+def test_threads_are_used_only_for_long_calls(monkeypatch) -> None:
+    asked: list[int] = []
+    real = _threads.run_parallel
+
+    def spy(fn, items, nthreads):
+        asked.append(nthreads)
+        return real(fn, items, nthreads)
+
+    monkeypatch.setattr("pyblosc2.chunk.decode.run_parallel", spy)
+    x = np.linspace(0, 1, 2**18)
+    small = pb.compress2(x, typesize=8, blocksize=2**15)  # 4 KiB streams
+    big = pb.compress2(x, typesize=8, blocksize=2**20)  # 128 KiB streams
+    assert pb.decompress2(small, nthreads=2) == x.tobytes()
+    assert pb.decompress2(big, nthreads=2) == x.tobytes()
+    assert asked == [1, 2]
+    monkeypatch.setattr(_threads, "MIN_PARALLEL_BYTES", 0)
+    asked.clear()
+    assert pb.decompress2(small, nthreads=2) == x.tobytes()
+    assert asked == [2]
+
+
+def test_asarray_on_threads_stores_the_same_chunks(tmp_path) -> None:
+    x = np.linspace(0, 1, 40 * 30 * 20, dtype=np.float32).reshape(40, 30, 20)
+    arrs = [
+        pb.asarray(
+            x,
+            chunks=(8, 16, 20),
+            blocks=(4, 8, 10),
+            urlpath=str(tmp_path / f"{n}.b2nd"),
+            cparams={"nthreads": n},
+        )
+        for n in (1, 3)
+    ]
+    one, three = (a.schunk for a in arrs)
+    assert one.nchunks == three.nchunks == 5 * 2
+    for i in range(one.nchunks):
+        assert one.get_chunk(i) == three.get_chunk(i), i
+    np.testing.assert_array_equal(arrs[1][:], x)
