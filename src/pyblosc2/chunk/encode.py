@@ -266,12 +266,13 @@ def _filtered_streams(
 
 
 def _filter_whole_blocks(
-    arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, split: bool
+    arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, split: bool, nthreads: int
 ) -> np.ndarray | None:
     """The whole blocks of a chunk whose pipeline is at most one SHUFFLE, filtered in one
-    pass, as a (blocks, nstreams, neblock) array (this thread's scratch); None for other
-    pipelines. One long numpy call instead of several short ones per block lets the
-    codec calls that follow run on threads without waiting for the GIL."""
+    pass (one per thread, over as many runs of blocks), as a (blocks, nstreams, neblock)
+    array (this thread's scratch); None for other pipelines. A few long numpy calls instead
+    of several short ones per block let the codec calls that follow run on threads without
+    waiting for the GIL."""
     steps = pipeline.steps
     bs = header.blocksize
     full = len(arr) // bs
@@ -287,11 +288,15 @@ def _filter_whole_blocks(
     if bs % nst:
         return None
     every = scratch(full * bs, "enc-blocks").reshape(full, bs)
-    if g > 1:  # byte k of item i goes to plane k: a copy iterates in its target's order
-        src = arr[: full * bs].reshape(full, bs // g, g)
-        np.copyto(every.reshape(full, g, bs // g), src.transpose(0, 2, 1))
-    else:
-        every[...] = arr[: full * bs].reshape(full, bs)
+    # byte k of item i goes to plane k: a copy iterates in its target's order
+    planes = every.reshape(full, g, bs // g)
+    items = arr[: full * bs].reshape(full, bs // g, g).transpose(0, 2, 1)
+    step = -(-full // nthreads)
+
+    def fill(first: int) -> None:
+        np.copyto(planes[first : first + step], items[first : first + step])
+
+    run_parallel(fill, range(0, full, step), nthreads)
     return every.reshape(full, nst, bs // nst)
 
 
@@ -346,7 +351,9 @@ def _encode_blocks(
         header = header.with_sizes(blosc2_flags=USEDICT)
 
     # whole blocks of a shuffled (or unfiltered) chunk: filtered and checked for runs at once
-    every = _filter_whole_blocks(arr, header, pipeline, split)
+    per_call = header.blocksize // (header.typesize if split else 1)  # bytes per codec call
+    nthreads = threads_for(spec.nthreads, per_call)
+    every = _filter_whole_blocks(arr, header, pipeline, split, nthreads)
     constant = None
     if every is not None and runs:
         constant = _constant_streams(every.reshape(-1, every.shape[2])).reshape(every.shape[:2])
@@ -360,8 +367,7 @@ def _encode_blocks(
         known = constant[j] if constant is not None and j < len(constant) else None
         return _compress_block(streams_of(j), codec, spec.clevel, runs, dict_, known)
 
-    per_call = header.blocksize // (header.typesize if split else 1)  # bytes per codec call
-    blocks = run_parallel(work, range(nblocks), threads_for(spec.nthreads, per_call))
+    blocks = run_parallel(work, range(nblocks), nthreads)
 
     # Serial layout (§7 step 5): the output budget shrinks as bytes are written.
     dict_section = b"" if dict_ is None else _I32.pack(len(dict_)) + dict_
