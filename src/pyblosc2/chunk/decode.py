@@ -494,14 +494,24 @@ class ChunkReader:
         )
 
     def decode_stream(
-        self, where: str | tuple[int, int], offset: int, src: memoryview, dst: np.ndarray
-    ) -> None:
-        """Decode one stream; ``where`` names it (or is ``(block, stream)``) for errors."""
+        self,
+        where: str | tuple[int, int],
+        offset: int,
+        src: memoryview,
+        dst: np.ndarray,
+        fresh: bool = False,
+    ) -> np.ndarray:
+        """Decode one stream into ``dst`` and return it; ``where`` names the stream (or is
+        ``(block, stream)``) for errors. With ``fresh``, a codec that cannot write into a
+        buffer returns its own new one instead (no copy into ``dst``)."""
         codec = self.codec
         if codec is None:
             self.raise_no_codec(_where(where))
         try:
+            if fresh and not codec.writes_into:
+                return np.frombuffer(codec.decompress(src, len(dst), self.dict_), np.uint8)
             codec.decompress_into(src, dst.data, self.dict_)
+            return dst
         except CodecError as exc:
             raise CodecError(
                 f"{_where(where)} ({codec.name})", "data", offset, exc.expected, exc.got

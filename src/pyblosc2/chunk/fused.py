@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._threads import scratch
-from ..errors import CodecError
 from .layout import CSIZE_LEN
 
 if TYPE_CHECKING:
@@ -98,23 +97,14 @@ def decode_block_fused(
         if csize <= 0:  # a zero run (0) or a run of one byte value (-value): §6.3
             target[...] = (-csize) & 0xFF
             continue
-        src: np.ndarray
         if csize == ne:  # stored raw
             src = r.arr[start:pos]
+        elif not shuffled and flat:  # straight into its place
+            r.decode_stream((j, s), start - CSIZE_LEN, r.buf[start:pos], target)
+            continue
         else:
-            data = r.buf[start:pos]
-            try:
-                if codec.writes_into and not shuffled and flat:  # straight into its place
-                    codec.decompress_into(data, target.data, r.dict_)
-                    continue
-                if codec.writes_into:
-                    src = scratch(ne, "plane")
-                    codec.decompress_into(data, src.data, r.dict_)
-                else:
-                    src = np.frombuffer(codec.decompress(data, ne, r.dict_), np.uint8)
-            except CodecError as exc:
-                where = f"block {j} stream {s} ({codec.name})"
-                raise CodecError(where, "data", start - CSIZE_LEN, exc.expected, exc.got) from None
+            plane = scratch(ne, "plane")
+            src = r.decode_stream((j, s), start - CSIZE_LEN, r.buf[start:pos], plane, fresh=True)
         if shuffled and nst == 1:
             # planes (g, ...) to items (..., g): a ufunc iterates in its first operand's
             # order (long runs over each plane); a copy would iterate the g bytes innermost

@@ -31,8 +31,6 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._threads import run_parallel, scratch, threads_for
 from ..chunk.decode import ChunkReader
-from ..chunk.fused import decode_block_fused
-from ..chunk.layout import ChunkKind
 from ..constants import Filter
 
 if TYPE_CHECKING:
@@ -200,44 +198,40 @@ def _read_whole(
 def _decode_into_out(
     reader: ChunkReader, geo: _Geometry, pieces: list[list[Piece]], out: np.ndarray
 ) -> bool:
-    """Decode each touched block of a byte-shuffled (or unfiltered) chunk straight into its
-    part of ``out`` (:func:`~pyblosc2.chunk.fused.decode_block_fused`): no chunk-sized buffer
-    and no copy. A block only partly selected is decoded into a block buffer and its items
-    copied out. False (nothing written) for other pipelines and layouts."""
-    t = geo.dtype.itemsize
-    g = reader.shuffle_group()
-    h = reader.header
-    if reader.layout.kind != ChunkKind.BLOCKS or g is None or (g > 1 and g != t) or h.leftover:
+    """Decode each touched block of chunk ``reader`` straight into its part of ``out``
+    (:meth:`ChunkReader.pick_items`, which for a byte-shuffled or unfiltered block writes
+    each stream into place: no chunk-sized buffer and no copy). False (nothing written) for
+    pipelines and layouts it does not serve."""
+    if not reader.can_pick_items(geo.dtype.itemsize) or reader.header.leftover:
         return False
     bshape = geo.blocks
-    bsize = h.block_size(0)
-    outb = out.view(np.uint8).reshape((*out.shape, t))
-    whole = tuple(slice(0, b, 1) for b in bshape)
+    picks = _block_picks(geo, _block_combos(pieces, bshape), out)
+    run_parallel(lambda p: reader.pick_items(p[0], bshape, p[1], p[2]), picks, geo.nthreads)
+    return True
+
+
+def _block_combos(pieces: list[list[Piece]], bshape: tuple[int, ...]) -> list[tuple[Piece, ...]]:
+    """Every touched block of a chunk as one piece per axis (runs of blocks split)."""
     singles = [
         [q for p in axis for q in _unmerge(p, b)] for axis, b in zip(pieces, bshape, strict=True)
     ]
-    jobs = []
-    for combo in itertools.product(*singles):
-        index = tuple(p[2] for p in combo)
-        jobs.append(
-            (
-                _flat(tuple(p[0] for p in combo), geo.bgrid),
-                outb[tuple(slice(p[3], p[3] + p[4]) for p in combo)],
-                None if index == whole else index,
-            )
+    return list(itertools.product(*singles))
+
+
+def _block_picks(
+    geo: _Geometry, combos: list[tuple[Piece, ...]], out: np.ndarray
+) -> list[tuple[int, tuple[slice, ...], np.ndarray]]:
+    """Per touched block: its index in the chunk, the items selected in it, and where they
+    go (a view of ``out``'s bytes, shape ``selection + (itemsize,)``)."""
+    outb = out.view(np.uint8).reshape((*out.shape, geo.dtype.itemsize))
+    return [
+        (
+            _flat(tuple(p[0] for p in combo), geo.bgrid),
+            tuple(p[2] for p in combo),
+            outb[tuple(slice(p[3], p[3] + p[4]) for p in combo)],
         )
-
-    def work(job: tuple[int, np.ndarray, tuple[slice, ...] | None]) -> None:
-        j, dst, index = job
-        if decode_block_fused(reader, j, dst, g, bshape, index):
-            return
-        block = scratch(bsize, "nd-block")
-        if not decode_block_fused(reader, j, block, g):
-            reader.decode_block(j, block, None)
-        dst[...] = block.reshape((*bshape, t))[index or ()]
-
-    run_parallel(work, jobs, geo.nthreads)
-    return True
+        for combo in combos
+    ]
 
 
 def _read_by_blocks(
@@ -249,22 +243,11 @@ def _read_by_blocks(
     bytes from a block's first to its last selected item are decoded."""
     t = geo.dtype.itemsize
     bshape = geo.blocks
-    singles = [
-        [q for p in axis for q in _unmerge(p, b)] for axis, b in zip(pieces, bshape, strict=True)
-    ]
-    combos = list(itertools.product(*singles))
+    combos = _block_combos(pieces, bshape)
     fr = frame.reader
     reader = fr.block_reader(n)
     if reader is not None and reader.can_pick_items(t):
-        outb = out.view(np.uint8).reshape((*out.shape, t))
-        picks = [
-            (
-                _flat(tuple(p[0] for p in combo), geo.bgrid),
-                tuple(p[2] for p in combo),
-                outb[tuple(slice(p[3], p[3] + p[4]) for p in combo)],
-            )
-            for combo in combos
-        ]
+        picks = _block_picks(geo, combos, out)
 
         def pick(bound: ChunkReader) -> None:
             for j, index, dst in picks:
