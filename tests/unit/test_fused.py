@@ -152,24 +152,34 @@ def test_encoding_whole_blocks_at_once_gives_the_same_bytes(dtype, n, codec, spl
 
 
 def test_threads_are_used_only_for_long_calls(monkeypatch) -> None:
-    asked: list[int] = []
+    asked: list[tuple[int, int]] = []  # (threads, work items) per run_parallel call
     real = _threads.run_parallel
 
     def spy(fn, items, nthreads):
-        asked.append(nthreads)
+        items = list(items)
+        asked.append((nthreads, len(items)))
         return real(fn, items, nthreads)
 
     monkeypatch.setattr("pyblosc2.chunk.decode.run_parallel", spy)
-    x = np.linspace(0, 1, 2**18)
-    small = pb.compress2(x, typesize=8, blocksize=2**15)  # 4 KiB streams
-    big = pb.compress2(x, typesize=8, blocksize=2**20)  # 128 KiB streams
-    assert pb.decompress2(small, nthreads=2) == x.tobytes()
-    assert pb.decompress2(big, nthreads=2) == x.tobytes()
-    assert asked == [1, 2]
+    x = np.linspace(0, 1, 2**18)  # 2 MiB
+    cases = {
+        # shuffled blocks in runs of 1 MiB: plane copies of 128 KiB, on two threads
+        "runs": (pb.compress2(x, typesize=8, blocksize=2**15), [(2, 2), (1, 0)]),
+        # two 32 KiB blocks: one run each, plane copies of 4 KiB, on one thread
+        "short": (pb.compress2(x[:8192], typesize=8, blocksize=2**15), [(1, 2), (1, 0)]),
+        # a general pipeline (bitshuffle): ~bs/8 per call, 16 KiB then 128 KiB
+        "bits": (pb.compress2(x, typesize=8, blocksize=2**17, filters=[2]), [(1, 16)]),
+        "bits-big": (pb.compress2(x, typesize=8, blocksize=2**20, filters=[2]), [(2, 2)]),
+    }
+    for name, (chunk, want) in cases.items():
+        asked.clear()
+        n = len(x) if name != "short" else 8192
+        assert pb.decompress2(chunk, nthreads=2) == x[:n].tobytes(), name
+        assert asked == want, name
     monkeypatch.setattr(_threads, "MIN_PARALLEL_BYTES", 0)
     asked.clear()
-    assert pb.decompress2(small, nthreads=2) == x.tobytes()
-    assert asked == [2]
+    assert pb.decompress2(cases["short"][0], nthreads=2) == x[:8192].tobytes()
+    assert asked == [(2, 2), (1, 0)]
 
 
 def test_asarray_on_threads_stores_the_same_chunks(tmp_path) -> None:

@@ -87,9 +87,12 @@ def test_one_block_range_unshuffles_only_its_items(monkeypatch) -> None:
     want2 = r.decode()[4000:4200].tobytes()
     monkeypatch.setattr(Shuffle, "backward", whole_block)
     assert r.decode_range(4096 + 800, 4096 + 1600).tobytes() == want
-    # two blocks are decoded whole, by the fused path (no separate unshuffle pass) ...
+    # two blocks are decoded whole, in a run of planes (no separate unshuffle pass) ...
     assert r.decode_range(4000, 4200).tobytes() == want2
-    # ... or, where that path declines, by the general one, which unshuffles whole blocks
+    # ... or by the fused path per block ...
+    monkeypatch.setattr(ChunkReader, "_in_plane_runs", lambda *a: False)
+    assert r.decode_range(4000, 4200).tobytes() == want2
+    # ... or, where both decline, by the general one, which unshuffles whole blocks
     monkeypatch.setattr("pyblosc2.chunk.decode.decode_block_fused", lambda *a: False)
     with pytest.raises(AssertionError, match="whole block"):
         r.decode_range(4000, 4200)

@@ -25,7 +25,7 @@ from ..constants import Filter, SpecialValue
 from ..errors import CodecError, FormatError, ParamError
 from ..filters.registry import lookup_filter
 from ..filters.shuffle import Shuffle, unshuffle
-from .fused import decode_block_fused
+from .fused import decode_block_fused, decode_planes, plane_batches
 from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_UDCOMPCODE, ChunkHeader
 from .layout import CSIZE_LEN, ChunkKind, ChunkLayout, gather_i32
 from .pipeline import Pipeline, scratch_pair
@@ -410,7 +410,26 @@ class ChunkReader:
             if g is None or ref is not None or not decode_block_fused(self, j, dst, g):
                 self.decode_block(j, dst, ref)
 
-        run_parallel(work, todo, threads_for(nthreads, bs // h.nstreams(first)))
+        if g is not None and ref is None and self._in_plane_runs(g):
+            # whole shuffled blocks in runs, each plane of a run scattered by one long copy
+            stop = last + 1 if h.block_size(last) == bs else last
+            runs = plane_batches(todo.start, stop, bs, nthreads)
+
+            def run(blocks: range) -> None:
+                o = (blocks.start - first) * bs
+                decode_planes(self, blocks, out[o : o + len(blocks) * bs], g)
+
+            run_parallel(run, runs, threads_for(nthreads, len(runs[0]) * bs // g) if runs else 1)
+            todo = range(stop, last + 1)  # the leftover block, if any
+            nthreads = 1
+        # the general path's filters make a dozen numpy passes per block: calls of ~bs / 8
+        call = bs // h.nstreams(first) if g is not None and ref is None else bs // 8
+        run_parallel(work, todo, threads_for(nthreads, call))
+
+    def _in_plane_runs(self, g: int) -> bool:
+        """Whether whole blocks shuffled with group ``g`` are decoded in runs
+        (:func:`~pyblosc2.chunk.fused.decode_planes`)."""
+        return g > 1 and self.header.effective_blocksize % g == 0 and self.codec is not None
 
     def decode_block(self, j: int, dst: np.ndarray, ref: np.ndarray | None) -> None:
         """Decode regular block ``j`` into ``dst`` (its exact size); ``ref`` = decoded block 0

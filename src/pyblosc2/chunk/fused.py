@@ -26,7 +26,51 @@ from .layout import CSIZE_LEN
 if TYPE_CHECKING:
     from .decode import ChunkReader
 
-__all__ = ["decode_block_fused"]
+__all__ = ["BATCH_BYTES", "decode_block_fused", "decode_planes", "plane_batches"]
+
+#: whole shuffled blocks decoded together before their byte planes are scattered: enough
+#: that each plane's copy is a long call (two threads then gain: 1.2-1.4x measured on the
+#: 2-vCPU machine, where per-block copies of 16-32 KiB made them lose), little enough to
+#: stay in the cache
+BATCH_BYTES = 1 << 20
+
+
+def plane_batches(first: int, stop: int, bsize: int, nthreads: int) -> list[range]:
+    """Blocks ``first..stop-1`` (of ``bsize`` bytes) in runs for :func:`decode_planes`: at
+    most :data:`BATCH_BYTES` each (at least one block), and at least ``nthreads`` runs when
+    there are that many blocks.
+
+    >>> plane_batches(0, 10, 1 << 18, 2)
+    [range(0, 4), range(4, 8), range(8, 10)]
+    >>> plane_batches(3, 7, 1 << 16, 2)
+    [range(3, 5), range(5, 7)]
+    """
+    per = max(1, min(BATCH_BYTES // bsize, -(-(stop - first) // max(1, nthreads))))
+    return [range(j, min(stop, j + per)) for j in range(first, stop, per)]
+
+
+def decode_planes(r: ChunkReader, blocks: range, out: np.ndarray, g: int) -> None:
+    """Decode the whole blocks ``blocks`` of ``r``, byte-shuffled with group ``g`` (which
+    divides the block size), into ``out`` (their bytes, in order): every block's streams into
+    a per-thread buffer, then byte ``k`` of all their items written with one strided copy.
+
+    >>> from pyblosc2.chunk.decode import ChunkReader
+    >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+    >>> a = np.arange(4096, dtype=np.int32)
+    >>> r = ChunkReader.open(encode_chunk(a.data.cast("B"), EncodeSpec(4, 5, 1, blocksize=4096)))
+    >>> out = np.empty(2 * 4096, np.uint8); decode_planes(r, range(1, 3), out, 4)
+    >>> out.view(np.int32)[[0, -1]].tolist()
+    [1024, 3071]
+    """
+    bs = r.header.effective_blocksize
+    n = len(blocks)
+    buf = scratch(n * bs, "plane-run").reshape(n, bs)
+    for i, j in enumerate(blocks):
+        r.decode_streams(j, buf[i])
+    planes = buf.reshape(n, g, bs // g)
+    items = out.reshape(n, bs // g, g)
+    for k in range(g):
+        items[:, :, k] = planes[:, k]
 
 
 def decode_block_fused(
