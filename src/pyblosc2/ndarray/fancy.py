@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import BoundsError, ParamError, ParamTypeError
+from ..params import is_int
 from .keys import _SUBSAMPLE_GATHER_MAX_COORDS
 from .reader import read_box
 
@@ -45,10 +46,6 @@ _VALID = (
 )
 
 
-def _is_int(k: Any) -> bool:
-    return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
-
-
 def _is_scalar_bool(k: Any) -> bool:
     return isinstance(k, bool | np.bool_) or (
         isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_
@@ -63,7 +60,7 @@ def is_basic_key(key: Any) -> bool:
     (True, False, False)
     """
     items = key if isinstance(key, tuple) else (key,)
-    return all(k is Ellipsis or isinstance(k, slice) or _is_int(k) for k in items)
+    return all(k is Ellipsis or isinstance(k, slice) or is_int(k) for k in items)
 
 
 def _unwrap(k: Any) -> Any:
@@ -120,7 +117,7 @@ def _translate(items: list[Any], shape: tuple[int, ...]) -> tuple[list[slice], l
             box.append(slice(a, b))
             stop = r[-1] - a + (1 if r.step > 0 else -1)
             local.append(slice(r[0] - a, None if stop < 0 else stop, r.step))
-        elif _is_int(k) or (isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
+        elif is_int(k) or (isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
             n, i = shape[d], int(k)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
@@ -163,7 +160,7 @@ def _read(arr: NDArray, box: list[slice]) -> np.ndarray:
 def _strided_gather(arr: NDArray, items: list[Any]) -> np.ndarray | None:
     """A coarse strided selection (positive steps, one at least a block long, at most
     ``_SUBSAMPLE_GATHER_MAX_COORDS`` items) read by gathering its items, else None."""
-    if not all(k is None or _is_int(k) or isinstance(k, slice) for k in items):
+    if not all(k is None or is_int(k) or isinstance(k, slice) for k in items):
         return None
     axes = [k for k in items if k is not None]
     if not axes:
@@ -233,10 +230,10 @@ def _point_gather(arr: NDArray, items: list[Any]) -> np.ndarray | None:
     """A key of integer arrays (and ints) on every axis picks points: gather them instead
     of reading their bounding box; None for other keys."""
     if not items or not all(
-        _is_int(k) or (isinstance(k, np.ndarray) and k.dtype.kind in "iu") for k in items
+        is_int(k) or (isinstance(k, np.ndarray) and k.dtype.kind in "iu") for k in items
     ):
         return None
-    if all(_is_int(k) for k in items):
+    if all(is_int(k) for k in items):
         return None
     idx = []
     for d, k in enumerate(items):
@@ -299,7 +296,7 @@ def _normalize_indices(indices: Any, size: int) -> np.ndarray:
 
 
 def _normalize_axis(axis: Any, ndim: int) -> int:
-    if not _is_int(axis):
+    if not is_int(axis):
         raise ParamTypeError(f"axis must be an integer or None, got {axis!r}")
     ax = int(axis) + (ndim if axis < 0 else 0)
     if not 0 <= ax < ndim:
@@ -395,7 +392,7 @@ def _ortho(
             k = np.flatnonzero(k)
         if isinstance(k, slice):
             r = np.arange(*k.indices(n))
-        elif _is_int(k):
+        elif is_int(k):
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {d} with size {n}")
             r = np.array([int(k) % n])

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..params import is_int
+
 __all__ = [
     "_SUBSAMPLE_GATHER_MAX_COORDS",
     "detect_aligned_chunks",
@@ -26,10 +28,6 @@ __all__ = [
 #: The most items a strided read gathers point by point (decoding only the blocks holding a
 #: selected item); larger selections read their bounding box chunk by chunk.
 _SUBSAMPLE_GATHER_MAX_COORDS = 1_000_000
-
-
-def _is_int(k: Any) -> bool:
-    return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
 
 
 def process_key(key: Any, shape: Sequence[int]) -> tuple[tuple[Any, ...], tuple[bool, ...]]:
@@ -66,7 +64,7 @@ def process_key(key: Any, shape: Sequence[int]) -> tuple[tuple[Any, ...], tuple[
             mask.append(False)
             continue
         n = shape[axis]
-        if _is_int(k):
+        if is_int(k):
             i = int(k)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")

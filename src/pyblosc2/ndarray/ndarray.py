@@ -20,6 +20,7 @@ import numpy as np
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import FormatError, ParamError
+from ..params import is_int
 from ..schunk import Meta, SChunk, VLMeta
 from .b2nd_meta import B2NDMeta
 from .blocklayout import block_grid, buffer_to_chunk, chunk_to_buffer
@@ -27,7 +28,7 @@ from .fancy import getitem, is_basic_key, setitem
 from .indexing import normalize_key, selection_box
 from .members import NDArrayMembers
 from .operators import NDArrayOperators
-from .reader import read_box, read_selection
+from .reader import read_box, read_point, read_selection
 
 __all__ = [
     "ChunkInfoNDArray",
@@ -248,6 +249,10 @@ class NDArray(NDArrayMembers, NDArrayOperators):
         return normalize_key(key, self.shape)
 
     def __getitem__(self, key: Any) -> np.ndarray:
+        if type(key) is tuple and len(key) == self.ndim and all(map(is_int, key)):
+            point = read_point(self, key)  # one item: the short path
+            if point is not None:
+                return point
         if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
             return getitem(self, key)
         ranges, squeeze = self._normalize(key)

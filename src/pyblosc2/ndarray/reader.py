@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from ..frame.frame import Frame
     from .ndarray import NDArray
 
-__all__ = ["read_box", "read_selection"]
+__all__ = ["read_box", "read_point", "read_selection"]
 
 #: (first block, block count, items within each block, first result index, result count)
 Piece = tuple[int, int, slice, int, int]
@@ -75,6 +76,43 @@ def read_selection(arr: NDArray, ranges: list[range]) -> np.ndarray:
         run_parallel(lambda t: _read_chunk(frame, geo, t, out), tasks, threads_for(nthreads, calls))
     result = out[flip] if any(r.step < 0 for r in ranges) else out
     return result if item is arr.dtype else result.view(arr.dtype)
+
+
+def read_point(arr: NDArray, key: tuple[Any, ...]) -> np.ndarray | None:
+    """The item at ``key`` (one int per axis) as a 0-d array: its block is read and only
+    that item unshuffled, with none of a selection's bookkeeping (the per-read overhead was
+    two thirds of a point read). None when the general path must serve it: an index out of
+    range (it raises the error), a subarray dtype, or a chunk without regular blocks or
+    with a pipeline items cannot be picked from."""
+    dtype = arr.dtype
+    if dtype.subdtype is not None or not arr.ndim:
+        return None
+    n = j = i = 0
+    for k, size, c, b, e in zip(key, arr.shape, arr.chunks, arr.blocks, arr._ext, strict=True):
+        x = operator.index(k)
+        if x < 0:
+            x += size
+        if not 0 <= x < size:
+            return None
+        r = x % c
+        n = n * -(-size // c) + x // c
+        j = j * (e // b) + r // b
+        i = i * b + r % b
+    frame = arr.schunk._frame
+    t = dtype.itemsize
+    out = np.empty((), dtype)
+    with frame.reading():
+        fr = frame.reader
+        reader = fr.block_reader(n)
+        if reader is None or not reader.can_pick_items(t):
+            return None
+        dst = out.reshape(1).view(np.uint8).reshape(1, t)
+        index = (slice(i, i + 1, 1),)
+        shape = (math.prod(arr.blocks),)
+        fr.with_chunk_blocks(
+            n, reader, [j], lambda bound: bound.pick_items(j, shape, index, dst), check=False
+        )
+    return out
 
 
 def _call_bytes(arr: NDArray, whole: bool) -> int:
