@@ -1,15 +1,20 @@
 """Whole blocks of a byte-shuffled (or unfiltered) chunk decoded straight into their place.
 
 A split block of a SHUFFLE chunk holds one stream per byte plane (spec §6.3, §8.1): plane
-``k`` is byte ``k`` of every item. Each stream is decoded and written to every ``k``-th byte
-of the block's output with one strided copy, so unshuffling costs no pass of its own, no
-block-sized scratch buffer and no copy back; an unsplit shuffled block is unshuffled from the
-codec's output in one call. Per block that is one codec call and one numpy call per stream:
-few enough releases of the GIL that blocks decoded on two threads run in parallel (the
-general path's many short numpy passes made two threads slower than one).
+``k`` is byte ``k`` of every item. Two ways avoid a separate unshuffle pass:
 
-Blocks this path does not serve (other pipelines, DELTA, a block that is not whole items,
-stream counts other than 1 or the item size) are left to the general path of
+* :func:`decode_block_fused`, one block: each stream is decoded and written to every
+  ``k``-th byte of the block's output with one strided copy (no block-sized scratch buffer,
+  no copy back); an unsplit shuffled block is unshuffled from the codec's output in one call.
+  It serves blocks read alone and items picked out of a block.
+* :func:`decode_planes`, a run of whole blocks (up to :data:`BATCH_BYTES`): their streams are
+  decoded into one per-thread buffer, then byte ``k`` of all their items is written with one
+  strided copy. Those copies are long calls, so runs decoded on two threads gain, where the
+  per-block copies (16-32 KiB each, each releasing and retaking the GIL) made two threads
+  slower than one.
+
+Blocks neither serves (other pipelines, DELTA, a block that is not whole items, stream counts
+other than 1 or the item size) are left to the general path of
 :class:`~pyblosc2.chunk.decode.ChunkReader`.
 """
 
