@@ -104,3 +104,25 @@ def test_strided_read_touches_only_blocks_with_selected_items(tmp_path, decoded_
     np.testing.assert_array_equal(a[::40, ::40], x[::40, ::40])
     # items at rows/cols 0 and 40: blocks (0, 0), (0, 5), (5, 0), (5, 5) of the 8 x 8 grid
     assert sorted(decoded_blocks) == [0, 5, 40, 45]
+
+
+@pytest.mark.parametrize("planes_max", [1 << 23, 1000])
+def test_whole_chunks_scatter_planes_only_up_to_planes_max(monkeypatch, planes_max) -> None:
+    from pyblosc2.ndarray import reader
+
+    calls: list[int] = []
+    real = reader._scatter_planes
+
+    def spy(r, geo, pieces, out):
+        calls.append(r.header.nbytes)
+        return real(r, geo, pieces, out)
+
+    monkeypatch.setattr(reader, "_scatter_planes", spy)
+    monkeypatch.setattr(reader, "PLANES_MAX", planes_max)
+    a = pb.asarray(X, chunks=(10, 16, 23), blocks=(5, 4, 8))  # chunks of 10*16*24*8 bytes
+    np.testing.assert_array_equal(a[...], X)
+    np.testing.assert_array_equal(a[1:30, 3:47:2], X[1:30, 3:47:2])
+    if planes_max > 30720:
+        assert calls and set(calls) == {30720}
+    else:  # larger chunks: block by block straight into the result, no plane buffer
+        assert calls == []
