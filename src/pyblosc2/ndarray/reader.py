@@ -235,16 +235,30 @@ def _read_whole(
         return
     raw = scratch(reader.header.nbytes, "nd-chunk")
     reader.decode(raw, geo.nthreads)
-    nd = len(geo.blocks)
     view = raw[: math.prod(geo.bgrid) * math.prod(geo.blocks) * geo.dtype.itemsize]
-    blocks = view.view(geo.dtype).reshape(geo.bgrid + geo.blocks)
+    for dst, src in _combo_copies(
+        view.view(geo.dtype).reshape(geo.bgrid + geo.blocks), pieces, out
+    ):
+        dst[...] = src
+
+
+def _combo_copies(
+    blocks: np.ndarray, pieces: list[list[Piece]], out: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For every combination of pieces, ``(dst, src)``: the part of ``out`` it fills and its
+    items in ``blocks`` (a chunk viewed as ``(block grid..., block shape...)``), both shaped
+    ``(a0, b0, a1, b1, ...)`` (blocks, items within a block, per axis), so that one copy
+    fills it."""
+    nd = blocks.ndim // 2
     order = [x for i in range(nd) for x in (i, nd + i)]
+    copies = []
     for combo in itertools.product(*pieces):
         src = blocks[
             tuple(slice(p[0], p[0] + p[1]) for p in combo) + tuple(p[2] for p in combo)
         ].transpose(order)
         dst = out[tuple(slice(p[3], p[3] + p[4]) for p in combo)]
-        _split(dst, src.shape)[...] = src
+        copies.append((_split(dst, src.shape), src))
+    return copies
 
 
 def _decode_into_out(
@@ -287,19 +301,10 @@ def _scatter_planes(
         touched,
         threads_for(geo.nthreads, bs // reader.header.nstreams(0)),
     )
-    planes = buf.reshape((*geo.bgrid, t, *geo.blocks))
+    # plane k of every block, and byte k of every item of the result
+    planes = np.moveaxis(buf.reshape((*geo.bgrid, t, *geo.blocks)), len(geo.bgrid), 0)
     outb = out.view(np.uint8).reshape((*out.shape, t))
-    nd = len(geo.blocks)
-    order = [x for i in range(nd) for x in (i, nd + i)]
-    copies = []
-    for combo in itertools.product(*pieces):
-        bsel = tuple(slice(p[0], p[0] + p[1]) for p in combo)
-        isel = tuple(p[2] for p in combo)
-        dst = outb[tuple(slice(p[3], p[3] + p[4]) for p in combo)]
-        for k in range(t):
-            key: tuple[slice | int, ...] = (*bsel, k, *isel)
-            src = planes[key].transpose(order)
-            copies.append((_split(dst[..., k], src.shape), src))
+    copies = [c for k in range(t) for c in _combo_copies(planes[k], pieces, outb[..., k])]
     run_parallel(
         lambda c: np.copyto(c[0], c[1]),
         copies,
