@@ -26,8 +26,8 @@ from .constants import Codec, Filter
 from .errors import ParamAttributeError
 from .ndarray.extra import _pack, _unpack
 from .params import parse_clevel, parse_typesize
+from .schunk import open as open_schunk
 from .schunk import schunk_from_cframe
-from .schunk_open import open as open_schunk
 
 __all__ = [
     "load_tensor",

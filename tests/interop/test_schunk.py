@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import pyblosc2 as pb
 from pyblosc2.frame.store import FileStore, MemoryStore
 from pyblosc2.schunk import SChunk, remove_urlpath, schunk_from_cframe
-from pyblosc2.schunk_open import open as pb_open
+from pyblosc2.schunk import open as pb_open
 from tests.helpers import MODEL_CHUNKSIZE, apply_schunk_op
 
 CHUNK = 4000

@@ -24,11 +24,6 @@ LAYERS = {
     "frame": 5,
     "meta": 4.5,  # below frame: the digest list is a vlmeta entry
     "schunk": 7,
-    "schunk_edit": 6.5,
-    "schunk_filters": 6.5,
-    "schunk_members": 6.5,
-    "schunk_open": 7.5,  # over schunk, below ndarray and packing
-    "schunk_guards": 6.5,
     "ndarray": 8,
     "api": 8,
     "utils": 8.5,  # python-blosc2's blosc2.utils names (index keys)

@@ -1,4 +1,4 @@
-"""schunk_members.py: info/info_items, update_cparams/update_dparams, set_slice,
+"""schunk/members.py: info/info_items, update_cparams/update_dparams, set_slice,
 update_special, get_lazychunk (chunk-format.md §13), the context manager, and open()'s
 cparams/mode handling."""
 

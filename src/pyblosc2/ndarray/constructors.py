@@ -303,7 +303,7 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> SChun
     >>> open(path)[3:5]
     array([3, 4])
     """
-    from ..schunk_open import open as open_schunk
+    from ..schunk import open as open_schunk
 
     schunk = open_schunk(urlpath, mode, offset, **kwargs)
     if "b2nd" in dict(schunk.header.metalayers):

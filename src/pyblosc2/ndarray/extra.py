@@ -15,7 +15,7 @@ from ..constants import header_typesize
 from ..errors import FormatError, ParamError
 from ..params import DParams, parse_int
 from ..schunk import SChunk, schunk_from_cframe
-from ..schunk_open import open as open_schunk
+from ..schunk import open as open_schunk
 from .chunkfill import fill_flat
 from .constructors import _new
 from .evaluate import evaluate

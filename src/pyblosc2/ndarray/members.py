@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ParamError
 from ..params import CParams, DParams
-from ..schunk_members import format_nbytes
+from ..schunk import format_nbytes
 from .fancy import OIndex, gather_flat, take_numpy
 from .keys import detect_aligned_chunks, process_key
 

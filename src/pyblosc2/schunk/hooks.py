@@ -17,10 +17,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ._bytes import as_view, writable_view
-from .chunk.blocksize import compute_blocksize
-from .chunk.decode import ChunkReader
-from .errors import ParamError, ParamTypeError
+from .._bytes import as_view, writable_view
+from ..chunk.blocksize import compute_blocksize
+from ..chunk.decode import ChunkReader
+from ..errors import ParamError, ParamTypeError
 
 __all__ = [
     "BlockFunction",

@@ -17,29 +17,29 @@ from typing import Any, overload
 
 import numpy as np
 
-from ._bytes import BufferLike, as_view, writable_view
-from ._threads import run_parallel
-from .backends.memory import MemoryStore
-from .chunk.decode import ChunkReader, fill_bytes
-from .chunk.encode import EncodeSpec, encode_chunk
-from .chunk.header import ChunkHeader
-from .constants import EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, SpecialValue, SplitMode
-from .errors import BoundsError, FormatError, ParamError
-from .frame.contiguous import FrameReader
-from .frame.frame import HIDDEN_VLMETA, Frame
-from .frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
-from .frame.location import REMOTE_OPTIONS, create_frame, exists, open_frame, remove_urlpath
-from .frame.trailer import Trailer
-from .frame.writer import build_cframe
-from .meta import Meta, RawMetalayer, VLMeta, packb
-from .params import CParams, DParams, parse_int
-from .schunk_edit import ChunkListEdits
-from .schunk_filters import FilterHooks, apply_prefilter, postfiltered_decompress, postfiltered_read
-from .schunk_guards import reads, writes
-from .schunk_members import SChunkMembers
-from .storage import Storage
+from .._bytes import BufferLike, as_view, writable_view
+from .._threads import run_parallel
+from ..backends.memory import MemoryStore
+from ..chunk.decode import ChunkReader, fill_bytes
+from ..chunk.encode import EncodeSpec, encode_chunk
+from ..chunk.header import ChunkHeader
+from ..constants import EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, SpecialValue, SplitMode
+from ..errors import BoundsError, FormatError, ParamError
+from ..frame.contiguous import FrameReader
+from ..frame.frame import HIDDEN_VLMETA, Frame
+from ..frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
+from ..frame.location import REMOTE_OPTIONS, create_frame, exists, open_frame, remove_urlpath
+from ..frame.trailer import Trailer
+from ..frame.writer import build_cframe
+from ..meta import Meta, RawMetalayer, VLMeta, packb
+from ..params import CParams, DParams, parse_int
+from ..storage import Storage
+from .edits import ChunkListEdits
+from .guards import reads, writes
+from .hooks import FilterHooks, apply_prefilter, postfiltered_decompress, postfiltered_read
+from .members import SChunkMembers
 
-__all__ = ["ChunkInfo", "SChunk", "Storage", "open", "remove_urlpath", "schunk_from_cframe"]
+__all__ = ["ChunkInfo", "SChunk", "remove_urlpath", "schunk_from_cframe"]
 
 DEFAULT_CHUNKSIZE = 2**24
 MAX_DEFAULT_CHUNKSIZE = 2**28

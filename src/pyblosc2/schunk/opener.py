@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .errors import ParamError, ParamTypeError
-from .frame.location import REMOTE_OPTIONS, exists, is_url, open_frame
-from .params import DParams, parse_int
+from ..errors import ParamError, ParamTypeError
+from ..frame.location import REMOTE_OPTIONS, exists, is_url, open_frame
+from ..params import DParams, parse_int
+from ..storage import Storage
+from .members import open_members
 from .schunk import SChunk
-from .schunk_members import open_members
-from .storage import Storage
 
 __all__ = ["open"]
 

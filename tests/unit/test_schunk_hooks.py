@@ -1,4 +1,4 @@
-"""schunk_filters.py: Python postfilters, prefilters and fillers, called once per block with
+"""schunk/hooks.py: Python postfilters, prefilters and fillers, called once per block with
 ``(input, output, offset)`` as python-blosc2 calls them."""
 
 from __future__ import annotations

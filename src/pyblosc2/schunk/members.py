@@ -11,11 +11,11 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from .chunk.header import LAZY, ChunkHeader
-from .chunk.special import make_special_chunk
-from .constants import EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, SpecialValue
-from .errors import BoundsError, ParamError, ParamTypeError
-from .params import CParams, DParams
+from ..chunk.header import LAZY, ChunkHeader
+from ..chunk.special import make_special_chunk
+from ..constants import EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, SpecialValue
+from ..errors import BoundsError, ParamError, ParamTypeError
+from ..params import CParams, DParams
 
 __all__ = ["InfoReport", "SChunkMembers", "format_nbytes", "lazy_chunk", "open_members"]
 
@@ -246,7 +246,7 @@ class SChunkMembers:
 
 
 def open_members(cls: Any, path: str, mode: str, kwargs: dict[str, Any]) -> Any:
-    """What :func:`pyblosc2.schunk_open.open` does with an existing frame at ``path``: open it
+    """What :func:`pyblosc2.schunk.open` does with an existing frame at ``path``: open it
     (``mmap_mode`` decides the access when given), then apply the ``cparams``/``dparams``
     given for this handle; ``mode='w'`` empties it, as python-blosc2's ``open`` does."""
     cparams, dparams = kwargs.pop("cparams", None), kwargs.pop("dparams", None)

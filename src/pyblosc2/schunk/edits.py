@@ -9,11 +9,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ._bytes import as_view
-from .chunk.special import make_special_chunk
-from .constants import SpecialValue
-from .errors import BoundsError, OrderError, ParamError
-from .params import parse_fill_value, parse_int
+from .._bytes import as_view
+from ..chunk.special import make_special_chunk
+from ..constants import SpecialValue
+from ..errors import BoundsError, OrderError, ParamError
+from ..params import parse_fill_value, parse_int
 
 __all__ = ["MAX_FILL_CHUNKS", "ChunkListEdits"]
 
