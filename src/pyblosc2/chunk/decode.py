@@ -1,8 +1,9 @@
 """Decoding a chunk: special values (spec §4), memcpyed (§5), regular chunks (§6.3-6.4),
-VL-block chunks (§12), partial decoding (§14) and the stream checks of §15.
+VL-block chunks (§12) and partial decoding (§14).
 
 :class:`ChunkReader` pairs a validated :class:`~.layout.ChunkLayout` with the chunk's bytes,
-its codec and its filter pipeline. Every stream header of every block is checked before
+its codec and its filter pipeline (the parts and stream reading of
+:class:`~.streams.ChunkStreams`). Every stream header of every block is checked (§15) before
 anything is allocated or decoded, so no field can drive an allocation beyond ``nbytes`` or a
 read out of bounds. Blocks are decoded on a thread pool straight into the caller's output.
 """
@@ -10,65 +11,43 @@ read out of bounds. Blocks are decoded on a thread pool straight into the caller
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import NoReturn
+from dataclasses import dataclass
 
 import numpy as np
 
 from .._bytes import fill_bytes
 from .._threads import run_parallel, scratch, threads_for
-from ..codecs.base import BaseCodec
-from ..codecs.registry import UDCODEC_FORMAT, codec_for_format
+from ..codecs.registry import codec_for_format
 from ..constants import Filter, SpecialValue
-from ..errors import CodecError, FormatError, ParamError
+from ..errors import FormatError, ParamError
 from ..filters.registry import lookup_filter
 from ..filters.shuffle import Shuffle, unshuffle
 from .fused import decode_block_fused, decode_planes, plane_batches
-from .header import OFF_CBYTES, OFF_FILTERS, OFF_FLAGS, OFF_UDCOMPCODE, ChunkHeader
-from .layout import CSIZE_LEN, ChunkKind, ChunkLayout, gather_i32
-from .pipeline import Pipeline, scratch_pair
+from .header import OFF_CBYTES, OFF_FILTERS, ChunkHeader
+from .layout import ChunkKind, ChunkLayout
+from .pipeline import Pipeline
 from .special import fill_special
+from .streams import ChunkStreams
 from .vlblocks import check_vl_sizes, decode_vl
 
 __all__ = ["ChunkReader", "decode_chunk", "decode_range", "fill_bytes"]  # fill_bytes: re-exported
 
-_I32 = struct.Struct("<i")
-# From this many blocks on, stream headers are checked with numpy passes over the blocks.
-_VECTOR_MIN_BLOCKS = 32
 #: up to this many items, a range of one block is unshuffled by one transposed copy
 _GATHER_MAX = 64
 #: items are picked out of a shuffled block's byte planes (a strided copy per plane) while
 #: at most 1/_PICK_RATIO of the block's bytes are picked, else the block is unshuffled whole
 _PICK_RATIO = 8
-MAX_RUN = 255  # a run stream's csize is -value, value in 1..255 (§6.3)
 
 
 @dataclass(frozen=True, slots=True)
-class ChunkReader:
+class ChunkReader(ChunkStreams):
     """A validated chunk, ready to decode whole or by ranges.
 
     >>> r = ChunkReader.open(bytes.fromhex("05010504400000004000000020000000" + "00" * 15 + "10"))
     >>> r.header.special, bytes(r.decode()) == bytes(64)
     (1, True)
     """
-
-    layout: ChunkLayout
-    buf: memoryview
-    arr: np.ndarray
-    pipeline: Pipeline
-    codec: BaseCodec | None = None
-    dict_: bytes | None = None
-    #: the only blocks whose bytes ``buf`` holds (a ranged read), or None: all of them
-    present: frozenset[int] | None = None
-    # layout.header and layout.bstarts, as fields: the per-block path reads them often
-    header: ChunkHeader = field(init=False, repr=False, compare=False)
-    bstarts: np.ndarray = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "header", self.layout.header)
-        object.__setattr__(self, "bstarts", self.layout.bstarts)
 
     @classmethod
     def open(cls, buf: bytes | bytearray | memoryview) -> ChunkReader:
@@ -142,59 +121,6 @@ class ChunkReader:
         if check:
             r._check_streams(blocks)
         return r
-
-    # -- stream checks ------------------------------------------------------------------
-    def _check_streams(self, blocks: Sequence[int]) -> None:
-        """Validate every csize (and run token) of these blocks before anything is decoded.
-
-        Few blocks are walked with :meth:`stream_header`; many blocks are walked vectorised
-        over blocks (one numpy pass per stream index) with the same conditions, and the first
-        bad block is then re-walked by :meth:`stream_header` to raise the precise error.
-        """
-        h = self.header
-        nblocks, cbytes, arr = h.nblocks, h.cbytes, self.arr
-        needs_codec = False
-        if len(blocks) < _VECTOR_MIN_BLOCKS:
-            for j in blocks:
-                nst = h.nstreams(j)
-                neblock = h.block_size(j) // nst
-                pos = int(self.bstarts[j])
-                for s in range(nst):
-                    csize, _, pos = self.stream_header(j, s, pos, neblock)
-                    needs_codec = needs_codec or (csize > 0 and csize != neblock)
-        else:
-            idx = np.asarray(blocks)
-            last = (idx == nblocks - 1) if h.leftover else np.zeros(len(idx), bool)
-            groups = [(idx[~last], h.nstreams(0), h.block_size(0)), (idx[last], 1, h.leftover)]
-            for group, nst, bsize in groups:
-                if not group.size:  # (a full group implies block 0 is full)
-                    continue
-                neblock = bsize // nst
-                at = self.bstarts[group]
-                for _ in range(nst):
-                    # A csize field cut by cbytes makes ``end`` exceed cbytes as well.
-                    sizes = gather_i32(arr, np.minimum(at, cbytes - CSIZE_LEN))
-                    run = sizes < 0
-                    end = at + CSIZE_LEN + np.where(run, 1, np.maximum(sizes, 0))
-                    bad = (end > cbytes) | (sizes < -MAX_RUN)
-                    bad |= run & ((arr[np.minimum(end - 1, cbytes - 1)] & 1) == 0)
-                    if bad.any():
-                        self._raise_block_error(int(group[np.argmax(bad)]))
-                    if self.codec is None:
-                        needs_codec = needs_codec or bool(np.any((sizes > 0) & (sizes != neblock)))
-                    at = end
-        if needs_codec and self.codec is None:
-            self.raise_no_codec("chunk")
-
-    def _raise_block_error(self, j: int) -> NoReturn:
-        """Re-walk the stream headers of block ``j`` (known bad) to raise the exact error."""
-        h = self.header
-        nst = h.nstreams(j)
-        neblock = h.block_size(j) // nst
-        pos = int(self.bstarts[j])
-        for s in range(nst):
-            pos = self.stream_header(j, s, pos, neblock)[2]
-        raise FormatError(f"block {j}", "streams", int(self.bstarts[j]), "valid streams", "bad")
 
     # -- decoding -----------------------------------------------------------------------
     def decode(self, out: np.ndarray | None = None, nthreads: int = 1) -> np.ndarray:
@@ -430,115 +356,6 @@ class ChunkReader:
         """Whether whole blocks shuffled with group ``g`` are decoded in runs
         (:func:`~pyblosc2.chunk.fused.decode_planes`)."""
         return g > 1 and self.header.effective_blocksize % g == 0 and self.codec is not None
-
-    def decode_block(self, j: int, dst: np.ndarray, ref: np.ndarray | None) -> None:
-        """Decode regular block ``j`` into ``dst`` (its exact size); ``ref`` = decoded block 0
-        when the pipeline has DELTA and ``j > 0``."""
-        bsize = len(dst)
-        filtered = bool(self.pipeline.backward_steps)
-        target, aux = scratch_pair(bsize) if filtered else (dst, None)
-        self.decode_streams(j, target)
-        if filtered:
-            self.pipeline.backward(target, dst, ref, aux)
-
-    def decode_streams(self, j: int, target: np.ndarray) -> None:
-        """Decode the streams of regular block ``j`` into ``target`` (its exact size)."""
-        bsize = len(target)
-        nst = self.header.nstreams(j)
-        neblock = bsize // nst
-        if neblock == 0:
-            raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
-        spans = self.layout.spans
-        pos = spans[j][0] if spans else int(self.bstarts[j])
-        for s in range(nst):
-            csize, start, pos = self.stream_header(j, s, pos, neblock)
-            seg = target[s * neblock : (s + 1) * neblock]
-            if csize == neblock:
-                seg[:] = self.arr[start:pos]
-            elif csize > 0:
-                self.decode_stream((j, s), start - CSIZE_LEN, self.buf[start:pos], seg)
-            elif csize == 0:
-                seg[:] = 0
-            else:
-                seg[:] = (-csize) & 0xFF
-
-    def stream_header(self, j: int, s: int, pos: int, neblock: int) -> tuple[int, int, int]:
-        """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
-        start, next stream offset)``. Every byte the stream uses must lie before ``cbytes``."""
-        cbytes = self.header.cbytes
-        if pos + CSIZE_LEN > cbytes:
-            raise FormatError(
-                f"block {j} stream {s}",
-                "csize",
-                pos,
-                f"{CSIZE_LEN} bytes before cbytes={cbytes}",
-                "truncated",
-            )
-        csize = _I32.unpack_from(self.buf, pos)[0]
-        start = pos + CSIZE_LEN
-        if csize > 0:
-            if start + csize > cbytes:
-                raise FormatError(
-                    f"block {j} stream {s}",
-                    "csize",
-                    pos,
-                    f"at most {cbytes - start} (bytes left in the chunk)",
-                    csize,
-                )
-            return csize, start, start + csize
-        if csize == 0:
-            return 0, start, start
-        if csize < -MAX_RUN:
-            raise FormatError(
-                f"block {j} stream {s}", "csize", pos, f"a run length in -{MAX_RUN}..-1", csize
-            )
-        if start >= cbytes:
-            raise FormatError(
-                f"block {j} stream {s}", "run token", start, "1 byte before cbytes", "truncated"
-            )
-        if not self.arr[start] & 1:
-            raise FormatError(
-                f"block {j} stream {s}", "run token", start, "bit 0 set", hex(self.arr[start])
-            )
-        return csize, start, start + 1
-
-    def raise_no_codec(self, where: str) -> NoReturn:
-        h = self.header
-        if h.compformat == UDCODEC_FORMAT:
-            raise FormatError(
-                where, "udcompcode", OFF_UDCOMPCODE, "a registered codec id", h.udcompcode
-            )
-        raise FormatError(
-            where, "compformat", OFF_FLAGS, "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat
-        )
-
-    def decode_stream(
-        self,
-        where: str | tuple[int, int],
-        offset: int,
-        src: memoryview,
-        dst: np.ndarray,
-        fresh: bool = False,
-    ) -> np.ndarray:
-        """Decode one stream into ``dst`` and return it; ``where`` names the stream (or is
-        ``(block, stream)``) for errors. With ``fresh``, a codec that cannot write into a
-        buffer returns its own new one instead (no copy into ``dst``)."""
-        codec = self.codec
-        if codec is None:
-            self.raise_no_codec(_where(where))
-        try:
-            if fresh and not codec.writes_into:
-                return np.frombuffer(codec.decompress(src, len(dst), self.dict_), np.uint8)
-            codec.decompress_into(src, dst.data, self.dict_)
-            return dst
-        except CodecError as exc:
-            raise CodecError(
-                f"{_where(where)} ({codec.name})", "data", offset, exc.expected, exc.got
-            ) from None
-
-
-def _where(where: str | tuple[int, int]) -> str:
-    return where if isinstance(where, str) else f"block {where[0]} stream {where[1]}"
 
 
 def decode_chunk(

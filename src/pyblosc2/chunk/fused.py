@@ -21,15 +21,12 @@ other than 1 or the item size) are left to the general path of
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._threads import scratch
 from .layout import CSIZE_LEN
-
-if TYPE_CHECKING:
-    from .decode import ChunkReader
+from .streams import ChunkStreams
 
 __all__ = ["BATCH_BYTES", "decode_block_fused", "decode_planes", "plane_batches"]
 
@@ -54,7 +51,7 @@ def plane_batches(first: int, stop: int, bsize: int, nthreads: int) -> list[rang
     return [range(j, min(stop, j + per)) for j in range(first, stop, per)]
 
 
-def decode_planes(r: ChunkReader, blocks: range, out: np.ndarray, g: int) -> None:
+def decode_planes(r: ChunkStreams, blocks: range, out: np.ndarray, g: int) -> None:
     """Decode the whole blocks ``blocks`` of ``r``, byte-shuffled with group ``g`` (which
     divides the block size), into ``out`` (their bytes, in order): every block's streams into
     a per-thread buffer, then byte ``k`` of all their items written with one strided copy.
@@ -79,7 +76,7 @@ def decode_planes(r: ChunkReader, blocks: range, out: np.ndarray, g: int) -> Non
 
 
 def decode_block_fused(
-    r: ChunkReader,
+    r: ChunkStreams,
     j: int,
     dst: np.ndarray,
     g: int,

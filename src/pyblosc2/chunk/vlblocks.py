@@ -7,7 +7,6 @@ filters undone on its own (every VL block is its own DELTA reference).
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,16 +14,14 @@ from ..errors import FormatError
 from .header import OFF_NBYTES
 from .layout import VL_SIZE_LEN, gather_i32
 from .pipeline import scratch_pair
-
-if TYPE_CHECKING:
-    from .decode import ChunkReader
+from .streams import ChunkStreams
 
 __all__ = ["check_vl_sizes", "decode_vl"]
 
 _I32 = struct.Struct("<i")
 
 
-def check_vl_sizes(r: ChunkReader) -> None:
+def check_vl_sizes(r: ChunkStreams) -> None:
     """The size rules of a VL-block chunk (§12), before the output is allocated."""
     h = r.header
     starts = r.bstarts
@@ -60,7 +57,7 @@ def check_vl_sizes(r: ChunkReader) -> None:
         r.raise_no_codec("VL-block chunk")
 
 
-def decode_vl(r: ChunkReader, out: np.ndarray) -> None:
+def decode_vl(r: ChunkStreams, out: np.ndarray) -> None:
     """Decode a VL-block chunk (§12) into ``out``: each block is its own filter reference."""
     h = r.header
     ends = [*r.bstarts[1:].tolist(), h.cbytes]

@@ -1,0 +1,218 @@
+"""The streams of a chunk's blocks (spec §6.3, §15): the parts a decoder works on.
+
+:class:`ChunkStreams` holds a validated chunk's layout, bytes, filter pipeline, codec and
+dictionary, and reads what every decoder needs from them: the stream headers of a block
+(checked against ``cbytes`` before anything is decoded, for all blocks at once), one stream
+decoded into its place, a block's streams, a block through its pipeline. The readers built on
+it (:class:`~pyblosc2.chunk.decode.ChunkReader`, the fused path of :mod:`.fused`, VL blocks of
+:mod:`.vlblocks`) take these parts, so none of them imports another.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+import numpy as np
+
+from ..codecs.base import BaseCodec
+from ..codecs.registry import UDCODEC_FORMAT
+from ..errors import CodecError, FormatError
+from .header import OFF_FLAGS, OFF_UDCOMPCODE, ChunkHeader
+from .layout import CSIZE_LEN, ChunkLayout, gather_i32
+from .pipeline import Pipeline, scratch_pair
+
+__all__ = ["MAX_RUN", "ChunkStreams"]
+
+_I32 = struct.Struct("<i")
+# From this many blocks on, stream headers are checked with numpy passes over the blocks.
+_VECTOR_MIN_BLOCKS = 32
+MAX_RUN = 255  # a run stream's csize is -value, value in 1..255 (§6.3)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkStreams:
+    """A validated chunk's parts and the stream-level reading every decoder shares (built by
+    :class:`~pyblosc2.chunk.decode.ChunkReader`'s constructors, which check the layout and
+    every stream header first)."""
+
+    layout: ChunkLayout
+    buf: memoryview
+    arr: np.ndarray
+    pipeline: Pipeline
+    codec: BaseCodec | None = None
+    dict_: bytes | None = None
+    #: the only blocks whose bytes ``buf`` holds (a ranged read), or None: all of them
+    present: frozenset[int] | None = None
+    # layout.header and layout.bstarts, as fields: the per-block path reads them often
+    header: ChunkHeader = field(init=False, repr=False, compare=False)
+    bstarts: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "header", self.layout.header)
+        object.__setattr__(self, "bstarts", self.layout.bstarts)
+
+    # -- stream checks ----------------------------------------------------------------
+    def _check_streams(self, blocks: Sequence[int]) -> None:
+        """Validate every csize (and run token) of these blocks before anything is decoded.
+
+        Few blocks are walked with :meth:`stream_header`; many blocks are walked vectorised
+        over blocks (one numpy pass per stream index) with the same conditions, and the first
+        bad block is then re-walked by :meth:`stream_header` to raise the precise error.
+        """
+        h = self.header
+        nblocks, cbytes, arr = h.nblocks, h.cbytes, self.arr
+        needs_codec = False
+        if len(blocks) < _VECTOR_MIN_BLOCKS:
+            for j in blocks:
+                nst = h.nstreams(j)
+                neblock = h.block_size(j) // nst
+                pos = int(self.bstarts[j])
+                for s in range(nst):
+                    csize, _, pos = self.stream_header(j, s, pos, neblock)
+                    needs_codec = needs_codec or (csize > 0 and csize != neblock)
+        else:
+            idx = np.asarray(blocks)
+            last = (idx == nblocks - 1) if h.leftover else np.zeros(len(idx), bool)
+            groups = [(idx[~last], h.nstreams(0), h.block_size(0)), (idx[last], 1, h.leftover)]
+            for group, nst, bsize in groups:
+                if not group.size:  # (a full group implies block 0 is full)
+                    continue
+                neblock = bsize // nst
+                at = self.bstarts[group]
+                for _ in range(nst):
+                    # A csize field cut by cbytes makes ``end`` exceed cbytes as well.
+                    sizes = gather_i32(arr, np.minimum(at, cbytes - CSIZE_LEN))
+                    run = sizes < 0
+                    end = at + CSIZE_LEN + np.where(run, 1, np.maximum(sizes, 0))
+                    bad = (end > cbytes) | (sizes < -MAX_RUN)
+                    bad |= run & ((arr[np.minimum(end - 1, cbytes - 1)] & 1) == 0)
+                    if bad.any():
+                        self._raise_block_error(int(group[np.argmax(bad)]))
+                    if self.codec is None:
+                        needs_codec = needs_codec or bool(np.any((sizes > 0) & (sizes != neblock)))
+                    at = end
+        if needs_codec and self.codec is None:
+            self.raise_no_codec("chunk")
+
+    def _raise_block_error(self, j: int) -> NoReturn:
+        """Re-walk the stream headers of block ``j`` (known bad) to raise the exact error."""
+        h = self.header
+        nst = h.nstreams(j)
+        neblock = h.block_size(j) // nst
+        pos = int(self.bstarts[j])
+        for s in range(nst):
+            pos = self.stream_header(j, s, pos, neblock)[2]
+        raise FormatError(f"block {j}", "streams", int(self.bstarts[j]), "valid streams", "bad")
+
+    # -- decoding streams -----------------------------------------------------------
+    def decode_block(self, j: int, dst: np.ndarray, ref: np.ndarray | None) -> None:
+        """Decode regular block ``j`` into ``dst`` (its exact size); ``ref`` = decoded block 0
+        when the pipeline has DELTA and ``j > 0``."""
+        bsize = len(dst)
+        filtered = bool(self.pipeline.backward_steps)
+        target, aux = scratch_pair(bsize) if filtered else (dst, None)
+        self.decode_streams(j, target)
+        if filtered:
+            self.pipeline.backward(target, dst, ref, aux)
+
+    def decode_streams(self, j: int, target: np.ndarray) -> None:
+        """Decode the streams of regular block ``j`` into ``target`` (its exact size)."""
+        bsize = len(target)
+        nst = self.header.nstreams(j)
+        neblock = bsize // nst
+        if neblock == 0:
+            raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
+        spans = self.layout.spans
+        pos = spans[j][0] if spans else int(self.bstarts[j])
+        for s in range(nst):
+            csize, start, pos = self.stream_header(j, s, pos, neblock)
+            seg = target[s * neblock : (s + 1) * neblock]
+            if csize == neblock:
+                seg[:] = self.arr[start:pos]
+            elif csize > 0:
+                self.decode_stream((j, s), start - CSIZE_LEN, self.buf[start:pos], seg)
+            elif csize == 0:
+                seg[:] = 0
+            else:
+                seg[:] = (-csize) & 0xFF
+
+    def stream_header(self, j: int, s: int, pos: int, neblock: int) -> tuple[int, int, int]:
+        """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
+        start, next stream offset)``. Every byte the stream uses must lie before ``cbytes``."""
+        cbytes = self.header.cbytes
+        if pos + CSIZE_LEN > cbytes:
+            raise FormatError(
+                f"block {j} stream {s}",
+                "csize",
+                pos,
+                f"{CSIZE_LEN} bytes before cbytes={cbytes}",
+                "truncated",
+            )
+        csize = _I32.unpack_from(self.buf, pos)[0]
+        start = pos + CSIZE_LEN
+        if csize > 0:
+            if start + csize > cbytes:
+                raise FormatError(
+                    f"block {j} stream {s}",
+                    "csize",
+                    pos,
+                    f"at most {cbytes - start} (bytes left in the chunk)",
+                    csize,
+                )
+            return csize, start, start + csize
+        if csize == 0:
+            return 0, start, start
+        if csize < -MAX_RUN:
+            raise FormatError(
+                f"block {j} stream {s}", "csize", pos, f"a run length in -{MAX_RUN}..-1", csize
+            )
+        if start >= cbytes:
+            raise FormatError(
+                f"block {j} stream {s}", "run token", start, "1 byte before cbytes", "truncated"
+            )
+        if not self.arr[start] & 1:
+            raise FormatError(
+                f"block {j} stream {s}", "run token", start, "bit 0 set", hex(self.arr[start])
+            )
+        return csize, start, start + 1
+
+    def raise_no_codec(self, where: str) -> NoReturn:
+        h = self.header
+        if h.compformat == UDCODEC_FORMAT:
+            raise FormatError(
+                where, "udcompcode", OFF_UDCOMPCODE, "a registered codec id", h.udcompcode
+            )
+        raise FormatError(
+            where, "compformat", OFF_FLAGS, "a codec format in {0, 1, 2, 3, 4, 6}", h.compformat
+        )
+
+    def decode_stream(
+        self,
+        where: str | tuple[int, int],
+        offset: int,
+        src: memoryview,
+        dst: np.ndarray,
+        fresh: bool = False,
+    ) -> np.ndarray:
+        """Decode one stream into ``dst`` and return it; ``where`` names the stream (or is
+        ``(block, stream)``) for errors. With ``fresh``, a codec that cannot write into a
+        buffer returns its own new one instead (no copy into ``dst``)."""
+        codec = self.codec
+        if codec is None:
+            self.raise_no_codec(_where(where))
+        try:
+            if fresh and not codec.writes_into:
+                return np.frombuffer(codec.decompress(src, len(dst), self.dict_), np.uint8)
+            codec.decompress_into(src, dst.data, self.dict_)
+            return dst
+        except CodecError as exc:
+            raise CodecError(
+                f"{_where(where)} ({codec.name})", "data", offset, exc.expected, exc.got
+            ) from None
+
+
+def _where(where: str | tuple[int, int]) -> str:
+    return where if isinstance(where, str) else f"block {where[0]} stream {where[1]}"
