@@ -59,6 +59,7 @@ from .constants import (
     MAX_OVERHEAD,
     MAX_TYPESIZE,
     MIN_HEADER_LENGTH,
+    VERSION,
     Codec,
     Filter,
     SpecialValue,
@@ -72,15 +73,7 @@ from .ndarray.dask_io import from_dask
 
 # -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
 from .ndarray.evaluate import evaluate
-from .ndarray.extra import (
-    arange,
-    frombuffer,
-    linspace,
-    load_array,
-    pack_array2,
-    save_array,
-    unpack_array2,
-)
+from .ndarray.extra import arange, frombuffer, linspace
 from .ndarray.io import from_cframe, get_slice_nchunks, load, save
 from .ndarray.members import (  # NDArray indexing (issue 11)
     NDField,
@@ -118,19 +111,23 @@ from .ndarray.numpylike import (
     zeros_like,
 )
 from .packing import (
+    load_array,
     load_tensor,
     pack,
     pack_array,
+    pack_array2,
     pack_tensor,
+    save_array,
     save_tensor,
     unpack,
     unpack_array,
+    unpack_array2,
     unpack_tensor,
 )
 from .params import CParams, DParams
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
 
-__version__ = "0.1.0.dev0"
+__version__ = VERSION
 
 #: python-blosc2's default parameter dicts (the fields of ``CParams()``, ``DParams()`` and
 #: ``Storage()``), for scripts that build on them

@@ -21,6 +21,7 @@ import zlib
 import numpy as np
 
 from ._bytes import BufferLike, as_view
+from ._threads import default_nthreads
 from .api import (
     _state,
     compress2,  # noqa: F401  (the examples use it)
@@ -28,7 +29,8 @@ from .api import (
 )
 from .chunk.header import ChunkHeader
 from .codecs.registry import UDCODEC_FORMAT
-from .constants import Codec
+from .constants import VERSION, Codec
+from .kernels import active, kernel_sets
 from .params import parse_blocksize, parse_codec
 
 __all__ = [
@@ -134,9 +136,7 @@ def _lib_version(codec: Codec) -> str:
         import cramjam
 
         return f"cramjam {cramjam.__version__}"
-    from . import __version__
-
-    return f"pyblosc2 {__version__}"
+    return f"pyblosc2 {VERSION} ({active().name} kernels)"
 
 
 def clib_info(codec: Codec | int) -> tuple[bytes, bytes]:
@@ -160,11 +160,9 @@ def print_versions() -> None:
     -=-=...
     pyblosc2 version: ...
     """
-    from . import __version__, ncores, nthreads
-
     line = "-=" * 38
     print(line)
-    print(f"pyblosc2 version: {__version__}")
+    print(f"pyblosc2 version: {VERSION}")
     print(f"Blosc2 format version (C-Blosc2): {VERSION_STRING}")
     codecs = [Codec(c) for c in compressor_list()]
     print(f"Codecs available: {', '.join(c.name for c in codecs)}")
@@ -172,14 +170,15 @@ def print_versions() -> None:
     for codec in codecs:
         lib, lib_version = clib_info(codec)
         print(f"  {codec.name}: {lib.decode()} {lib_version.decode()}")
+    print(f"Kernels: {active().name} (known: {', '.join(kernel_sets())})")
     print(f"NumPy version: {np.__version__}")
     print(f"Python version: {sys.version}")
     sysname, _, release, version, machine, processor = platform.uname()
     print(f"Platform: {sysname}-{release}-{machine} ({version})")
     print(f"Processor: {processor or 'not recognized'}")
     print(f"Byte-ordering: {sys.byteorder}")
-    print(f"Detected cores: {ncores}")
-    print(f"Number of threads to use by default: {nthreads}")
+    print(f"Detected cores: {detect_number_of_cores()}")
+    print(f"Number of threads to use by default: {default_nthreads()}")
     print(line)
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "MIN_HEADER_LENGTH",
     "MIN_USEFUL_DICT",
     "USER_REGISTERED_CODECS_STOP",
+    "VERSION",
     "Codec",
     "Filter",
     "SpecialValue",
@@ -33,6 +34,8 @@ __all__ = [
     "header_typesize",
 ]
 
+#: pyblosc2's own version (``pyblosc2.__version__``; pyproject.toml reads it from here)
+VERSION = "0.1.0.dev0"
 MIN_HEADER_LENGTH = 16
 EXTENDED_HEADER_LENGTH = 32
 MAX_OVERHEAD = 32

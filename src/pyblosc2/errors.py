@@ -25,6 +25,7 @@ __all__ = [
     "ParamError",
     "ParamTypeError",
     "RemoteError",
+    "stream_error",
 ]
 
 
@@ -120,6 +121,15 @@ class OrderError(ParamError, RuntimeError):
 
 class CodecError(FormatError):
     """A codec stream that fails to decode (or decodes to the wrong length)."""
+
+
+def stream_error(codec: str, expected: object, got: object) -> CodecError:
+    """The error a codec raises for an undecodable stream (the chunk layer adds the offset).
+
+    >>> str(stream_error("lz4", "64 decoded bytes", 60))
+    'lz4 stream: data is 60, expected 64 decoded bytes'
+    """
+    return CodecError(f"{codec} stream", "data", None, expected, got)
 
 
 class FrameChangedError(Blosc2Error):

@@ -1,7 +1,7 @@
 """python-blosc2's packing helpers: ``pack``/``unpack`` and ``pack_array``/``unpack_array``
-(a pickled object compressed into one chunk) and ``pack_tensor``/``unpack_tensor``/
-``save_tensor``/``load_tensor`` (an array in a frame with a ``__pack_tensor__`` vlmeta entry,
-the layout of ``pack_array2``).
+(a pickled object compressed into one chunk), ``pack_array2``/``unpack_array2``/``save_array``/
+``load_array`` (an array in a frame with a ``__pack_tensor__`` vlmeta entry, frame-format.md
+§9.3) and ``pack_tensor``/``unpack_tensor``/``save_tensor``/``load_tensor`` (the same layout).
 
 ``unpack`` and ``unpack_array`` unpickle: as with ``pickle.loads``, only unpack data you trust.
 
@@ -16,29 +16,39 @@ from __future__ import annotations
 
 import os
 import pickle
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ._bytes import BufferLike
 from .api import compress, decompress
-from .constants import Codec, Filter
-from .errors import ParamAttributeError
-from .ndarray.extra import _pack, _unpack
-from .params import parse_clevel, parse_typesize
+from .constants import Codec, Filter, header_typesize
+from .errors import FormatError, ParamAttributeError
+from .params import DParams, parse_clevel, parse_typesize
+from .schunk import SChunk, schunk_from_cframe
 from .schunk import open as open_schunk
-from .schunk import schunk_from_cframe
 
 __all__ = [
+    "load_array",
     "load_tensor",
     "pack",
     "pack_array",
+    "pack_array2",
     "pack_tensor",
+    "save_array",
     "save_tensor",
     "unpack",
     "unpack_array",
+    "unpack_array2",
     "unpack_tensor",
 ]
+
+
+PACK_KEY = "__pack_tensor__"
+#: the kinds of packed tensors python-blosc2 records (all stored as numpy data)
+TENSOR_KINDS = ("numpy", "torch", "tensorflow")
+MAX_PACK_CHUNKSIZE = 2**28
 
 
 def pack(
@@ -139,7 +149,7 @@ def _restore(kind: str, arr: np.ndarray) -> Any:
 
 
 def _kind_of(schunk: Any) -> str:
-    return str(schunk.vlmeta["__pack_tensor__"][0])
+    return str(schunk.vlmeta[PACK_KEY][0])
 
 
 def unpack_tensor(cframe: BufferLike) -> Any:
@@ -180,3 +190,80 @@ def load_tensor(urlpath: str, dparams: Any = None) -> Any:
     """
     schunk = open_schunk(urlpath, "r", dparams=dparams)
     return _restore(_kind_of(schunk), _unpack(schunk))
+
+
+def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict, kind: str = "numpy") -> SChunk:
+    arr = np.ascontiguousarray(arr)
+    if chunksize is None:
+        chunksize = max(1, min(arr.nbytes, MAX_PACK_CHUNKSIZE))
+    cp = dict(kwargs.pop("cparams", None) or {})
+    cp.setdefault("typesize", header_typesize(arr.dtype.itemsize))
+    s = SChunk(chunksize=chunksize, data=arr, cparams=cp, **kwargs)
+    dtype = arr.dtype.descr if arr.dtype.kind == "V" else arr.dtype.str
+    s.vlmeta[PACK_KEY] = (kind, tuple(arr.shape), dtype)
+    return s
+
+
+def pack_array2(arr: np.ndarray, chunksize: int | None = None, **kwargs: Any) -> bytes:
+    """A cframe holding ``arr`` as python-blosc2's ``pack_array2`` writes it.
+
+    >>> unpack_array2(pack_array2(np.arange(6).reshape(2, 3))).tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    return _pack(arr, chunksize, kwargs).to_cframe()
+
+
+def _unpack(s: SChunk) -> np.ndarray:
+    try:
+        kind, shape, dtype = s.vlmeta[PACK_KEY]
+    except KeyError:
+        raise FormatError("packed array", "vlmeta", None, f"a {PACK_KEY!r} entry", "none") from None
+    if kind not in TENSOR_KINDS:
+        raise FormatError("packed array", "vlmeta kind", None, f"one of {TENSOR_KINDS}", kind)
+    descr: Any = dtype if isinstance(dtype, str) else [tuple(f) for f in dtype]
+    dt = np.lib.format.descr_to_dtype(descr)
+    out = np.empty(shape, dt)
+    if out.nbytes != s.nbytes:
+        raise FormatError("packed array", "nbytes", 30, out.nbytes, s.nbytes)
+    s.get_slice(0, s.nbytes // s.typesize, out=out)
+    return out
+
+
+def unpack_array2(cframe: BufferLike) -> np.ndarray:
+    """Inverse of :func:`pack_array2` (also reads python-blosc2's ``pack_array2`` output).
+
+    >>> a = np.array([(1, 2.5), (3, 4.5)], dtype=[("i", "<i4"), ("f", "<f8")])
+    >>> unpack_array2(pack_array2(a))["f"]
+    array([2.5, 4.5])
+    """
+    return _unpack(schunk_from_cframe(cframe))
+
+
+def save_array(arr: np.ndarray, urlpath: str, chunksize: int | None = None, **kwargs: Any) -> int:
+    """Write ``arr`` to a frame file as python-blosc2's ``save_array`` does (overwriting it
+    unless ``mode`` says otherwise); returns the file size.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.b2frame")
+    >>> save_array(np.arange(1000), path) == os.path.getsize(path)
+    True
+    >>> load_array(path)[-3:]
+    array([997, 998, 999])
+    """
+    kwargs.setdefault("mode", "w")
+    _pack(arr, chunksize, {**kwargs, "urlpath": urlpath, "contiguous": True})
+    return os.stat(urlpath).st_size
+
+
+def load_array(urlpath: str, dparams: DParams | Mapping[str, Any] | None = None) -> np.ndarray:
+    """Read an array written by :func:`save_array` (or python-blosc2's ``save_array``).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.b2frame")
+    >>> _ = save_array(np.eye(3, dtype=np.int8), path)
+    >>> load_array(path, dparams={"nthreads": 1})
+    array([[1, 0, 0],
+           [0, 1, 0],
+           [0, 0, 1]], dtype=int8)
+    """
+    return _unpack(open_schunk(urlpath, "r", dparams=dparams))

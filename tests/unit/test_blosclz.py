@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyblosc2.codecs import blosclz
 from pyblosc2.codecs.blosclz import BloscLZCodec, compress, decompress
 from pyblosc2.constants import Codec
 from pyblosc2.errors import CodecError, ParamError
+from pyblosc2.kernels import blosclz_np
 
 # --------------------------------------------------------------------------------------------
 # Data and C helpers
@@ -108,8 +108,8 @@ def c_decodes(cb, stream: bytes, nbytes: int) -> bytes | None:
 @pytest.fixture(params=["auto", "scalar", "vector"])
 def decoder_path(request, monkeypatch):
     """Force the instruction-by-instruction loop or the numpy/LZ4 path of the decoder."""
-    cost = {"auto": blosclz._SWITCH_COST, "scalar": 10**30, "vector": 0}[request.param]
-    monkeypatch.setattr(blosclz, "_SWITCH_COST", cost)
+    cost = {"auto": blosclz_np._SWITCH_COST, "scalar": 10**30, "vector": 0}[request.param]
+    monkeypatch.setattr(blosclz_np, "_SWITCH_COST", cost)
     return request.param
 
 

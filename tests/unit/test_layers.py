@@ -1,50 +1,67 @@
-"""Imports only go down the layers: bytes → header → blocks → codecs/filters → numpy;
-containers and the API on top (STYLE.md habit 1). Also: src never imports a reference library."""
+"""The house rules of the import graph (STYLE.md habit 1, docs/architecture.md):
+
+* imports only go down the layers: bytes → header → blocks → codecs/filters → numpy;
+  containers and the API on top (a module may import modules of lower layers, and of its own
+  package);
+* no import circle anywhere in ``src/`` — every import counts, function-local and
+  ``TYPE_CHECKING`` ones too: a circle broken by a local import is still a circle to a reader;
+* every top-level module of ``pyblosc2/`` is a package or a layer's single file;
+* filters and codecs ask the kernel protocol (:mod:`pyblosc2.kernels`) and never import an
+  implementation of it;
+* ``src/`` never imports a reference library.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 SRC = Path(__file__).parents[2] / "src" / "pyblosc2"
 # A module in layer N may import pyblosc2 modules of layers < N only (same layer: same package).
+# A loose file is a layer of its own; packages may share one.
 LAYERS = {
     "errors": 0,
-    "constants": 0,
+    "constants": 0.5,
     "_bytes": 1,
-    "_threads": 1,
-    "backends": 1,
+    "_threads": 1.1,
+    "backends": 1.2,
+    "storage": 1.8,
     "params": 2,
-    "storage": 2,
+    "kernels": 2.5,  # the hot loops behind one protocol: filters and codecs ask it
     "codecs": 3,
     "filters": 3,
     "chunk": 4,
-    "frame": 5,
     "meta": 4.5,  # below frame: the digest list is a vlmeta entry
+    "frame": 5,
+    "api": 6,  # the chunk-level public API
     "schunk": 7,
+    "packing": 7.5,  # pack/pack_tensor & co.: arrays in chunks and frames, over api and schunk
     "ndarray": 8,
-    "api": 8,
-    "utils": 8.5,  # python-blosc2's blosc2.utils names (index keys)
     "clib": 8.5,  # python-blosc2 globals and library info, over api
-    "packing": 8.5,  # pack/pack_tensor & co., over api and ndarray
+    "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "compat": 9,
-    "__init__": 11,
-    "cli": 10,
-    "__main__": 10.5,
+    "__init__": 11,  # the public API: re-exports
+    "cli": 12,  # a user of the public API
+    "__main__": 12.5,
 }
 REFERENCE_LIBS = {"blosc2", "blosc", "numcodecs", "zarr"}
 # zarr is an optional dependency, imported only by the zarr codec adapter.
 ALLOWED = {("compat", "zarr_codec.py"): {"zarr"}}
+MODULES = sorted(SRC.rglob("*.py"))
 
 
-def _layer(parts: tuple[str, ...]) -> int:
-    return LAYERS[parts[0].removesuffix(".py")]
+def _name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    parts = parts[:-1] if parts[-1] == "__init__" else parts
+    return ".".join(("pyblosc2", *parts))
 
 
 def _imports(path: Path) -> list[tuple[str, bool, int]]:
-    """(module, is it pyblosc2's own, line) of every import in ``path``."""
+    """(module, is it pyblosc2's own, line) of every import in ``path``; own modules are
+    named without the ``pyblosc2.`` prefix, ``from X import name`` as ``X.name``."""
     tree = ast.parse(path.read_text())
     pkg = path.relative_to(SRC).parts[:-1]
     found = []
@@ -52,31 +69,137 @@ def _imports(path: Path) -> list[tuple[str, bool, int]]:
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = pkg[: len(pkg) - node.level + 1]
-                mod = (*base, *(node.module.split(".") if node.module else ()))
-                found.append((".".join(mod), True, node.lineno))
+                mod = ".".join((*base, *(node.module.split(".") if node.module else ())))
+                own = True
             elif node.module:
-                own = node.module.startswith("pyblosc2.")
-                found.append((node.module.removeprefix("pyblosc2."), own, node.lineno))
+                own = node.module == "pyblosc2" or node.module.startswith("pyblosc2.")
+                mod = node.module.removeprefix("pyblosc2").lstrip(".") if own else node.module
+            else:
+                continue
+            found += [(f"{mod}.{a.name}".lstrip("."), own, node.lineno) for a in node.names]
         elif isinstance(node, ast.Import):
             for a in node.names:
-                own = a.name.startswith("pyblosc2.")
-                name = a.name.removeprefix("pyblosc2.") if own else a.name
+                own = a.name == "pyblosc2" or a.name.startswith("pyblosc2.")
+                name = a.name.removeprefix("pyblosc2").lstrip(".") if own else a.name
                 found.append((name, own, node.lineno))
     return found
 
 
-MODULES = sorted(p for p in SRC.rglob("*.py"))
+def _graph() -> dict[str, set[str]]:
+    """Module -> the pyblosc2 modules it imports (a name imported from a package counts as
+    its submodule when there is one, else as the package; a submodule's import of one of its
+    own ancestor packages is not an edge)."""
+    known = {_name(p) for p in MODULES}
+    graph: dict[str, set[str]] = {}
+    for path in MODULES:
+        me = _name(path)
+        out = graph.setdefault(me, set())
+        for mod, own, _ in _imports(path):
+            if not own:
+                continue
+            target = f"pyblosc2.{mod}".rstrip(".")
+            while target not in known:
+                target = target.rpartition(".")[0]
+            if target != me and not me.startswith(target + "."):
+                out.add(target)
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    m = stack.pop()
+                    on.discard(m)
+                    comp.append(m)
+                    if m == node:
+                        break
+                if len(comp) > 1:
+                    found.append(sorted(comp))
+    return found
+
+
+def _layer(top: str) -> float:
+    return LAYERS[top.removesuffix(".py")]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SRC)))
 def test_imports_go_down_the_layers(path: Path) -> None:
     rel = path.relative_to(SRC).parts
-    mine = _layer(rel)
+    mine = _layer(rel[0])
     for mod, own, line in _imports(path):
         top = mod.split(".")[0]
-        if top not in ALLOWED.get(rel, set()):
-            assert top not in REFERENCE_LIBS, f"{path.name}:{line} imports {mod}"
-        if own and mod:
-            parts = tuple(mod.split("."))
-            same_pkg = len(rel) > 1 and parts[0] == rel[0]
-            assert _layer(parts) < mine or same_pkg, f"{'/'.join(rel)}:{line} imports {mod}"
+        if not own:
+            if top not in ALLOWED.get(rel, set()):
+                assert top not in REFERENCE_LIBS, f"{path.name}:{line} imports {mod}"
+            continue
+        if not top or top.startswith("__version__"):  # the package itself: its public API
+            top = "__init__"
+        same_pkg = len(rel) > 1 and top == rel[0]
+        assert _layer(top) < mine or same_pkg, f"{'/'.join(rel)}:{line} imports {mod}"
+
+
+def test_no_import_circle() -> None:
+    circles = _circles(_graph())
+    assert circles == [], "import circles: " + "; ".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert _circles(graph) == [["a", "b", "c"]]
+
+
+def test_every_top_level_module_is_a_package_or_a_layers_single_file() -> None:
+    tops = {p.relative_to(SRC).parts[0] for p in MODULES}
+    assert {t.removesuffix(".py") for t in tops} == set(LAYERS), "LAYERS lists every top level"
+    files = [t.removesuffix(".py") for t in tops if t.endswith(".py")]
+    shared = Counter(LAYERS[t] for t in LAYERS if t not in files)  # packages' layers
+    for f in files:
+        others = [t for t in LAYERS if t != f and LAYERS[t] == LAYERS[f]]
+        assert not others and not shared[LAYERS[f]], f"{f}.py shares layer {LAYERS[f]}: {others}"
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in MODULES if p.relative_to(SRC).parts[0] != "kernels"], ids=str
+)
+def test_only_the_kernel_protocol_is_imported(path: Path) -> None:
+    for mod, own, line in _imports(path):
+        parts = mod.split(".")
+        if own and parts[0] == "kernels" and len(parts) > 1:
+            assert parts[1] in (
+                "active",
+                "KernelSet",
+                "kernel_sets",
+                "kernels_in_use",
+                "use_kernels",
+                "ENV_VAR",
+                "base",
+            ), f"{path.relative_to(SRC)}:{line} imports the kernel implementation {mod}"

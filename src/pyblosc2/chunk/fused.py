@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from .._threads import scratch
+from ..kernels import active
 from .layout import CSIZE_LEN
 from .streams import ChunkStreams
 
@@ -69,10 +70,7 @@ def decode_planes(r: ChunkStreams, blocks: range, out: np.ndarray, g: int) -> No
     buf = scratch(n * bs, "plane-run").reshape(n, bs)
     for i, j in enumerate(blocks):
         r.decode_streams(j, buf[i])
-    planes = buf.reshape(n, g, bs // g)
-    items = out.reshape(n, bs // g, g)
-    for k in range(g):
-        items[:, :, k] = planes[:, k]
+    active().unshuffle_blocks(buf, out.reshape(n, bs), g)
 
 
 def decode_block_fused(

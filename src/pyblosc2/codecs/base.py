@@ -12,14 +12,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import ClassVar
 
-from ..errors import CodecError
+from ..errors import stream_error
 
-__all__ = ["BaseCodec", "stream_error"]
-
-
-def stream_error(codec: str, expected: object, got: object) -> CodecError:
-    """The error a codec raises for an undecodable stream (the chunk layer adds the offset)."""
-    return CodecError(f"{codec} stream", "data", None, expected, got)
+__all__ = ["BaseCodec", "stream_error"]  # stream_error: re-exported for the codec modules
 
 
 class BaseCodec(ABC):

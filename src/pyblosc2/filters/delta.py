@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._threads import scratch
 from ..constants import Filter
+from ..kernels import active
 from .base import BaseFilter, FilterContext
 
 __all__ = ["Delta", "prefix_xor"]
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-# the lowest lane of each 64-bit word, repeated in every lane (lane = 1 or 2 bytes)
-_SPREAD = {1: 0x0101010101010101, 2: 0x0001000100010001}
 
 
 def _width(typesize: int) -> int:
@@ -31,39 +29,13 @@ def _width(typesize: int) -> int:
 
 
 def prefix_xor(y: np.ndarray, x: np.ndarray) -> None:
-    """``x[i] = y[0] ^ … ^ y[i]`` for 1-D unsigned arrays of equal length.
-
-    numpy's ``bitwise_xor.accumulate`` manages only ~0.4 G elements/s on 1- and 2-byte
-    integers (2 G/s on 4- and 8-byte ones), so those are scanned as little-endian 64-bit words:
-    a prefix inside each word by shifts, then the running XOR of the word totals added back.
+    """``x[i] = y[0] ^ … ^ y[i]`` for 1-D unsigned arrays of equal length (the active kernel).
 
     >>> y = np.array([1, 2, 4, 8, 16, 32, 64, 128, 1, 3], np.uint8); x = np.empty_like(y)
     >>> prefix_xor(y, x); x.tolist()
     [1, 3, 7, 15, 31, 63, 127, 255, 254, 253]
     """
-    t = y.itemsize
-    if t > 2 or len(y) < 16:
-        np.bitwise_xor.accumulate(y, out=x)
-        return
-    k = len(y) * t // 8 * 8  # bytes handled as words
-    w = y.view(np.uint8)[:k].view("<u8")
-    out = x.view(np.uint8)[:k].view("<u8")
-    tmp = scratch(k, "work", np.dtype("<u8"))
-    np.left_shift(w, 8 * t, out=out)
-    out ^= w
-    shift = 16 * t
-    while shift < 64:
-        np.left_shift(out, shift, out=tmp)
-        out ^= tmp
-        shift *= 2
-    totals = np.right_shift(out, 64 - 8 * t, out=tmp)
-    np.bitwise_xor.accumulate(totals, out=totals)
-    totals *= np.uint64(_SPREAD[t])
-    out[1:] ^= totals[:-1]
-    done = k // t
-    if done < len(y):
-        np.bitwise_xor.accumulate(y[done:], out=x[done:])
-        x[done:] ^= x[done - 1]
+    active().prefix_xor(y, x)
 
 
 def _views(

@@ -1,21 +1,17 @@
-"""More NDArray constructors and array packing (python-blosc2's ``pack_array2`` & co.,
-frame-format.md §9.3). ``evaluate`` lives in :mod:`.evaluate` (re-exported here)."""
+"""More NDArray constructors: ``arange``, ``linspace``, ``frombuffer``. ``evaluate`` lives in
+:mod:`.evaluate` (re-exported here)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
 
 from .._bytes import BufferLike, as_view
-from ..constants import header_typesize
-from ..errors import FormatError, ParamError
-from ..params import DParams, parse_int
-from ..schunk import SChunk, schunk_from_cframe
-from ..schunk import open as open_schunk
+from ..errors import ParamError
+from ..params import parse_int
 from .chunkfill import fill_flat
 from .constructors import _new
 from .evaluate import evaluate
@@ -26,16 +22,7 @@ __all__ = [
     "evaluate",
     "frombuffer",
     "linspace",
-    "load_array",
-    "pack_array2",
-    "save_array",
-    "unpack_array2",
 ]
-
-PACK_KEY = "__pack_tensor__"
-#: the kinds of packed tensors python-blosc2 records (all stored as numpy data)
-TENSOR_KINDS = ("numpy", "torch", "tensorflow")
-MAX_PACK_CHUNKSIZE = 2**28
 
 
 def frombuffer(
@@ -149,82 +136,3 @@ def linspace(
         return y.astype(dt)
 
     return fill_flat(arr, produce, True)
-
-
-def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict, kind: str = "numpy") -> SChunk:
-    arr = np.ascontiguousarray(arr)
-    if chunksize is None:
-        chunksize = max(1, min(arr.nbytes, MAX_PACK_CHUNKSIZE))
-    cp = dict(kwargs.pop("cparams", None) or {})
-    cp.setdefault("typesize", header_typesize(arr.dtype.itemsize))
-    s = SChunk(chunksize=chunksize, data=arr, cparams=cp, **kwargs)
-    dtype = arr.dtype.descr if arr.dtype.kind == "V" else arr.dtype.str
-    s.vlmeta[PACK_KEY] = (kind, tuple(arr.shape), dtype)
-    return s
-
-
-def pack_array2(arr: np.ndarray, chunksize: int | None = None, **kwargs: Any) -> bytes:
-    """A cframe holding ``arr`` as python-blosc2's ``pack_array2`` writes it.
-
-    >>> unpack_array2(pack_array2(np.arange(6).reshape(2, 3))).tolist()
-    [[0, 1, 2], [3, 4, 5]]
-    """
-    return _pack(arr, chunksize, kwargs).to_cframe()
-
-
-def _unpack(s: SChunk) -> np.ndarray:
-    try:
-        kind, shape, dtype = s.vlmeta[PACK_KEY]
-    except KeyError:
-        raise FormatError("packed array", "vlmeta", None, f"a {PACK_KEY!r} entry", "none") from None
-    if kind not in TENSOR_KINDS:
-        raise FormatError("packed array", "vlmeta kind", None, f"one of {TENSOR_KINDS}", kind)
-    descr: Any = dtype if isinstance(dtype, str) else [tuple(f) for f in dtype]
-    dt = np.lib.format.descr_to_dtype(descr)
-    out = np.empty(shape, dt)
-    if out.nbytes != s.nbytes:
-        raise FormatError("packed array", "nbytes", 30, out.nbytes, s.nbytes)
-    s.get_slice(0, s.nbytes // s.typesize, out=out)
-    return out
-
-
-def unpack_array2(cframe: BufferLike) -> np.ndarray:
-    """Inverse of :func:`pack_array2` (also reads python-blosc2's ``pack_array2`` output).
-
-    >>> a = np.array([(1, 2.5), (3, 4.5)], dtype=[("i", "<i4"), ("f", "<f8")])
-    >>> unpack_array2(pack_array2(a))["f"]
-    array([2.5, 4.5])
-    """
-    return _unpack(schunk_from_cframe(cframe))
-
-
-def save_array(arr: np.ndarray, urlpath: str, chunksize: int | None = None, **kwargs: Any) -> int:
-    """Write ``arr`` to a frame file as python-blosc2's ``save_array`` does (overwriting it
-    unless ``mode`` says otherwise); returns the file size.
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "a.b2frame")
-    >>> save_array(np.arange(1000), path) == os.path.getsize(path)
-    True
-    >>> load_array(path)[-3:]
-    array([997, 998, 999])
-    """
-    import os
-
-    kwargs.setdefault("mode", "w")
-    _pack(arr, chunksize, {**kwargs, "urlpath": urlpath, "contiguous": True})
-    return os.stat(urlpath).st_size
-
-
-def load_array(urlpath: str, dparams: DParams | Mapping[str, Any] | None = None) -> np.ndarray:
-    """Read an array written by :func:`save_array` (or python-blosc2's ``save_array``).
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "m.b2frame")
-    >>> _ = save_array(np.eye(3, dtype=np.int8), path)
-    >>> load_array(path, dparams={"nthreads": 1})
-    array([[1, 0, 0],
-           [0, 1, 0],
-           [0, 0, 1]], dtype=int8)
-    """
-    return _unpack(open_schunk(urlpath, "r", dparams=dparams))

@@ -1,0 +1,208 @@
+"""kernels/: one protocol for the hot loops, the numpy set as the reference, the choice made
+once (environment, `use_kernels`), a set that fails to load falling back to numpy with one
+warning. Every known set is checked byte-identical to the numpy set on random inputs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pyblosc2.errors import CodecError, ParamError
+from pyblosc2.kernels import active, kernel_sets, kernels_in_use, select, use_kernels
+from pyblosc2.kernels.base import KernelSet
+from pyblosc2.kernels.numpy_set import NUMPY
+
+FAST = settings(
+    max_examples=60,
+    deadline=None,
+    # the kernel set is the same for every input: the fixture need not be reset
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+OTHER_SETS = [n for n in kernel_sets() if n != "numpy"]
+
+
+def _blocks() -> st.SearchStrategy[tuple[np.ndarray, int]]:
+    """A block of random-ish bytes (sizes with leftovers) and a typesize."""
+
+    def build(args: tuple[int, int, int, int]) -> tuple[np.ndarray, int]:
+        n, typesize, seed, kind = args
+        rng = np.random.default_rng(seed)
+        if kind == 0:
+            data = rng.integers(0, 256, n, dtype=np.uint8)
+        elif kind == 1:  # smooth: what shuffles and BloscLZ see in practice
+            data = np.linspace(0, 1, n // 8 + 1).view(np.uint8)[:n].copy()
+        else:  # long runs
+            data = np.repeat(rng.integers(0, 4, n // 64 + 1, dtype=np.uint8), 64)[:n].copy()
+        return data, typesize
+
+    return st.tuples(
+        st.integers(0, 5000), st.integers(1, 20), st.integers(0, 2**32 - 1), st.integers(0, 2)
+    ).map(build)
+
+
+@pytest.fixture(params=kernel_sets())
+def kset(request) -> KernelSet:
+    with kernels_in_use(request.param) as ks:
+        yield ks
+
+
+def test_the_numpy_set_is_known_and_chosen_by_default() -> None:
+    assert kernel_sets()[-1] == "numpy"  # the fallback, last in order of preference
+    code = "import pyblosc2.kernels as k; print(k.active().name)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == kernel_sets()[0]
+
+
+@FAST
+@given(_blocks())
+def test_shuffles_are_byte_identical_to_numpy(kset: KernelSet, block) -> None:
+    data, t = block
+    for fwd, back in (("shuffle", "unshuffle"), ("bitshuffle", "bitunshuffle")):
+        extra = () if fwd == "shuffle" else (False,)
+        want = np.empty_like(data)
+        got = np.empty_like(data)
+        getattr(NUMPY, fwd)(data, want, t, *extra)
+        getattr(kset, fwd)(data, got, t, *extra)
+        assert bytes(got) == bytes(want), fwd
+        back_got = np.empty_like(data)
+        getattr(kset, back)(want, back_got, t, *extra)
+        if fwd == "shuffle" or len(data) // t % 8 == 0 or t == 1:
+            assert bytes(back_got) == bytes(data), back
+
+
+@FAST
+@given(_blocks())
+def test_delta_prefixes_are_byte_identical_to_numpy(kset: KernelSet, block) -> None:
+    data, t = block
+    width = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(t, np.uint8)
+    y = data[: len(data) // np.dtype(width).itemsize * np.dtype(width).itemsize].view(width)
+    want, got = np.empty_like(y), np.empty_like(y)
+    NUMPY.prefix_xor(y, want)
+    kset.prefix_xor(y, got)
+    assert np.array_equal(got, np.bitwise_xor.accumulate(y)) and np.array_equal(got, want)
+    ch = data[: len(data) // t * t].reshape(t, -1)
+    want2, got2 = np.empty_like(ch), np.empty_like(ch)
+    NUMPY.channel_cumsum(ch, want2)
+    kset.channel_cumsum(ch, got2)
+    assert np.array_equal(got2, np.cumsum(ch, axis=1, dtype=np.uint8))
+    assert np.array_equal(got2, want2)
+
+
+@FAST
+@given(_blocks(), st.integers(1, 9))
+def test_blosclz_is_byte_identical_to_numpy(kset: KernelSet, block, clevel: int) -> None:
+    data, _ = block
+    maxout = max(len(data), 66)
+    stream = kset.blosclz_compress(data, clevel, maxout)
+    assert stream == NUMPY.blosclz_compress(data, clevel, maxout)
+    if stream:
+        assert bytes(kset.blosclz_decompress(stream, len(data))) == bytes(data)
+
+
+def test_blosclz_refuses_a_stream_that_ends_early(kset: KernelSet) -> None:
+    stream = NUMPY.blosclz_compress(b"abcd" * 500, 5, 2000)
+    with pytest.raises(CodecError, match="blosclz"):
+        kset.blosclz_decompress(stream[:-3], 2000)
+
+
+def test_use_kernels_refuses_an_unknown_name() -> None:
+    with pytest.raises(ParamError, match="kernels must be one of"):
+        use_kernels("fortran")
+
+
+def test_kernels_in_use_restores_the_choice() -> None:
+    before = active()
+    with kernels_in_use("numpy") as ks:
+        assert active() is ks
+    assert active() is before
+
+
+def test_a_set_that_fails_to_load_falls_back_to_numpy_with_one_warning(monkeypatch) -> None:
+    def broken() -> KernelSet:
+        raise ImportError("no such JIT here")
+
+    monkeypatch.setitem(select._LOADERS, "broken", broken)
+    with kernels_in_use("numpy"):
+        with pytest.warns(RuntimeWarning, match="'broken' kernels are not usable") as rec:
+            ks = use_kernels("broken")
+        assert ks is NUMPY and len(rec) == 1
+
+
+def _fresh_choice(env: str) -> subprocess.CompletedProcess[str]:
+    code = (
+        "import warnings; warnings.simplefilter('always');"
+        "import pyblosc2.kernels as k; print(k.active().name); print(k.active().name)"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**__import__("os").environ, "PYBLOSC2_KERNELS": env},
+    )
+
+
+def test_the_environment_picks_a_set() -> None:
+    out = _fresh_choice("numpy")
+    assert out.stdout.split() == ["numpy", "numpy"] and "Warning" not in out.stderr
+
+
+def test_an_unknown_set_in_the_environment_warns_once_and_uses_numpy() -> None:
+    out = _fresh_choice("fortran")
+    assert out.stdout.split() == ["numpy", "numpy"]
+    assert out.stderr.count("RuntimeWarning") == 1 and "PYBLOSC2_KERNELS" in out.stderr
+
+
+def test_import_pyblosc2_loads_no_optional_kernel_dependency() -> None:
+    code = (
+        "import sys, pyblosc2; print(sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_filters_and_codecs_run_the_active_set(monkeypatch) -> None:
+    """The filter and codec modules ask the protocol on every call (no implementation bound
+    at import): a set swapped in is the one that runs."""
+    import pyblosc2
+
+    calls: list[str] = []
+
+    def spy(name: str):
+        real = getattr(NUMPY, name)
+
+        def run(*args):
+            calls.append(name)
+            return real(*args)
+
+        return run
+
+    names = [f for f in KernelSet.__dataclass_fields__ if f != "name"]
+    traced = KernelSet("traced", *(spy(n) for n in names))
+    monkeypatch.setitem(select._LOADERS, "traced", lambda: traced)
+    a = np.linspace(0, 1, 50_000)
+    with kernels_in_use("traced"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for codec, flt in (
+            (pyblosc2.Codec.BLOSCLZ, pyblosc2.Filter.SHUFFLE),
+            (pyblosc2.Codec.LZ4, pyblosc2.Filter.BITSHUFFLE),
+            (pyblosc2.Codec.LZ4, pyblosc2.Filter.DELTA),
+        ):
+            c = pyblosc2.compress2(a, typesize=8, codec=codec, filters=[flt])
+            assert np.array_equal(np.frombuffer(pyblosc2.decompress2(c), a.dtype), a)
+    assert "unshuffle" in calls or "unshuffle_blocks" in calls
+    for name in (
+        "shuffle",
+        "bitshuffle",
+        "bitunshuffle",
+        "prefix_xor",
+        "blosclz_compress",
+        "blosclz_decompress",
+    ):
+        assert name in calls, name
