@@ -68,6 +68,16 @@ from .constants import (
 from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
 from .ndarray.b2nd_meta import MAX_DIM
 from .ndarray.combine import astype, concat, stack
+from .ndarray.constructors import (
+    asarray,
+    copy,
+    empty,
+    full,
+    ndarray_from_cframe,
+    ones,
+    open,
+    zeros,
+)
 from .ndarray.dask_io import from_dask
 
 # -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
@@ -82,26 +92,11 @@ from .ndarray.extra import (
     unpack_array2,
 )
 from .ndarray.io import from_cframe, get_slice_nchunks, load, save
-from .ndarray.members import (  # NDArray indexing (issue 11)
-    NDField,
-    argsort,
-    sort,
-    take,
-    take_along_axis,
-)
-from .ndarray.ndarray import (
-    NDArray,
-    asarray,
-    copy,
-    empty,
-    full,
-    ndarray_from_cframe,
-    ones,
-    open,
-    zeros,
-)
+from .ndarray.members import NDField  # NDArray indexing (issue 11)
+from .ndarray.ndarray import NDArray
 from .ndarray.numpylike import (
     are_partitions_behaved,
+    argsort,
     array,
     broadcast_to,
     compute_chunks_blocks,
@@ -114,6 +109,9 @@ from .ndarray.numpylike import (
     nans,
     ones_like,
     reshape,
+    sort,
+    take,
+    take_along_axis,
     uninit,
     zeros_like,
 )

@@ -17,9 +17,10 @@ from ..params import DParams, parse_int
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
 from .chunkfill import fill_flat
-from .constructors import _new
+from .constructors import _new, asarray
 from .evaluate import evaluate
-from .ndarray import NDArray, ShapeLike, asarray
+from .geometry import ShapeLike
+from .ndarray import NDArray
 
 __all__ = [
     "arange",
