@@ -69,21 +69,7 @@ from .constants import (
 from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
 from .ndarray.b2nd_meta import MAX_DIM
 from .ndarray.combine import astype, concat, stack
-from .ndarray.dask_io import from_dask
-
-# -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
-from .ndarray.evaluate import evaluate
-from .ndarray.extra import arange, frombuffer, linspace
-from .ndarray.io import from_cframe, get_slice_nchunks, load, save
-from .ndarray.members import (  # NDArray indexing (issue 11)
-    NDField,
-    argsort,
-    sort,
-    take,
-    take_along_axis,
-)
-from .ndarray.ndarray import (
-    NDArray,
+from .ndarray.constructors import (
     asarray,
     copy,
     empty,
@@ -93,8 +79,17 @@ from .ndarray.ndarray import (
     open,
     zeros,
 )
+from .ndarray.dask_io import from_dask
+
+# -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
+from .ndarray.evaluate import evaluate
+from .ndarray.extra import arange, frombuffer, linspace
+from .ndarray.io import from_cframe, get_slice_nchunks, load, save
+from .ndarray.members import NDField  # NDArray indexing (issue 11)
+from .ndarray.ndarray import NDArray
 from .ndarray.numpylike import (
     are_partitions_behaved,
+    argsort,
     array,
     broadcast_to,
     compute_chunks_blocks,
@@ -107,6 +102,9 @@ from .ndarray.numpylike import (
     nans,
     ones_like,
     reshape,
+    sort,
+    take,
+    take_along_axis,
     uninit,
     zeros_like,
 )

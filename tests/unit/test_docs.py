@@ -129,11 +129,14 @@ def test_public_callable_has_a_runnable_example(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    [
-        n
-        for n, v in vars(pyblosc2.NDArray).items()
-        if not n.startswith("_") and (isinstance(v, property) or inspect.isfunction(v))
-    ],
+    sorted(
+        {
+            n
+            for cls in pyblosc2.NDArray.__mro__[:-1]  # its bases: core, members, operators
+            for n, v in vars(cls).items()
+            if not n.startswith("_") and (isinstance(v, property) or inspect.isfunction(v))
+        }
+    ),
 )
 def test_ndarray_members_are_documented(name: str) -> None:
     assert inspect.getdoc(getattr(pyblosc2.NDArray, name))

@@ -7,13 +7,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
-from .ndarray import NDArray
+from .core import ArrayCore
+from .reader import read_box
 
 __all__ = ["WHOLE_READ_MAX", "Region", "chunk_regions", "fill_flat", "fill_regions", "reader_of"]
 
@@ -23,6 +24,9 @@ WHOLE_READ_MAX = 1 << 24
 
 #: The part of an array one chunk covers: one slice per dimension.
 Region = tuple[slice, ...]
+
+#: The array filled (an NDArray: the fillers return what they are given).
+A = TypeVar("A", bound=ArrayCore)
 
 
 def chunk_regions(shape: tuple[int, ...], chunks: tuple[int, ...]) -> list[Region]:
@@ -40,18 +44,25 @@ def chunk_regions(shape: tuple[int, ...], chunks: tuple[int, ...]) -> list[Regio
 
 def reader_of(src: Any) -> Callable[[Region], Any]:
     """``region -> src[region]`` for an NDArray (or array-like) source: from one whole read
-    when it is at most :data:`WHOLE_READ_MAX` bytes, else region by region.
+    when it is at most :data:`WHOLE_READ_MAX` bytes, else region by region (the regions of
+    :func:`chunk_regions`: explicit bounds, step 1).
 
-    >>> from .constructors import asarray
+    >>> from pyblosc2 import asarray
     >>> reader_of(asarray(np.arange(5)))((slice(1, 3),))
     array([1, 2])
     """
-    if isinstance(src, NDArray) and src.size * src.dtype.itemsize <= WHOLE_READ_MAX:
-        src = src[()] if not src.ndim else src[...]
+    if isinstance(src, ArrayCore):
+        if src.size * src.dtype.itemsize <= WHOLE_READ_MAX:
+            src = read_box(src, (0,) * src.ndim, src.shape)
+        else:
+            core = src
+            return lambda region: read_box(
+                core, tuple(r.start for r in region), tuple(r.stop for r in region)
+            )
     return lambda region: src[region] if region else src[()]
 
 
-def fill_regions(arr: NDArray, piece_of: Callable[[Region], Any]) -> NDArray:
+def fill_regions(arr: A, piece_of: Callable[[Region], Any]) -> A:
     """Append to the empty ``arr`` one chunk per region, ``piece_of(region)`` giving its items
     (anything broadcastable to the region's shape). All-zero chunks are stored as special
     zero chunks. Returns ``arr``.
@@ -84,13 +95,13 @@ def fill_regions(arr: NDArray, piece_of: Callable[[Region], Any]) -> NDArray:
         if not piece.reshape(-1).view(np.uint8).any():
             arr.schunk.append_chunk(zero)
             continue
-        ext = np.zeros(arr._ext, arr.dtype)
+        ext = np.zeros(arr._geometry.ext, arr.dtype)
         ext[tuple(slice(0, n) for n in shape)] = piece
         arr.schunk.append_chunk(arr._compress(ext))
     return arr
 
 
-def fill_flat(arr: NDArray, produce: Callable[[int, int], np.ndarray], c_order: bool) -> NDArray:
+def fill_flat(arr: A, produce: Callable[[int, int], np.ndarray], c_order: bool) -> A:
     """Fill the empty ``arr`` from a flat sequence: ``produce(lo, hi)`` returns items
     ``lo..hi-1`` of it, called with increasing, contiguous ranges (so a one-pass iterator can
     back it). With ``c_order`` the items are laid out in C order (one row of chunks at a time

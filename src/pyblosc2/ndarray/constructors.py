@@ -1,28 +1,20 @@
-"""NDArray constructors: empty/zeros/full/ones from special chunks, asarray from numpy,
-copy, open and from-cframe."""
+"""The public NDArray constructors: empty/zeros/full/ones from special chunks, asarray from
+numpy, copy, open and from-cframe. They bind the storage builders of :mod:`.build` to
+:class:`~pyblosc2.NDArray`, above the class (its own methods use the builders directly)."""
 
 from __future__ import annotations
 
-import itertools
-import math
-from dataclasses import asdict, fields, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from .._bytes import BufferLike
-from .._threads import run_parallel
-from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
-from ..errors import ParamError
-from ..meta import RawMetalayer
-from ..params import CParams
 from ..schunk import SChunk
-from ..storage import Storage
-from .b2nd_meta import B2NDMeta
-from .ndarray import NDArray, ShapeLike
-from .partition import parse_geometry
+from .build import asarray_of, copy_of, empty_of, fill_special, new_array
+from .geometry import ShapeLike
+from .ndarray import NDArray
 
 __all__ = [
     "asarray",
@@ -36,9 +28,6 @@ __all__ = [
 ]
 
 
-_CPARAMS_FIELDS = frozenset(f.name for f in fields(CParams))
-
-
 def _new(
     shape: ShapeLike,
     dtype: DTypeLike,
@@ -46,55 +35,9 @@ def _new(
     blocks: ShapeLike | None,
     kwargs: dict[str, Any],
 ) -> NDArray:
-    shape, dtype, chunks, blocks = parse_geometry(shape, dtype, chunks, blocks)
-    meta = B2NDMeta(shape, chunks, blocks, dtype)
-    t = dtype.itemsize
-    ext = [-(-c // b) * b if b else 0 for c, b in zip(chunks, blocks, strict=True)]
-    # compression parameters given one by one (python-blosc2 accepts ``clevel=`` & co.)
-    one_by_one = {k: kwargs.pop(k) for k in list(kwargs) if k in _CPARAMS_FIELDS}
-    cp = CParams.from_any(kwargs.pop("cparams", None), **one_by_one)
-    filters_meta = list(cp.filters_meta)
-    if dtype.kind == "U" and cp.filters[-1:] == [1] and len(filters_meta) == 6:
-        filters_meta[5] = 4  # python-blosc2 shuffles unicode in 4-byte groups
-    # The frame header records the whole itemsize even above 255, as C-Blosc2 4.x writes it
-    # (python-blosc2 cannot read a wide-dtype array whose header says 1); chunk headers clamp
-    # it to 1 (chunk §2), which the encoder does.
-    cp = replace(
-        cp,
-        typesize=t,
-        blocksize=math.prod(blocks) * t if blocks else 0,
-        filters_meta=filters_meta,
-    )
-    storage = kwargs.get("storage")
-    if storage is not None:  # the b2nd layer joins the given storage's metalayers
-        storage = kwargs["storage"] = dict(
-            asdict(storage) if isinstance(storage, Storage) else storage
-        )
-    given = storage.pop("meta", None) if storage is not None else kwargs.pop("meta", None)
-    smeta = {"b2nd": RawMetalayer(meta.to_bytes()), **dict(given or {})}
-    (storage if storage is not None else kwargs)["meta"] = smeta
-    schunk = SChunk(chunksize=max(math.prod(ext) * t, 1), cparams=cp, **kwargs)
-    return NDArray(schunk, meta, _validate=False)
-
-
-def _fill(arr: NDArray, special: SpecialValue, value: Any = None) -> NDArray:
-    if not arr.shape or all(arr.shape):
-        n = math.prod(arr._grid) if arr.ndim else 1
-        if special == SpecialValue.VALUE:
-            v = np.asarray(value, arr.dtype)
-            # C slices block by block: the chunk's blocksize must be one b2nd block (§8.3)
-            chunk = make_special_chunk(
-                SpecialValue.VALUE,
-                arr.schunk.chunksize,
-                arr.schunk.typesize,
-                v,
-                blocksize=arr.schunk.cparams.blocksize,
-            )
-            for _ in range(n):
-                arr.schunk.append_chunk(chunk)
-        else:
-            arr.schunk.fill_special(n * arr.schunk.chunksize // arr.schunk.typesize, special)
-    return arr
+    """A new NDArray without chunks (:func:`.build.new_array`), for the constructors that
+    fill it themselves."""
+    return new_array(NDArray, shape, dtype, chunks, blocks, kwargs)
 
 
 def empty(
@@ -113,7 +56,7 @@ def empty(
     >>> a.shape, a.dtype
     ((4, 5), dtype('int32'))
     """
-    return _fill(_new(shape, dtype, chunks, blocks, kwargs), SpecialValue.ZERO)
+    return empty_of(NDArray, shape, dtype, chunks, blocks, **kwargs)
 
 
 def zeros(
@@ -129,7 +72,7 @@ def zeros(
     >>> a[...].sum(), a.schunk.nchunks
     (np.uint64(0), 2)
     """
-    return _fill(_new(shape, dtype, chunks, blocks, kwargs), SpecialValue.ZERO)
+    return empty_of(NDArray, shape, dtype, chunks, blocks, **kwargs)
 
 
 def full(
@@ -152,8 +95,8 @@ def full(
     dtype = np.asarray(fill_value).dtype if dtype is None else dtype
     arr = _new(shape, dtype, chunks, blocks, kwargs)
     if np.asarray(fill_value, arr.dtype).tobytes() == bytes(arr.dtype.itemsize):
-        return _fill(arr, SpecialValue.ZERO)
-    return _fill(arr, SpecialValue.VALUE, fill_value)
+        return fill_special(arr, SpecialValue.ZERO)
+    return fill_special(arr, SpecialValue.VALUE, fill_value)
 
 
 def ones(
@@ -196,65 +139,7 @@ def asarray(
     >>> asarray(a) is a, asarray(a, dtype=np.int8).dtype
     (True, dtype('int8'))
     """
-    copy_ = kwargs.pop("copy", None)
-    dtype = kwargs.pop("dtype", None)
-    if copy_ is not None and not isinstance(copy_, bool | np.bool_):
-        raise ParamError(f"copy must be a bool or None, got {copy_!r}")
-    if isinstance(array, NDArray):
-        dtype = array.dtype if dtype is None else np.dtype(dtype)
-        chunks = array.chunks if chunks is None else chunks
-        blocks = array.blocks if blocks is None else blocks
-        needed = bool(kwargs) or (
-            dtype,
-            tuple(np.atleast_1d(chunks)),
-            tuple(np.atleast_1d(blocks)),
-        ) != (
-            array.dtype,
-            tuple(np.atleast_1d(array.chunks)),
-            tuple(np.atleast_1d(array.blocks)),
-        )
-        if copy_ is False and needed:
-            raise ParamError(
-                "copy=False cannot be honoured: a change of dtype, partition or storage "
-                "needs a copy"
-            )
-        if not (copy_ or needed):
-            return array
-        src = array
-        out = _new(
-            src.shape, dtype, chunks if src.ndim else None, blocks if src.ndim else None, kwargs
-        )
-        from .chunkfill import fill_regions, reader_of
-
-        return fill_regions(out, reader_of(src))
-    if copy_ is False:
-        raise ParamError("copy=False needs an NDArray (anything else must be copied)")
-    data = np.asarray(array, dtype=dtype)
-    arr = _new(data.shape, data.dtype, chunks, blocks, kwargs)
-    if data.size == 0:
-        return arr
-    if not data.ndim:
-        arr.schunk.append_chunk(arr._compress(data))
-        return arr
-
-    def compressed(coords: tuple[int, ...]) -> bytes:
-        origin = [c * s for c, s in zip(coords, arr.chunks, strict=True)]
-        region = tuple(
-            slice(o, min(o + c, s)) for o, c, s in zip(origin, arr.chunks, arr.shape, strict=True)
-        )
-        piece = np.zeros(arr._ext, arr.dtype)
-        piece[tuple(slice(0, r.stop - r.start) for r in region)] = data[region]
-        return arr._compress(piece)
-
-    # chunks are compressed a few at a time on the threads (each chunk's blocks then on
-    # one thread: long codec calls, few GIL handoffs) and appended in order
-    nthreads = arr.schunk.cparams.nthreads
-    coords = list(itertools.product(*[range(g) for g in arr._grid]))
-    step = 2 * nthreads
-    for i in range(0, len(coords), step):
-        for chunk in run_parallel(compressed, coords[i : i + step], nthreads):
-            arr.schunk.append_chunk(chunk)
-    return arr
+    return asarray_of(NDArray, array, chunks, blocks, **kwargs)
 
 
 def copy(
@@ -268,30 +153,7 @@ def copy(
     >>> b.chunks, b[4:7], b.vlmeta["name"]
     ((5,), array([4, 5, 6]), 'a')
     """
-    kwargs.setdefault("cparams", arr.schunk.cparams)
-    kwargs.setdefault("copy", True)
-    storage = kwargs.get("storage")
-    if "meta" not in kwargs and not (
-        isinstance(storage, dict | Storage) and _storage_meta(storage)
-    ):
-        layers = {k: RawMetalayer(v) for k, v in arr.schunk.metalayers if k != "b2nd"}
-        if layers:
-            if storage is None:
-                kwargs["meta"] = layers
-            else:
-                kwargs["storage"] = {
-                    **(asdict(storage) if isinstance(storage, Storage) else storage),
-                    "meta": layers,
-                }
-    out = asarray(arr, chunks or arr.chunks, blocks or arr.blocks, **kwargs)
-    entries = arr.schunk.vlmeta_entries
-    if entries and out is not arr:
-        out.schunk.set_vlmeta_entries(entries)
-    return out
-
-
-def _storage_meta(storage: Any) -> Any:
-    return storage.get("meta") if isinstance(storage, dict) else storage.meta
+    return copy_of(arr, chunks, blocks, **kwargs)
 
 
 def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> SChunk | NDArray:

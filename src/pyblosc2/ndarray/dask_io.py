@@ -25,7 +25,8 @@ from ..frame.edit import special_kind
 from ..frame.index import SPECIAL_OFFSET_OF
 from ..frame.sparse import chunk_name
 from ..storage import Storage
-from .ndarray import NDArray, empty
+from .constructors import empty
+from .ndarray import NDArray
 
 __all__ = ["from_dask"]
 
@@ -94,7 +95,7 @@ def from_dask(
         if darr.size:
             nd[()] = np.asarray(darr.compute())
         return nd
-    grid = nd._grid
+    grid = nd._geometry.grid
     one = (1,) * darr.ndim
     meta = np.empty((0,) * darr.ndim, np.int64)
     written = darr.map_blocks(_write_chunk, nd, grid, dtype=np.int64, chunks=one, meta=meta)
@@ -110,7 +111,7 @@ def _write_chunk(
     the chunk's index entry (its chunk id, or the offset of a special value)."""
     coords = block_info[0]["chunk-location"]
     n = int(np.ravel_multi_index(coords, grid))
-    full = np.zeros(nd._ext, nd.dtype)
+    full = np.zeros(nd._geometry.ext, nd.dtype)
     full[tuple(slice(0, s) for s in block.shape)] = block
     chunk = nd._compress(full)
     kind = special_kind(ChunkHeader.from_bytes(chunk))

@@ -13,9 +13,10 @@ from .._bytes import BufferLike, as_view
 from ..errors import ParamError
 from ..params import parse_int
 from .chunkfill import fill_flat
-from .constructors import _new
+from .constructors import _new, asarray
 from .evaluate import evaluate
-from .ndarray import NDArray, ShapeLike, asarray
+from .geometry import ShapeLike
+from .ndarray import NDArray
 
 __all__ = [
     "arange",

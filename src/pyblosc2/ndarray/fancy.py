@@ -19,26 +19,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..errors import BoundsError, ParamError, ParamTypeError
 from ..params import is_int
+from .core import ArrayCore
+from .indexing import is_int_key
 from .keys import _SUBSAMPLE_GATHER_MAX_COORDS
 from .reader import read_box
 
-if TYPE_CHECKING:
-    from .ndarray import NDArray
-
-__all__ = [
-    "OIndex",
-    "gather_flat",
-    "getitem",
-    "is_basic_key",
-    "setitem",
-    "take_numpy",
-]
+__all__ = ["OIndex", "gather_flat", "getitem", "setitem", "take_numpy"]
 
 _VALID = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
@@ -52,22 +44,9 @@ def _is_scalar_bool(k: Any) -> bool:
     )
 
 
-def is_basic_key(key: Any) -> bool:
-    """Whether ``key`` holds only ints, slices and Ellipsis (numpy's basic indexing
-    without ``None``).
-
-    >>> is_basic_key((1, ..., slice(2))), is_basic_key((True, 1)), is_basic_key([1, 2])
-    (True, False, False)
-    """
-    items = key if isinstance(key, tuple) else (key,)
-    return all(k is Ellipsis or isinstance(k, slice) or is_int(k) for k in items)
-
-
 def _unwrap(k: Any) -> Any:
     """NDArrays and lists as numpy arrays (an empty list is an empty integer index)."""
-    from .ndarray import NDArray
-
-    if isinstance(k, NDArray):
+    if isinstance(k, ArrayCore):
         return k[()]
     if isinstance(k, list):
         arr = np.asarray(k)
@@ -117,7 +96,7 @@ def _translate(items: list[Any], shape: tuple[int, ...]) -> tuple[list[slice], l
             box.append(slice(a, b))
             stop = r[-1] - a + (1 if r.step > 0 else -1)
             local.append(slice(r[0] - a, None if stop < 0 else stop, r.step))
-        elif is_int(k) or (isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
+        elif is_int_key(k) or (isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
             n, i = shape[d], int(k)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
@@ -151,16 +130,16 @@ def _translate(items: list[Any], shape: tuple[int, ...]) -> tuple[list[slice], l
     return box, local
 
 
-def _read(arr: NDArray, box: list[slice]) -> np.ndarray:
+def _read(arr: ArrayCore, box: list[slice]) -> np.ndarray:
     if not arr.ndim:
         return read_box(arr, (), ())
     return read_box(arr, tuple(s.start for s in box), tuple(s.stop for s in box))
 
 
-def _strided_gather(arr: NDArray, items: list[Any]) -> np.ndarray | None:
+def _strided_gather(arr: ArrayCore, items: list[Any]) -> np.ndarray | None:
     """A coarse strided selection (positive steps, one at least a block long, at most
     ``_SUBSAMPLE_GATHER_MAX_COORDS`` items) read by gathering its items, else None."""
-    if not all(k is None or is_int(k) or isinstance(k, slice) for k in items):
+    if not all(k is None or is_int_key(k) or isinstance(k, slice) for k in items):
         return None
     axes = [k for k in items if k is not None]
     if not axes:
@@ -191,11 +170,12 @@ def _strided_gather(arr: NDArray, items: list[Any]) -> np.ndarray | None:
             if isinstance(k, slice):
                 out_shape.append(pos[d].size)
             d += 1
-    return np.asarray(arr._take_sparse_normalized(flat)).reshape(out_shape)
+    return gather_flat(arr, flat).reshape(out_shape)
 
 
-def getitem(arr: NDArray, key: Any) -> Any:
-    """``arr[key]`` for any numpy key (the basic read path serves simple boxes itself).
+def getitem(arr: ArrayCore, key: Any) -> Any:
+    """``arr[key]`` for any numpy key but a field name (the basic read path serves simple
+    boxes itself).
 
     >>> from pyblosc2 import asarray
     >>> a = asarray(np.arange(20).reshape(4, 5), chunks=(2, 2), blocks=(1, 2))
@@ -206,8 +186,6 @@ def getitem(arr: NDArray, key: Any) -> Any:
     array([[14],
            [19]])
     """
-    if isinstance(key, str):
-        return arr.fields[key]
     items = _expand(key, arr.ndim)
     gathered = _strided_gather(arr, items)
     if gathered is not None:
@@ -226,14 +204,14 @@ def getitem(arr: NDArray, key: Any) -> Any:
     return _read(arr, box)[tuple(local)]
 
 
-def _point_gather(arr: NDArray, items: list[Any]) -> np.ndarray | None:
+def _point_gather(arr: ArrayCore, items: list[Any]) -> np.ndarray | None:
     """A key of integer arrays (and ints) on every axis picks points: gather them instead
     of reading their bounding box; None for other keys."""
     if not items or not all(
-        is_int(k) or (isinstance(k, np.ndarray) and k.dtype.kind in "iu") for k in items
+        is_int_key(k) or (isinstance(k, np.ndarray) and k.dtype.kind in "iu") for k in items
     ):
         return None
-    if all(is_int(k) for k in items):
+    if all(is_int_key(k) for k in items):
         return None
     idx = []
     for d, k in enumerate(items):
@@ -253,9 +231,9 @@ def _point_gather(arr: NDArray, items: list[Any]) -> np.ndarray | None:
     return gather_flat(arr, np.asarray(flat).reshape(-1)).reshape(idx[0].shape)
 
 
-def setitem(arr: NDArray, key: Any, value: Any) -> None:
-    """``arr[key] = value`` for any numpy key: the key's bounding box is read, assigned with
-    numpy and written back.
+def setitem(arr: ArrayCore, key: Any, value: Any) -> None:
+    """``arr[key] = value`` for any numpy key but a field name: the key's bounding box is
+    read, assigned with numpy and written back.
 
     >>> from pyblosc2 import asarray
     >>> a = asarray(np.zeros((3, 4), np.int8))
@@ -265,12 +243,7 @@ def setitem(arr: NDArray, key: Any, value: Any) -> None:
            [0, 0, 0, 0],
            [0, 0, 0, 7]], dtype=int8)
     """
-    from .ndarray import NDArray
-
-    if isinstance(key, str):
-        arr.fields[key][...] = value
-        return
-    if isinstance(value, NDArray):
+    if isinstance(value, ArrayCore):
         value = value[()]
     box, local = _translate(_expand(key, arr.ndim), arr.shape)
     data = _read(arr, box)
@@ -304,7 +277,7 @@ def _normalize_axis(axis: Any, ndim: int) -> int:
     return ax
 
 
-def take_numpy(arr: NDArray, indices: Any, axis: int | None = None) -> np.ndarray:
+def take_numpy(arr: ArrayCore, indices: Any, axis: int | None = None) -> np.ndarray:
     """numpy's ``take``: with ``axis=None`` items of the flattened array (the result has the
     shape of ``indices``), else the indexed axis replaced by ``indices``' shape.
 
@@ -318,7 +291,7 @@ def take_numpy(arr: NDArray, indices: Any, axis: int | None = None) -> np.ndarra
     """
     if axis is None:
         idx = _normalize_indices(indices, arr.size)
-        return np.asarray(arr._take_sparse_normalized(idx.reshape(-1))).reshape(idx.shape)
+        return gather_flat(arr, idx.reshape(-1)).reshape(idx.shape)
     ax = _normalize_axis(axis, arr.ndim)
     idx = _normalize_indices(indices, arr.shape[ax])
     shape = arr.shape[:ax] + idx.shape + arr.shape[ax + 1 :]
@@ -329,11 +302,11 @@ def take_numpy(arr: NDArray, indices: Any, axis: int | None = None) -> np.ndarra
     box = [slice(0, n) for n in arr.shape]
     box[ax] = slice(lo, int(flat.max()) + 1)
     if arr.ndim == 1:
-        return np.asarray(arr._take_sparse_normalized(flat)).reshape(shape)
+        return gather_flat(arr, flat).reshape(shape)
     return np.take(_read(arr, box), flat - lo, axis=ax).reshape(shape)
 
 
-def gather_flat(arr: NDArray, flat: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def gather_flat(arr: ArrayCore, flat: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The items at flat C-order positions ``flat`` (non-negative, in bounds), read chunk by
     chunk and, within a chunk, only the blocks holding one of them.
 
@@ -342,36 +315,37 @@ def gather_flat(arr: NDArray, flat: np.ndarray, out: np.ndarray | None = None) -
     >>> gather_flat(a, np.array([99, 0, 55, 0]))
     array([99,  0, 55,  0])
     """
+    geo = arr._geometry
     flat = np.asarray(flat, dtype=np.int64)
-    res = np.empty(flat.shape, arr.dtype) if out is None else out
+    res = np.empty(flat.shape, geo.dtype) if out is None else out
     if flat.size == 0:
         return res
-    if not arr.ndim:
+    if not geo.ndim:
         res[...] = read_box(arr, (), ())[()]
         return res
     dst = res.reshape(-1)
-    coords = np.unravel_index(flat.reshape(-1), arr.shape)
-    ccoords = [c // k for c, k in zip(coords, arr.chunks, strict=True)]
-    cid = np.ravel_multi_index(ccoords, arr._grid)
+    coords = np.unravel_index(flat.reshape(-1), geo.shape)
+    ccoords = [c // k for c, k in zip(coords, geo.chunks, strict=True)]
+    cid = np.ravel_multi_index(ccoords, geo.grid)
     order = np.argsort(cid, kind="stable")
     bounds = np.flatnonzero(np.diff(cid[order])) + 1
     for group in np.split(order, bounds):
         nc = [int(c[group[0]]) for c in ccoords]
-        lo = [c * k for c, k in zip(nc, arr.chunks, strict=True)]
-        hi = [min(o + k, n) for o, k, n in zip(lo, arr.chunks, arr.shape, strict=True)]
+        lo = [c * k for c, k in zip(nc, geo.chunks, strict=True)]
+        hi = [min(o + k, n) for o, k, n in zip(lo, geo.chunks, geo.shape, strict=True)]
         local = [c[group] - o for c, o in zip(coords, lo, strict=True)]
-        bc = [lc // b for lc, b in zip(local, arr.blocks, strict=True)]
-        bid = np.ravel_multi_index(bc, arr._block_grid())
+        bc = [lc // b for lc, b in zip(local, geo.blocks, strict=True)]
+        bid = np.ravel_multi_index(bc, geo.bgrid)
         ublocks = np.unique(bid)
-        if ublocks.size * 2 > math.prod(arr._block_grid()):
+        if ublocks.size * 2 > math.prod(geo.bgrid):
             chunk = read_box(arr, tuple(lo), tuple(hi))
             dst[group] = chunk[tuple(local)]
             continue
         for b in ublocks:
             sel = bid == b
-            bco = np.unravel_index(int(b), arr._block_grid())
-            blo = [o + c * k for o, c, k in zip(lo, bco, arr.blocks, strict=True)]
-            bhi = [min(a + k, h) for a, k, h in zip(blo, arr.blocks, hi, strict=True)]
+            bco = np.unravel_index(int(b), geo.bgrid)
+            blo = [o + c * k for o, c, k in zip(lo, bco, geo.blocks, strict=True)]
+            bhi = [min(a + k, h) for a, k, h in zip(blo, geo.blocks, hi, strict=True)]
             block = read_box(arr, tuple(blo), tuple(bhi))
             inner = tuple(c[group[sel]] - a for c, a in zip(coords, blo, strict=True))
             dst[group[sel]] = block[inner]
@@ -392,7 +366,7 @@ def _ortho(
             k = np.flatnonzero(k)
         if isinstance(k, slice):
             r = np.arange(*k.indices(n))
-        elif is_int(k):
+        elif is_int_key(k):
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {d} with size {n}")
             r = np.array([int(k) % n])
@@ -421,7 +395,7 @@ class OIndex:
     array([-1,  5, -1])
     """
 
-    def __init__(self, arr: NDArray) -> None:
+    def __init__(self, arr: ArrayCore) -> None:
         self.arr = arr
 
     def _items(self, key: Any) -> list[Any]:
@@ -438,12 +412,10 @@ class OIndex:
         return out.reshape([c.size for d, c in enumerate(comps) if d not in squeeze])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from .ndarray import NDArray
-
         box, comps, squeeze = _ortho(self._items(key), self.arr.shape)
         if any(c.size == 0 for c in comps):
             return
-        if isinstance(value, NDArray):
+        if isinstance(value, ArrayCore):
             value = value[()]
         visible = [c.size for d, c in enumerate(comps) if d not in squeeze]
         val = np.broadcast_to(np.asarray(value, self.arr.dtype), visible)

@@ -1,5 +1,6 @@
-"""NumPy-style basic indexing of an N-d array: keys of ints, slices (any step) and Ellipsis
-turned into per-axis ranges, and the box a selection reads."""
+"""NumPy-style basic indexing of an N-d array: what an integer key is, which keys are basic
+(ints, slices with any step, Ellipsis), such keys turned into per-axis ranges, and the box a
+selection reads."""
 
 from __future__ import annotations
 
@@ -9,7 +10,28 @@ import numpy as np
 
 from ..errors import BoundsError
 
-__all__ = ["normalize_key", "selection_box"]
+__all__ = ["is_basic_key", "is_int_key", "normalize_key", "selection_box"]
+
+
+def is_int_key(k: Any) -> bool:
+    """Whether the index ``k`` is an integer as numpy's indexing takes it: a Python or numpy
+    integer, not a bool (numpy reads a boolean index as a mask).
+
+    >>> is_int_key(3), is_int_key(np.int8(-1)), is_int_key(True), is_int_key(np.bool_(1))
+    (True, True, False, False)
+    """
+    return isinstance(k, int | np.integer) and not isinstance(k, bool)
+
+
+def is_basic_key(key: Any) -> bool:
+    """Whether ``key`` holds only ints, slices and Ellipsis (numpy's basic indexing
+    without ``None``).
+
+    >>> is_basic_key((1, ..., slice(2))), is_basic_key((True, 1)), is_basic_key([1, 2])
+    (True, False, False)
+    """
+    items = key if isinstance(key, tuple) else (key,)
+    return all(k is Ellipsis or isinstance(k, slice) or is_int_key(k) for k in items)
 
 
 def normalize_key(key: Any, shape: tuple[int, ...]) -> tuple[list[range], list[int]]:

@@ -11,10 +11,9 @@ import numpy as np
 
 from .._bytes import BufferLike
 from ..errors import ParamError
-from ..params import is_int
 from ..schunk import SChunk, schunk_from_cframe
 from .constructors import copy, open
-from .indexing import normalize_key
+from .indexing import is_int_key, normalize_key
 from .ndarray import NDArray
 
 __all__ = ["from_cframe", "get_slice_nchunks", "load", "save"]
@@ -72,7 +71,7 @@ def load(urlpath: str | os.PathLike[str], offset: int = 0, **kwargs: Any) -> SCh
 
 
 def _flat_bounds(key: Any, nitems: int) -> tuple[int, int]:
-    if is_int(key):
+    if is_int_key(key):
         start = int(key) + (nitems if int(key) < 0 else 0)
         return start, start + 1
     if isinstance(key, slice):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..params import is_int
+from .indexing import is_int_key
 
 __all__ = [
     "_SUBSAMPLE_GATHER_MAX_COORDS",
@@ -64,7 +64,7 @@ def process_key(key: Any, shape: Sequence[int]) -> tuple[tuple[Any, ...], tuple[
             mask.append(False)
             continue
         n = shape[axis]
-        if is_int(k):
+        if is_int_key(k):
             i = int(k)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")

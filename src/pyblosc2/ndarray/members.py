@@ -3,7 +3,9 @@ geometry (``cparams``, ``ext_shape``, ``chunksize``...), structured-dtype fields
 ``reshape``, ``take``, ``oindex``, ``append``, ``tobytes``, ``argsort``, ``info_items`` and
 the context manager.
 
-:class:`NDArrayMembers` is a mixin of :class:`~pyblosc2.ndarray.ndarray.NDArray`.
+:class:`NDArrayMembers` extends :class:`~.core.ArrayCore` and is a base of
+:class:`~pyblosc2.NDArray`; its methods that make new arrays build them of the class of
+``self`` (:mod:`.build`).
 """
 
 from __future__ import annotations
@@ -11,21 +13,22 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from ..errors import ParamError
 from ..params import CParams, DParams
 from ..schunk import format_nbytes
+from .build import asarray_of, empty_of
+from .core import ArrayCore
 from .fancy import OIndex, gather_flat, take_numpy
 from .keys import detect_aligned_chunks, process_key
 
-if TYPE_CHECKING:
-    from ..schunk import SChunk
-    from .ndarray import NDArray
+__all__ = ["NDArrayMembers", "NDField"]
 
-__all__ = ["NDArrayMembers", "NDField", "argsort", "sort", "take", "take_along_axis"]
+#: ``self``'s class: new arrays are made of it
+_Self = TypeVar("_Self", bound="NDArrayMembers")
 
 _FIELD_ASSIGN = 'assign through the field view, e.g. array.fields["{}"][:] = values'
 
@@ -41,7 +44,7 @@ class NDField:
     (array([0, 5, 6], dtype=int32), dtype('float64'))
     """
 
-    def __init__(self, arr: NDArray, name: str) -> None:
+    def __init__(self, arr: ArrayCore, name: str) -> None:
         self.ndarr = arr
         self.name = name
 
@@ -88,7 +91,7 @@ class NDField:
 
 
 class _Fields(Mapping[str, NDField]):
-    def __init__(self, arr: NDArray) -> None:
+    def __init__(self, arr: ArrayCore) -> None:
         self._arr = arr
         self._names = tuple(arr.dtype.names or ())
 
@@ -110,34 +113,11 @@ class _Fields(Mapping[str, NDField]):
         return f"fields({list(self._names)})"
 
 
-class NDArrayMembers:
-    """The members :class:`~pyblosc2.ndarray.ndarray.NDArray` takes from this mixin."""
+class NDArrayMembers(ArrayCore):
+    """The members :class:`~pyblosc2.NDArray` takes from this class."""
 
-    if TYPE_CHECKING:
-        schunk: SChunk
-        _grid: tuple[int, ...]
-        _ext: tuple[int, ...]
+    if TYPE_CHECKING:  # provided by NDArray
 
-        @property
-        def shape(self) -> tuple[int, ...]: ...
-        @property
-        def chunks(self) -> tuple[int, ...]: ...
-        @property
-        def blocks(self) -> tuple[int, ...]: ...
-        @property
-        def dtype(self) -> np.dtype: ...
-        @property
-        def ndim(self) -> int: ...
-        @property
-        def size(self) -> int: ...
-        @property
-        def nbytes(self) -> int: ...
-        @property
-        def cbytes(self) -> int: ...
-        @property
-        def cratio(self) -> float: ...
-        def __getitem__(self, key: Any) -> Any: ...
-        def __setitem__(self, key: Any, value: Any) -> None: ...
         def resize(self, newshape: tuple[int, ...]) -> None: ...
 
     # -- parameters and geometry ----------------------------------------------------------
@@ -170,22 +150,22 @@ class NDArrayMembers:
         >>> a.ext_shape, a.ext_chunks, a.chunksize, a.blocksize
         ((12, 8), (4, 4), 128, 32)
         """
-        return tuple(g * c for g, c in zip(self._grid, self.chunks, strict=True))
+        return self._geometry.ext_shape
 
     @property
     def ext_chunks(self) -> tuple[int, ...]:
         """The chunk shape padded to whole blocks."""
-        return self._ext
+        return self._geometry.ext
 
     @property
     def chunksize(self) -> int:
         """Bytes per (padded) chunk, uncompressed."""
-        return math.prod(self._ext) * self.dtype.itemsize
+        return self._geometry.chunk_nbytes
 
     @property
     def blocksize(self) -> int:
         """Bytes per block, uncompressed."""
-        return math.prod(self.blocks) * self.dtype.itemsize
+        return self._geometry.block_nbytes
 
     @property
     def info_items(self) -> list[tuple[str, Any]]:
@@ -229,7 +209,7 @@ class NDArrayMembers:
         >>> list(a.fields), a.fields["f"][0]
         (['i', 'f'], np.float64(2.0))
         """
-        return _Fields(self)  # type: ignore[arg-type]
+        return _Fields(self)
 
     # -- new arrays from this one ---------------------------------------------------------
     def _same_cparams(self, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -244,7 +224,7 @@ class NDArrayMembers:
             }
         return kwargs
 
-    def slice(self, key: Any, **kwargs: Any) -> NDArray:
+    def slice(self: _Self, key: Any, **kwargs: Any) -> _Self:
         """``self[key]`` as a new NDArray (``kwargs`` as for :func:`~pyblosc2.empty`; codec,
         clevel and filters are this array's unless ``cparams`` is given). A selection of
         whole chunks, kept with the same partition, copies the compressed chunks.
@@ -255,8 +235,6 @@ class NDArrayMembers:
         >>> c.shape, c[...].tolist()
         ((2, 3), [[12, 13, 14], [18, 19, 20]])
         """
-        from .constructors import asarray, empty
-
         recompress = "cparams" in kwargs  # new cparams: chunks cannot be copied as they are
         kwargs = self._same_cparams(kwargs)
         try:
@@ -280,16 +258,16 @@ class NDArrayMembers:
                 kwargs.pop("chunks", None)
                 kwargs.pop("blocks", None)
                 shape = tuple(k.stop - k.start for k in norm)
-                out = empty(shape, self.dtype, self.chunks, self.blocks, **kwargs)
+                out = empty_of(type(self), shape, self.dtype, self.chunks, self.blocks, **kwargs)
                 refs: list[int | bytes] = [self.schunk.get_chunk(n) for n in found]
                 if self.cparams.codec == out.cparams.codec and len(refs) == out.schunk.nchunks:
                     out.schunk.set_chunks(refs)
                     return out
                 out[...] = self[tuple(norm)]
                 return out
-        return asarray(np.asarray(self[key]), **kwargs)
+        return asarray_of(type(self), np.asarray(self[key]), **kwargs)
 
-    def reshape(self, shape: Any, c_order: bool = True, **kwargs: Any) -> NDArray:
+    def reshape(self: _Self, shape: Any, c_order: bool = True, **kwargs: Any) -> _Self:
         """A new array with the same items in ``shape`` (one entry may be -1), filled chunk
         by chunk; ``c_order=False`` fills the new chunks, in order, with consecutive runs of
         items (python-blosc2's insertion order). ``kwargs`` as for :func:`~pyblosc2.empty`.
@@ -301,21 +279,19 @@ class NDArrayMembers:
         >>> arange(4).reshape((2, 2), c_order=False, chunks=(1, 2), blocks=(1, 1))[1]
         array([2, 3])
         """
-        from .constructors import empty
-
         shape = (shape,) if isinstance(shape, int | np.integer) else tuple(int(s) for s in shape)
         try:
             shape = np.empty(self.shape, dtype=np.bool_).reshape(shape).shape
         except ValueError as exc:
             raise ParamError(str(exc)) from None
-        out = empty(shape, self.dtype, **self._same_cparams(kwargs))
+        out = empty_of(type(self), shape, self.dtype, **self._same_cparams(kwargs))
         if not out.size:
             return out
         if not out.ndim:
             out[()] = self[(0,) * self.ndim] if self.ndim else self[()]
             return out
         done = 0
-        for coords in itertools.product(*[range(g) for g in out._grid]):
+        for coords in itertools.product(*[range(g) for g in out._geometry.grid]):
             box = tuple(
                 slice(c * k, min((c + 1) * k, n))
                 for c, k, n in zip(coords, out.chunks, shape, strict=True)
@@ -328,7 +304,7 @@ class NDArrayMembers:
             else:
                 flat = np.arange(done, done + math.prod(dims))
                 done += flat.size
-            out[box] = gather_flat(self, flat.reshape(-1)).reshape(dims)  # type: ignore[arg-type]
+            out[box] = gather_flat(self, flat.reshape(-1)).reshape(dims)
         return out
 
     def tobytes(self) -> bytes:
@@ -340,7 +316,7 @@ class NDArrayMembers:
         """
         return np.ascontiguousarray(self[()]).tobytes()
 
-    def argsort(self, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
+    def argsort(self: _Self, order: str | list[str] | None = None, **kwargs: Any) -> _Self:
         """The stable sorting permutation of a 1-d array as a new NDArray (``order`` names
         fields of a structured dtype; ``kwargs`` as for :func:`~pyblosc2.asarray`). The
         items are sorted in memory.
@@ -351,7 +327,7 @@ class NDArrayMembers:
         """
         return self._sorted(np.argsort, "argsort", order, kwargs)
 
-    def sort(self, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
+    def sort(self: _Self, order: str | list[str] | None = None, **kwargs: Any) -> _Self:
         """The items of a 1-d array in stable sorted order as a new NDArray (``order`` names
         fields of a structured dtype; ``kwargs`` as for :func:`~pyblosc2.asarray`). The
         items are sorted in memory.
@@ -362,26 +338,24 @@ class NDArrayMembers:
         """
         return self._sorted(np.sort, "sort", order, kwargs)
 
-    def _sorted(self, fn: Any, name: str, order: Any, kwargs: dict[str, Any]) -> NDArray:
-        from .constructors import asarray
-
+    def _sorted(self: _Self, fn: Any, name: str, order: Any, kwargs: dict[str, Any]) -> _Self:
         if self.ndim != 1:
             raise ParamError(f"{name} needs a 1-d array, got {self.ndim} dimensions")
-        return asarray(fn(self[()], kind="stable", order=order), **kwargs)
+        return asarray_of(type(self), fn(self[()], kind="stable", order=order), **kwargs)
 
     # -- gathers --------------------------------------------------------------------------
     @property
     def oindex(self) -> OIndex:
         """Orthogonal indexing: ``a.oindex[[0, 2], [1, 3]]`` selects rows 0, 2 and columns
         1, 3 (see :class:`~pyblosc2.ndarray.fancy.OIndex`)."""
-        return OIndex(self)  # type: ignore[arg-type]
+        return OIndex(self)
 
     def _take_sparse_normalized(self, indices: np.ndarray, out: np.ndarray | None = None) -> Any:
-        return gather_flat(self, indices, out)  # type: ignore[arg-type]
+        return gather_flat(self, indices, out)
 
-    def take(self, indices: Any, axis: int | None = None) -> NDArray:
-        """numpy's ``take`` as a new NDArray (see :func:`take`)."""
-        return take(self, indices, axis=axis)  # type: ignore[arg-type]
+    def take(self: _Self, indices: Any, axis: int | None = None) -> _Self:
+        """numpy's ``take`` as a new NDArray (see :func:`~pyblosc2.take`)."""
+        return asarray_of(type(self), take_numpy(self, indices, axis))
 
     # -- growth ---------------------------------------------------------------------------
     def append(self, values: Any) -> int:
@@ -397,9 +371,7 @@ class NDArrayMembers:
             raise ParamError(f"append needs a 1-d array, got {self.ndim} dimensions")
         if 0 in self.chunks or 0 in self.blocks:
             raise ParamError("cannot append to an array with zero-sized chunks or blocks")
-        from .ndarray import NDArray
-
-        if isinstance(values, NDArray):
+        if isinstance(values, ArrayCore):
             values = values[()]
         new = np.asarray(values, dtype=self.dtype).reshape(-1)
         n = self.shape[0]
@@ -407,76 +379,3 @@ class NDArrayMembers:
             self.resize((n + new.size,))
             self[n:] = new
         return self.shape[0]
-
-
-def sort(a: NDArray, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
-    """``a`` (a 1-d NDArray) sorted, as a new NDArray (see :meth:`NDArrayMembers.sort`).
-
-    >>> from pyblosc2 import asarray
-    >>> sort(asarray(np.array([3, 1, 2])))[...]
-    array([1, 2, 3])
-    """
-    return _as_nd(a).sort(order=order, **kwargs)
-
-
-def argsort(a: NDArray, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
-    """The stable sorting permutation of ``a`` (1-d) as a new NDArray.
-
-    >>> from pyblosc2 import asarray
-    >>> argsort(asarray(np.array([3, 1, 2])))[...]
-    array([1, 2, 0])
-    """
-    return _as_nd(a).argsort(order=order, **kwargs)
-
-
-def _as_nd(a: Any) -> NDArray:
-    from .constructors import asarray
-    from .ndarray import NDArray
-
-    return a if isinstance(a, NDArray) else asarray(a)
-
-
-def take(a: NDArray, indices: Any, axis: int | None = None) -> NDArray:
-    """numpy's ``take`` on an NDArray, as a new NDArray: with ``axis=None`` items of the
-    flattened array (the result has the shape of ``indices``), else the indexed axis is
-    replaced by the shape of ``indices``.
-
-    >>> from pyblosc2 import asarray
-    >>> a = asarray(np.arange(12).reshape(3, 4))
-    >>> take(a, [[0, -1]])[...]
-    array([[ 0, 11]])
-    >>> take(a, [2, 0], axis=1)[...]
-    array([[ 2,  0],
-           [ 6,  4],
-           [10,  8]])
-    """
-    from .constructors import asarray
-
-    return asarray(take_numpy(a, indices, axis))
-
-
-def take_along_axis(a: NDArray, indices: Any, axis: int) -> NDArray:
-    """numpy's ``take_along_axis`` on an NDArray, as a new NDArray.
-
-    >>> from pyblosc2 import asarray
-    >>> a = asarray(np.array([[10, 30, 20], [60, 40, 50]]))
-    >>> take_along_axis(a, np.array([[0], [1]]), axis=1)[...]
-    array([[10],
-           [40]])
-    """
-    from .constructors import asarray
-    from .fancy import _normalize_axis, _normalize_indices
-
-    ax = _normalize_axis(axis, a.ndim)
-    idx = _normalize_indices(indices, a.shape[ax])
-    if idx.ndim != a.ndim:
-        raise ParamError(f"indices must have {a.ndim} dimensions, got {idx.ndim}")
-    shape = np.broadcast_shapes(
-        tuple(1 if d == ax else n for d, n in enumerate(a.shape)), idx.shape
-    )
-    shape = shape[:ax] + idx.shape[ax : ax + 1] + shape[ax + 1 :]
-    idx = np.broadcast_to(idx, shape)
-    grids = list(np.ogrid[tuple(slice(0, n) for n in shape)])
-    grids[ax] = idx
-    flat = np.ravel_multi_index(np.broadcast_arrays(*grids), a.shape)
-    return asarray(gather_flat(a, flat))

@@ -1,6 +1,7 @@
 """NumPy-like NDArray constructors and helpers of python-blosc2's module namespace (``eye``,
 ``fromiter``, ``meshgrid``, ``broadcast_to``, ``array``, ``expand_dims``, ``reshape``,
-``*_like`` ...). Every constructor builds its result chunk by chunk (:mod:`.chunkfill`)."""
+``*_like``, ``take``, ``sort`` ...). Every constructor builds its result chunk by chunk
+(:mod:`.chunkfill`)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,14 @@ from ..params import is_int, parse_choice, parse_int, refuse
 from .b2nd_meta import MAX_DIM
 from .chunkfill import Region, fill_flat, fill_regions
 from .constructors import _new, asarray, empty, full, zeros
-from .ndarray import NDArray, ShapeLike
+from .fancy import _normalize_axis, _normalize_indices, gather_flat, take_numpy
+from .geometry import ShapeLike
+from .ndarray import NDArray
 from .partition import parse_geometry, parse_shape
 
 __all__ = [
     "are_partitions_behaved",
+    "argsort",
     "array",
     "broadcast_to",
     "compute_chunks_blocks",
@@ -34,6 +38,9 @@ __all__ = [
     "nans",
     "ones_like",
     "reshape",
+    "sort",
+    "take",
+    "take_along_axis",
     "uninit",
     "zeros_like",
 ]
@@ -190,7 +197,9 @@ def expand_dims(array: NDArray, axis: int | tuple[int, ...] = 0) -> NDArray:
     for a in norm:
         for part in (shape, chunks, blocks):
             part.insert(a, 1)
-    meta = replace(array._meta, shape=tuple(shape), chunks=tuple(chunks), blocks=tuple(blocks))
+    meta = replace(
+        array._geometry.to_meta(), shape=tuple(shape), chunks=tuple(chunks), blocks=tuple(blocks)
+    )
     view = NDArray(array.schunk, meta, _validate=False)
     base = getattr(array, "_base", None)
     view._base = array if base is None else base  # type: ignore[attr-defined]
@@ -332,3 +341,68 @@ def compute_chunks_blocks(
     """
     _, _, c, b = parse_geometry(shape, dtype, chunks, blocks)
     return c, b
+
+
+def sort(a: NDArray, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
+    """``a`` (a 1-d NDArray) sorted, as a new NDArray (see :meth:`NDArray.sort`).
+
+    >>> from pyblosc2 import asarray
+    >>> sort(asarray(np.array([3, 1, 2])))[...]
+    array([1, 2, 3])
+    """
+    return _as_nd(a).sort(order=order, **kwargs)
+
+
+def argsort(a: NDArray, order: str | list[str] | None = None, **kwargs: Any) -> NDArray:
+    """The stable sorting permutation of ``a`` (1-d) as a new NDArray.
+
+    >>> from pyblosc2 import asarray
+    >>> argsort(asarray(np.array([3, 1, 2])))[...]
+    array([1, 2, 0])
+    """
+    return _as_nd(a).argsort(order=order, **kwargs)
+
+
+def _as_nd(a: Any) -> NDArray:
+    return a if isinstance(a, NDArray) else asarray(a)
+
+
+def take(a: NDArray, indices: Any, axis: int | None = None) -> NDArray:
+    """numpy's ``take`` on an NDArray, as a new NDArray: with ``axis=None`` items of the
+    flattened array (the result has the shape of ``indices``), else the indexed axis is
+    replaced by the shape of ``indices``.
+
+    >>> from pyblosc2 import asarray
+    >>> a = asarray(np.arange(12).reshape(3, 4))
+    >>> take(a, [[0, -1]])[...]
+    array([[ 0, 11]])
+    >>> take(a, [2, 0], axis=1)[...]
+    array([[ 2,  0],
+           [ 6,  4],
+           [10,  8]])
+    """
+    return asarray(take_numpy(a, indices, axis))
+
+
+def take_along_axis(a: NDArray, indices: Any, axis: int) -> NDArray:
+    """numpy's ``take_along_axis`` on an NDArray, as a new NDArray.
+
+    >>> from pyblosc2 import asarray
+    >>> a = asarray(np.array([[10, 30, 20], [60, 40, 50]]))
+    >>> take_along_axis(a, np.array([[0], [1]]), axis=1)[...]
+    array([[10],
+           [40]])
+    """
+    ax = _normalize_axis(axis, a.ndim)
+    idx = _normalize_indices(indices, a.shape[ax])
+    if idx.ndim != a.ndim:
+        raise ParamError(f"indices must have {a.ndim} dimensions, got {idx.ndim}")
+    shape = np.broadcast_shapes(
+        tuple(1 if d == ax else n for d, n in enumerate(a.shape)), idx.shape
+    )
+    shape = shape[:ax] + idx.shape[ax : ax + 1] + shape[ax + 1 :]
+    idx = np.broadcast_to(idx, shape)
+    grids = list(np.ogrid[tuple(slice(0, n) for n in shape)])
+    grids[ax] = idx
+    flat = np.ravel_multi_index(np.broadcast_arrays(*grids), a.shape)
+    return asarray(gather_flat(a, flat))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -36,7 +36,8 @@ from ..constants import Filter
 
 if TYPE_CHECKING:
     from ..frame.frame import Frame
-    from .ndarray import NDArray
+    from .core import ArrayCore
+    from .geometry import Geometry
 
 __all__ = ["PLANES_MAX", "read_box", "read_point", "read_selection"]
 
@@ -51,49 +52,54 @@ Piece = tuple[int, int, slice, int, int]
 Task = tuple[tuple[int, list[Piece]], ...]
 
 
-def read_box(arr: NDArray, lo: tuple[int, ...], hi: tuple[int, ...]) -> np.ndarray:
+def read_box(arr: ArrayCore, lo: tuple[int, ...], hi: tuple[int, ...]) -> np.ndarray:
     """The box ``[lo, hi)`` of the array as a new array."""
     return read_selection(arr, [range(a, b) for a, b in zip(lo, hi, strict=True)])
 
 
-def read_selection(arr: NDArray, ranges: list[range]) -> np.ndarray:
+def read_selection(arr: ArrayCore, ranges: list[range]) -> np.ndarray:
     """The items ``ranges`` select (one range per axis, any step) as an array of shape
     ``[len(r) for r in ranges]``; axes with negative steps are views reversed at the end."""
+    geo = arr._geometry
     flip = tuple(slice(None, None, -1) if r.step < 0 else slice(None) for r in ranges)
     up = [r[::-1] if r.step < 0 else r for r in ranges]
-    item = _item_dtype(arr.dtype)
+    item = _item_dtype(geo.dtype)
     out = np.empty(tuple(len(r) for r in up), item)
     if out.size == 0:
-        return out if item is arr.dtype else out.view(arr.dtype)
-    if not arr.ndim:
+        return out if item is geo.dtype else out.view(geo.dtype)
+    if not geo.ndim:
         out[()] = arr._chunk_array(0)[()]
         return out
-    frame = arr.schunk._frame
-    nthreads = arr.schunk.dparams.nthreads
+    schunk = arr.schunk
+    frame = schunk._frame
+    nthreads = schunk.dparams.nthreads
     with frame.reading():
-        tasks = list(_chunk_tasks(arr, up))
+        tasks = list(_chunk_tasks(geo, up))
         # many chunks: one per thread; one chunk: its blocks on the threads
-        geo = _Geometry.of(arr, 1 if len(tasks) > 1 else nthreads)
+        plan = _ReadPlan.of(geo, 1 if len(tasks) > 1 else nthreads)
         # chunks read whole are fetched together first (concurrently from a remote store)
-        whole = [_flat(tuple(c for c, _ in t), geo.grid) for t in tasks if _reads_whole(geo, t)]
-        arr.schunk._prefetch(whole)
-        calls = _call_bytes(arr, len(whole) * 2 > len(tasks))
-        run_parallel(lambda t: _read_chunk(frame, geo, t, out), tasks, threads_for(nthreads, calls))
+        whole = [_flat(tuple(c for c, _ in t), plan.grid) for t in tasks if _reads_whole(plan, t)]
+        schunk._prefetch(whole)
+        calls = _call_bytes(geo, schunk.cparams.filters, len(whole) * 2 > len(tasks))
+        run_parallel(
+            lambda t: _read_chunk(frame, plan, t, out), tasks, threads_for(nthreads, calls)
+        )
     result = out[flip] if any(r.step < 0 for r in ranges) else out
-    return result if item is arr.dtype else result.view(arr.dtype)
+    return result if item is geo.dtype else result.view(geo.dtype)
 
 
-def read_point(arr: NDArray, key: tuple[Any, ...]) -> np.ndarray | None:
+def read_point(arr: ArrayCore, key: tuple[Any, ...]) -> np.ndarray | None:
     """The item at ``key`` (one int per axis) as a 0-d array: its block is read and only
     that item unshuffled, with none of a selection's bookkeeping (the per-read overhead was
     two thirds of a point read). None when the general path must serve it: an index out of
     range (it raises the error), a subarray dtype, or a chunk without regular blocks or
     with a pipeline items cannot be picked from."""
-    dtype = arr.dtype
-    if dtype.subdtype is not None or not arr.ndim:
+    geo = arr._geometry
+    dtype = geo.dtype
+    if dtype.subdtype is not None or not geo.ndim:
         return None
     n = j = i = 0
-    for k, size, c, b, e in zip(key, arr.shape, arr.chunks, arr.blocks, arr._ext, strict=True):
+    for k, size, c, b, e in zip(key, geo.shape, geo.chunks, geo.blocks, geo.ext, strict=True):
         x = operator.index(k)
         if x < 0:
             x += size
@@ -115,14 +121,14 @@ def read_point(arr: NDArray, key: tuple[Any, ...]) -> np.ndarray | None:
             return None
         dst = out.reshape(1).view(np.uint8).reshape(1, t)
         index = (slice(i, i + 1, 1),)
-        shape = (math.prod(arr.blocks),)
+        shape = (math.prod(geo.blocks),)
         fr.with_chunk_blocks(
             n, reader, [j], lambda bound: bound.pick_items(j, shape, index, dst), check=False
         )
     return out
 
 
-def _call_bytes(arr: NDArray, whole: bool) -> int:
+def _call_bytes(geo: Geometry, filters: Sequence[int], whole: bool) -> int:
     """About how many bytes each codec or numpy call of a chunk read handles (what decides
     whether chunks are read on threads: :func:`~pyblosc2._threads.threads_for`).
 
@@ -130,10 +136,10 @@ def _call_bytes(arr: NDArray, whole: bool) -> int:
     items of up to 16 bytes are split into one stream per plane (§6.3). A shuffled chunk read
     whole also scatters each byte plane of the chunk with one copy (:func:`_scatter_planes`).
     """
-    t = arr.dtype.itemsize
-    shuffled = Filter.SHUFFLE in arr.schunk.cparams.filters and t > 1
-    stream = math.prod(arr.blocks) * t // (t if shuffled and t <= 16 else 1)
-    return max(stream, math.prod(arr.chunks)) if whole and shuffled else stream
+    t = geo.itemsize
+    shuffled = Filter.SHUFFLE in filters and t > 1
+    stream = math.prod(geo.blocks) * t // (t if shuffled and t <= 16 else 1)
+    return max(stream, math.prod(geo.chunks)) if whole and shuffled else stream
 
 
 def _item_dtype(dtype: np.dtype) -> np.dtype:
@@ -142,10 +148,10 @@ def _item_dtype(dtype: np.dtype) -> np.dtype:
     return dtype if dtype.subdtype is None else np.dtype((np.void, dtype.itemsize))
 
 
-def _chunk_tasks(arr: NDArray, ranges: list[range]) -> Iterator[Task]:
+def _chunk_tasks(geo: Geometry, ranges: list[range]) -> Iterator[Task]:
     """For every chunk holding selected items: per axis, (chunk coordinate, pieces)."""
     per_axis = []
-    for r, c, b in zip(ranges, arr.chunks, arr.blocks, strict=True):
+    for r, c, b in zip(ranges, geo.chunks, geo.blocks, strict=True):
         if r.step <= c:
             coords = range(r[0] // c, r[-1] // c + 1)
         else:
@@ -186,8 +192,8 @@ def _pieces(first: int, count: int, step: int, block: int, k0: int) -> list[Piec
     return pieces
 
 
-class _Geometry(NamedTuple):
-    """What every chunk read needs, computed once per selection."""
+class _ReadPlan(NamedTuple):
+    """What every chunk read of one selection needs (from the array's geometry, taken once)."""
 
     grid: tuple[int, ...]  # chunks per axis
     bgrid: tuple[int, ...]  # blocks per axis in a chunk
@@ -196,8 +202,8 @@ class _Geometry(NamedTuple):
     nthreads: int
 
     @classmethod
-    def of(cls, arr: NDArray, nthreads: int) -> _Geometry:
-        return cls(arr._grid, arr._block_grid(), arr.blocks, _item_dtype(arr.dtype), nthreads)
+    def of(cls, geo: Geometry, nthreads: int) -> _ReadPlan:
+        return cls(geo.grid, geo.bgrid, geo.blocks, _item_dtype(geo.dtype), nthreads)
 
 
 def _flat(coords: tuple[int, ...], shape: tuple[int, ...]) -> int:
@@ -208,36 +214,36 @@ def _flat(coords: tuple[int, ...], shape: tuple[int, ...]) -> int:
     return i
 
 
-def _reads_whole(geo: _Geometry, task: Task) -> bool:
+def _reads_whole(plan: _ReadPlan, task: Task) -> bool:
     """Whether ``task`` touches more than half of its chunk's blocks (one whole-chunk decode
     is then cheaper than block by block)."""
     touched = math.prod(sum(p[1] for p in axis) for _, axis in task)
-    return touched * 2 > math.prod(geo.bgrid)
+    return touched * 2 > math.prod(plan.bgrid)
 
 
-def _read_chunk(frame: Frame, geo: _Geometry, task: Task, out: np.ndarray) -> None:
-    n = _flat(tuple(c for c, _ in task), geo.grid)
+def _read_chunk(frame: Frame, plan: _ReadPlan, task: Task, out: np.ndarray) -> None:
+    n = _flat(tuple(c for c, _ in task), plan.grid)
     pieces = [p for _, p in task]
-    if _reads_whole(geo, task):
-        _read_whole(frame, geo, n, pieces, out)
+    if _reads_whole(plan, task):
+        _read_whole(frame, plan, n, pieces, out)
     else:
-        _read_by_blocks(frame, geo, n, pieces, out)
+        _read_by_blocks(frame, plan, n, pieces, out)
 
 
 def _read_whole(
-    frame: Frame, geo: _Geometry, n: int, pieces: list[list[Piece]], out: np.ndarray
+    frame: Frame, plan: _ReadPlan, n: int, pieces: list[list[Piece]], out: np.ndarray
 ) -> None:
     """Decode chunk ``n`` and copy every combination of pieces out of it: block by block
     straight into ``out`` where the pipeline allows (:func:`_decode_into_out`), else the
     chunk at once into a buffer."""
     reader = ChunkReader.open(frame.get_chunk(n))
-    if _decode_into_out(reader, geo, pieces, out):
+    if _decode_into_out(reader, plan, pieces, out):
         return
     raw = scratch(reader.header.nbytes, "nd-chunk")
-    reader.decode(raw, geo.nthreads)
-    view = raw[: math.prod(geo.bgrid) * math.prod(geo.blocks) * geo.dtype.itemsize]
+    reader.decode(raw, plan.nthreads)
+    view = raw[: math.prod(plan.bgrid) * math.prod(plan.blocks) * plan.dtype.itemsize]
     for dst, src in _combo_copies(
-        view.view(geo.dtype).reshape(geo.bgrid + geo.blocks), pieces, out
+        view.view(plan.dtype).reshape(plan.bgrid + plan.blocks), pieces, out
     ):
         dst[...] = src
 
@@ -262,53 +268,53 @@ def _combo_copies(
 
 
 def _decode_into_out(
-    reader: ChunkReader, geo: _Geometry, pieces: list[list[Piece]], out: np.ndarray
+    reader: ChunkReader, plan: _ReadPlan, pieces: list[list[Piece]], out: np.ndarray
 ) -> bool:
     """Decode each touched block of chunk ``reader`` straight into its part of ``out``
     (:meth:`ChunkReader.pick_items`, which for a byte-shuffled or unfiltered block writes
     each stream into place: no chunk-sized buffer and no copy). False (nothing written) for
     pipelines and layouts it does not serve."""
-    t = geo.dtype.itemsize
+    t = plan.dtype.itemsize
     if not reader.can_pick_items(t) or reader.header.leftover:
         return False
     if t > 1 and reader.shuffle_group() == t and reader.header.nbytes <= PLANES_MAX:
-        _scatter_planes(reader, geo, pieces, out)
+        _scatter_planes(reader, plan, pieces, out)
         return True
-    bshape = geo.blocks
-    picks = _block_picks(geo, _block_combos(pieces, bshape), out)
+    bshape = plan.blocks
+    picks = _block_picks(plan, _block_combos(pieces, bshape), out)
     h = reader.header
-    nthreads = threads_for(geo.nthreads, h.effective_blocksize // h.nstreams(0))
+    nthreads = threads_for(plan.nthreads, h.effective_blocksize // h.nstreams(0))
     run_parallel(lambda p: reader.pick_items(p[0], bshape, p[1], p[2]), picks, nthreads)
     return True
 
 
 def _scatter_planes(
-    reader: ChunkReader, geo: _Geometry, pieces: list[list[Piece]], out: np.ndarray
+    reader: ChunkReader, plan: _ReadPlan, pieces: list[list[Piece]], out: np.ndarray
 ) -> None:
     """The touched blocks of byte-shuffled chunk ``reader`` decoded into a per-thread buffer
     as byte planes (their streams, not unshuffled), then byte ``k`` of every combination of
     pieces copied into ``out`` with one strided copy: a few long numpy calls per chunk
     instead of one per plane and block (the benchmark's ``a[:]``: 93-108 ms instead of
     109-133 ms), long enough for chunks to go on the threads."""
-    t = geo.dtype.itemsize
-    bs = math.prod(geo.blocks) * t
-    buf = scratch(math.prod(geo.bgrid) * bs, "nd-planes").reshape(-1, bs)
+    t = plan.dtype.itemsize
+    bs = math.prod(plan.blocks) * t
+    buf = scratch(math.prod(plan.bgrid) * bs, "nd-planes").reshape(-1, bs)
     touched = sorted(
-        {_flat(tuple(p[0] for p in c), geo.bgrid) for c in _block_combos(pieces, geo.blocks)}
+        {_flat(tuple(p[0] for p in c), plan.bgrid) for c in _block_combos(pieces, plan.blocks)}
     )
     run_parallel(
         lambda j: reader.decode_streams(j, buf[j]),
         touched,
-        threads_for(geo.nthreads, bs // reader.header.nstreams(0)),
+        threads_for(plan.nthreads, bs // reader.header.nstreams(0)),
     )
     # plane k of every block, and byte k of every item of the result
-    planes = np.moveaxis(buf.reshape((*geo.bgrid, t, *geo.blocks)), len(geo.bgrid), 0)
+    planes = np.moveaxis(buf.reshape((*plan.bgrid, t, *plan.blocks)), len(plan.bgrid), 0)
     outb = out.view(np.uint8).reshape((*out.shape, t))
     copies = [c for k in range(t) for c in _combo_copies(planes[k], pieces, outb[..., k])]
     run_parallel(
         lambda c: np.copyto(c[0], c[1]),
         copies,
-        threads_for(geo.nthreads, len(touched) * bs // len(copies)),
+        threads_for(plan.nthreads, len(touched) * bs // len(copies)),
     )
 
 
@@ -321,14 +327,14 @@ def _block_combos(pieces: list[list[Piece]], bshape: tuple[int, ...]) -> list[tu
 
 
 def _block_picks(
-    geo: _Geometry, combos: list[tuple[Piece, ...]], out: np.ndarray
+    plan: _ReadPlan, combos: list[tuple[Piece, ...]], out: np.ndarray
 ) -> list[tuple[int, tuple[slice, ...], np.ndarray]]:
     """Per touched block: its index in the chunk, the items selected in it, and where they
     go (a view of ``out``'s bytes, shape ``selection + (itemsize,)``)."""
-    outb = out.view(np.uint8).reshape((*out.shape, geo.dtype.itemsize))
+    outb = out.view(np.uint8).reshape((*out.shape, plan.dtype.itemsize))
     return [
         (
-            _flat(tuple(p[0] for p in combo), geo.bgrid),
+            _flat(tuple(p[0] for p in combo), plan.bgrid),
             tuple(p[2] for p in combo),
             outb[tuple(slice(p[3], p[3] + p[4]) for p in combo)],
         )
@@ -337,19 +343,19 @@ def _block_picks(
 
 
 def _read_by_blocks(
-    frame: Frame, geo: _Geometry, n: int, pieces: list[list[Piece]], out: np.ndarray
+    frame: Frame, plan: _ReadPlan, n: int, pieces: list[list[Piece]], out: np.ndarray
 ) -> None:
     """Copy the selected items of chunk ``n`` block by block, reading only the touched
     blocks: each block's streams are decoded once and its selected items picked out of them
     (:meth:`ChunkReader.pick_items`); for other pipelines (and chunks read whole), only the
     bytes from a block's first to its last selected item are decoded."""
-    t = geo.dtype.itemsize
-    bshape = geo.blocks
+    t = plan.dtype.itemsize
+    bshape = plan.blocks
     combos = _block_combos(pieces, bshape)
     fr = frame.reader
     reader = fr.block_reader(n)
     if reader is not None and reader.can_pick_items(t):
-        picks = _block_picks(geo, combos, out)
+        picks = _block_picks(plan, combos, out)
 
         def pick(bound: ChunkReader) -> None:
             for j, index, dst in picks:
@@ -363,7 +369,7 @@ def _read_by_blocks(
     raw = scratch(len(combos) * belems * t, "nd-blocks")
     ranges, outs = [], []
     for i, combo in enumerate(combos):
-        base = _flat(tuple(p[0] for p in combo), geo.bgrid) * belems
+        base = _flat(tuple(p[0] for p in combo), plan.bgrid) * belems
         lo = hi = 0
         for p, s in zip(combo, bstrides, strict=True):
             lo += p[2].start * s
@@ -372,7 +378,7 @@ def _read_by_blocks(
         ranges.append(((base + lo) * t, (base + hi) * t))
         outs.append(raw[(i * belems + lo) * t : (i * belems + hi) * t])
     fr.read_chunk_ranges(n, ranges, outs)  # under the caller's read guard
-    blocks = raw.view(geo.dtype).reshape((len(combos), *bshape))
+    blocks = raw.view(plan.dtype).reshape((len(combos), *bshape))
     for i, combo in enumerate(combos):
         out[tuple(slice(p[3], p[3] + p[4]) for p in combo)] = blocks[i][tuple(p[2] for p in combo)]
 
