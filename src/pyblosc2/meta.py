@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import struct
 from collections.abc import Iterator, Mapping, MutableMapping
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import msgpack
@@ -169,6 +170,10 @@ class MetaHost(Protocol):
         """Threads used to compress vlmeta values."""
         ...
 
+    def holding_lock(self) -> AbstractContextManager[Any]:
+        """Hold the container for a change: an edit reads the entries it changes inside."""
+        ...
+
 
 def _whole_slice(key: slice) -> None:
     if (key.start, key.stop, key.step) != (None, None, None):
@@ -281,21 +286,24 @@ class VLMeta(_Layers, MutableMapping[str, Any]):
         >>> s = SChunk(); s.vlmeta[:] = {"a": 1, "b": [2]}; s.vlmeta[:]
         {'a': 1, 'b': [2]}
         """
-        entries = dict(self._host.vlmeta_entries)
+        packed = {}
         for key, value in values.items():
             if not isinstance(key, str) or not 1 <= len(key.encode()) <= 31:
                 raise ParamError(f"vlmeta names must be str of 1..31 bytes, got {key!r}")
-            entries[key] = pack_vlmeta(value, self._host.vlmeta_nthreads)
-        if len(entries) > self.MAX_ENTRIES:
-            raise ParamError(f"an SChunk holds at most {self.MAX_ENTRIES} vlmeta entries")
-        self._host.set_vlmeta_entries(tuple(entries.items()))
+            packed[key] = pack_vlmeta(value, self._host.vlmeta_nthreads)
+        with self._host.holding_lock():  # the entries kept are read under the same hold
+            entries = {**dict(self._host.vlmeta_entries), **packed}
+            if len(entries) > self.MAX_ENTRIES:
+                raise ParamError(f"an SChunk holds at most {self.MAX_ENTRIES} vlmeta entries")
+            self._host.set_vlmeta_entries(tuple(entries.items()))
 
     def clear(self) -> None:
         """Remove every entry (one commit)."""
         self._host.set_vlmeta_entries(())
 
     def __delitem__(self, key: str) -> None:
-        entries = self._host.vlmeta_entries
-        if key not in dict(entries):
-            raise KeyError(key)
-        self._host.set_vlmeta_entries(tuple((k, v) for k, v in entries if k != key))
+        with self._host.holding_lock():
+            entries = self._host.vlmeta_entries
+            if key not in dict(entries):
+                raise KeyError(key)
+            self._host.set_vlmeta_entries(tuple((k, v) for k, v in entries if k != key))

@@ -3,8 +3,11 @@ read and written with positioned I/O."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
+import stat
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -12,7 +15,18 @@ from typing import Any
 from ..errors import FormatError, ParamError
 from .base import READ_ONLY
 
-__all__ = ["FileStore"]
+__all__ = ["FileStore", "sync_directory"]
+
+COPY_PIECE = 1 << 23  # bytes copied per write when a file is replaced
+
+
+def sync_directory(path: str) -> None:
+    """Make the names in directory ``path`` durable (after a create or a rename)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class FileStore:
@@ -48,6 +62,26 @@ class FileStore:
             size = os.fstat(self._fd).st_size
             self.close()
             raise FormatError("frame", "offset", offset, f"at most the file size {size}", offset)
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], data: bytes, durable: bool = False) -> FileStore:
+        """A new file at ``path`` holding ``data``, which appears whole or not at all: it is
+        written under a temporary name and linked to ``path`` (which must not exist)."""
+        path = os.fspath(path)
+        tmp = f"{path}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
+        out = cls(tmp, writable=True, create=True)
+        try:
+            out.write(0, data)
+            if durable:
+                out.sync()
+            os.link(tmp, path)  # the commit point; FileExistsError as O_EXCL would raise
+        finally:
+            out.close()
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if durable:
+            sync_directory(os.path.dirname(os.path.abspath(path)))
+        return cls(path, writable=True)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # A copy opens the file itself: a descriptor number never crosses pickle, copy or
@@ -92,6 +126,51 @@ class FileStore:
 
     def sync(self) -> None:
         os.fsync(self._fd)
+
+    def replaced(self) -> bool:
+        """Whether the path now names another file than the one this store reads (another
+        handle replaced it, see :meth:`replace`)."""
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        mine = os.fstat(self._fd)
+        return (now.st_ino, now.st_dev) != (mine.st_ino, mine.st_dev)
+
+    def reopen(self) -> None:
+        """Read (and write) the file the path names now."""
+        fd = os.open(self.path, os.O_RDWR if self._writable else os.O_RDONLY)
+        os.close(self._fd)
+        self._fd = fd
+
+    def replace(self, head: bytes, keep: int, tail: bytes, durable: bool = False) -> None:
+        """Replace the file by ``head``, then this file's bytes ``[len(head), keep)``, then
+        ``tail``: written beside it under a temporary name (through a :class:`FileStore`, so
+        failures can be injected there too), then renamed over it, the commit point; this
+        store then reads the new file. A failure before the rename leaves the file as it was.
+        """
+        if not self._writable or self.offset:
+            raise ParamError(READ_ONLY)
+        tmp = f"{self.path}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
+        out = FileStore(tmp, writable=True, create=True)
+        try:
+            os.fchmod(out._fd, stat.S_IMODE(os.fstat(self._fd).st_mode))
+            out.write(0, head)
+            for pos in range(len(head), keep, COPY_PIECE):
+                out.write(pos, self.read(pos, min(COPY_PIECE, keep - pos)))
+            out.write(keep, tail)
+            if durable:
+                out.sync()
+        except BaseException:
+            out.close()
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        out.close()
+        os.replace(tmp, self.path)
+        if durable:
+            sync_directory(os.path.dirname(os.path.abspath(self.path)))
+        self.reopen()
 
     def close(self) -> None:
         if self._fd >= 0:

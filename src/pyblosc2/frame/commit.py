@@ -15,10 +15,20 @@ they are first moved out of the way:
 4. **commit 2**: rewrite the header's changed bytes: the new frame. This is the commit point;
 5. truncate to the new end (cleanup: a failure here is ignored, the next commit reclaims it).
 
-Headers change only in their first bytes (a few fields; the metalayers only for b2nd
-resizes), written with one ``write`` each. A failure in steps 1-4 restores the last header
-that describes the old content and re-raises; ``durable=True`` syncs after every step, so a
-power loss has the same guarantees as a kill.
+Each header write covers the bytes that change, from the start of the header: a few fields
+of the fixed prefix, and the metalayers when they change (a b2nd resize rewrites the shape).
+While that stays within the first sector (``SECTOR`` bytes), a write is all or nothing, for
+a kill (the kernel copies a page at a time) and for a power loss (disks write whole
+sectors). A failure in steps 1-4 restores the last header that describes the old content and
+re-raises; ``durable=True`` syncs after every step, so a power loss has the same guarantees
+as a kill.
+
+A header change that reaches past the first sector (a large metalayer rewritten) would be
+torn by a kill, so such a change **replaces the whole file** instead: the new frame (its new
+header, the kept data area copied, the new tail) is written beside the file under a
+temporary name and renamed over it, the commit point (:meth:`FileStore.replace`). Handles
+that read the old file notice the replacement when they re-read the frame. Stores without a
+file (memory) are written in place.
 """
 
 from __future__ import annotations
@@ -32,7 +42,10 @@ from ..backends.base import ByteStore
 from ..errors import FormatError
 from .header import POS_HEADER_LEN, FrameHeader
 
-__all__ = ["commit_contiguous"]
+__all__ = ["SECTOR", "commit_contiguous"]
+
+#: the bytes a storage device writes all or nothing; header writes stay inside the first
+SECTOR = 512
 
 
 def _changed(old: bytes, new: bytes) -> int:
@@ -86,6 +99,11 @@ def commit_contiguous(
     if len(final) != hl:
         raise FormatError("frame header", "header_len", POS_HEADER_LEN, hl, len(final))
     old_index_pos, old_end, new_end = hl + old.cbytes, old.frame_len, new.frame_len
+    replace_file = getattr(store, "replace", None)
+    if replace_file is not None and _changed(old.to_bytes(), final) > SECTOR:
+        # the new frame: its header, the kept data area [hl, pos), the new tail
+        replace_file(final, pos, b"".join([data, index, trailer]), durable)
+        return new
     q = max(old_end, new_end)
     if pos >= old_index_pos:  # the kept chunks stay; the live index + trailer move to q
         staged_tail = bytes(store.read(old_index_pos, old_end - old_index_pos))

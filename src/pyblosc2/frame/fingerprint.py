@@ -84,12 +84,16 @@ class DigestList:
             fingerprint=list_fingerprint(self.digests),
         )
 
-    def after_append(self, nchunks_before: int, new: bytes) -> DigestList | None:
-        """The list after appending one chunk whose digest is ``new``; None when this list was
-        stale (then every chunk must be hashed again)."""
-        if len(self) != nchunks_before:
-            return None
-        return DigestList(self.digests + new)
+    def describes(self, trailer: Trailer, nchunks: int) -> bool:
+        """Whether this list (from ``trailer``) is current for a frame of ``nchunks``: the
+        trailer fingerprint is its hash and it has one digest per chunk. A writer that does
+        not keep the list (C-Blosc2) leaves it stale: a different count, or a fingerprint
+        type other than 3."""
+        return (
+            trailer.fingerprint_type == FPT_128
+            and trailer.fingerprint == list_fingerprint(self.digests)
+            and len(self) == nchunks
+        )
 
     @staticmethod
     def of(offsets: np.ndarray, stored: Callable[[int, int], bytes | memoryview]) -> DigestList:

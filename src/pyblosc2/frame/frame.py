@@ -10,21 +10,16 @@ digest list current on the way (:mod:`.fingerprint`).
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
 from ..backends.base import ByteStore, ObjectStore
 from ..backends.lock import FrameLock
-from ..backends.memory import MemoryStore
 from ..chunk.header import ChunkHeader
 from ..constants import EXTENDED_HEADER_LENGTH, MAX_HEADER_TYPESIZE
-from ..errors import FormatError, FrameChangedError, ParamError
+from ..errors import FormatError, ParamError
 from .commit import commit_contiguous
 from .contiguous import FrameReader
 from .edit import (
@@ -41,6 +36,7 @@ from .edit import (
 from .fingerprint import FP_KEY, DigestList, chunk_digest, offset_digest
 from .header import FrameHeader
 from .index import SPECIAL_OFFSET_OF
+from .sharing import SharedFrame
 from .sparse import SPARSE_INDEX, commit_sparse, live_cbytes, next_chunk_id
 from .trailer import Trailer
 from .writer import build_cframe
@@ -52,8 +48,9 @@ HIDDEN_VLMETA = frozenset({FP_KEY})
 Ref = int | bytes
 
 
-class Frame:
-    """A frame in ``store`` (for a sparse frame: the ``chunks.b2frame`` of ``directory``)."""
+class Frame(SharedFrame):
+    """A frame in ``store`` (for a sparse frame: the ``chunks.b2frame`` of ``directory``);
+    how it is shared with other handles is :class:`~.sharing.SharedFrame`."""
 
     def __init__(
         self,
@@ -64,105 +61,8 @@ class Frame:
         durable: bool = False,
         lock: FrameLock | None = None,
     ) -> None:
-        self.store = store
-        self.directory = directory
         self.durable = durable  # sync after every commit step
-        self.lock = lock
-        self._mutex = threading.RLock()  # one handle, many threads
-        self._writing = False  # this handle holds its write guard (re-entrancy)
-        # whether other handles can see this frame (then changes check they are not stale)
-        self.shared = not isinstance(store, MemoryStore)
-        if lock is not None:
-            lock.acquire(exclusive=False)
-            if directory is not None:  # the index object as named now, under the lock
-                writable = store.writable
-                store.close()
-                self.store = store = directory.open_object(SPARSE_INDEX, writable=writable)
-        try:
-            if exact or not self.shared:
-                self.reader = FrameReader.open(store, exact=exact, directory=directory)
-            else:
-                self.reader = FrameReader.open_consistent(store, directory=directory)
-            self._seen = self._on_disk()
-        finally:
-            if lock is not None:
-                lock.release()
-
-    def __getstate__(self) -> dict[str, object]:
-        state = dict(self.__dict__)
-        del state["_mutex"]
-        return state
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state)
-        self._mutex = threading.RLock()
-
-    # -- sharing the frame with other handles -----------------------------------------------
-    def _on_disk(self) -> bytes:
-        """The bytes that say what the frame holds: header, index and trailer (for a sparse
-        frame, its index object as named now)."""
-        if self.directory is not None:
-            return self.directory.read_object(SPARSE_INDEX)
-        h = self.header
-        tail = h.header_len + h.cbytes
-        return bytes(self.store.read(0, h.header_len)) + bytes(
-            self.store.read(tail, h.frame_len - tail)
-        )
-
-    def refresh(self) -> None:
-        """Re-read the frame as the storage holds it now (after another handle changed it)."""
-        with self._mutex:
-            if self.directory is not None:
-                writable = self.store.writable
-                self.store.close()
-                self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
-            self.reader = FrameReader.open_consistent(self.store, directory=self.directory)
-            self._seen = self._on_disk()
-
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        """Hold what a read needs: this handle's mutex, and with locking the shared lock
-        (re-reading the frame first when another handle changed it)."""
-        with self._mutex:
-            if self.lock is None:
-                yield
-                return
-            if self.lock.acquire(exclusive=False):
-                self.refresh()
-            try:
-                yield
-            finally:
-                self.lock.release()
-
-    @contextmanager
-    def writing(self) -> Iterator[None]:
-        """Hold what a change needs: with locking the exclusive lock (re-reading the frame
-        first when another handle changed it); without, a check that nobody did."""
-        with self._mutex:
-            if self.lock is None:
-                if self._writing:  # nested (holding_lock, multi-step edits): already held
-                    yield
-                    return
-                holder: Any = self.directory if self.directory is not None else self.store
-                guard = holder.exclusive() if self.shared and hasattr(holder, "exclusive") else None
-                with guard if guard is not None else contextlib.nullcontext():
-                    if self.shared and self.store.writable and self._on_disk() != self._seen:
-                        raise FrameChangedError(
-                            "the frame was changed by another handle since this one read it; "
-                            "open it again, or use locking=True on every handle"
-                        )
-                    self._writing = True
-                    try:
-                        yield
-                    finally:
-                        self._writing = False
-                return
-            if self.lock.acquire(exclusive=True):
-                self.refresh()
-            try:
-                yield
-            finally:
-                self.lock.release()
+        super().__init__(store, directory, lock, exact)
 
     @classmethod
     def create_sparse(
@@ -187,14 +87,6 @@ class Frame:
         return cls(store, directory, lock=lock)
 
     # -- reading ----------------------------------------------------------------------------
-    @property
-    def header(self) -> FrameHeader:
-        return self.reader.header
-
-    @property
-    def trailer(self) -> Trailer:
-        return self.reader.trailer
-
     @property
     def offsets(self) -> np.ndarray:
         return self.reader.offsets
@@ -311,8 +203,10 @@ class Frame:
         digests = self.digests
         if digests is not None:
             new = offset_digest(offset) if offset < 0 else chunk_digest(placement.placed[offset])
-            after = digests.after_append(self.nchunks, new) if len(placement.placed) <= 1 else None
-            digests = after or self._all_digests(offsets, placement)
+            current = digests.describes(self.trailer, self.nchunks) and len(placement.placed) <= 1
+            # a list another writer left stale is made again from the chunks as stored
+            digests = DigestList(digests.digests + new) if current else None
+            digests = digests or self._all_digests(offsets, placement)
         self._commit(header, offsets, self.trailer, placement, digests)
 
     def rewrite(
@@ -371,19 +265,24 @@ class Frame:
     def _moved_digests(
         self, refs: Sequence[Ref], offsets: np.ndarray, placement: Placement
     ) -> DigestList:
-        """Digests after a rewrite: those of kept chunks move along, new bytes are hashed."""
+        """Digests after a rewrite: those of kept chunks move along, new bytes are hashed.
+        A list another writer left stale (python-blosc2 changed the frame) is made again from
+        the chunks as stored, so the frame verifies after this change."""
         old = self.digests
         assert old is not None
-        consistent = len(old) == self.nchunks
+        current = old.describes(self.trailer, self.nchunks)
         out = bytearray()
         for i, ref in enumerate(refs):
             off = int(offsets[i])
-            if isinstance(ref, int) and consistent and off == int(self.offsets[ref]):
-                out += old[ref]
-            elif off < 0:
+            new = placement.placed.get(off) if off >= 0 else None
+            if off < 0:
                 out += offset_digest(off)
-            else:
-                out += chunk_digest(placement.placed[off])
+            elif new is not None:
+                out += chunk_digest(new)
+            elif isinstance(ref, int) and current:
+                out += old[ref]
+            else:  # a kept chunk (bytes refs are always placed or special)
+                out += chunk_digest(self.stored_chunk(ref if isinstance(ref, int) else i, off))
         return DigestList(bytes(out))
 
     def _all_digests(self, offsets: np.ndarray, placement: Placement) -> DigestList:
@@ -400,14 +299,12 @@ class Frame:
         self._commit(self.header, self.offsets, trailer, None, None)
 
     def update_metalayers(self, metalayers: tuple[tuple[str, bytes], ...]) -> None:
-        """Rewrite the header in place with new metalayer contents of the same sizes."""
+        """New metalayer contents of the same sizes, through the commit of every change (a
+        header change larger than a sector replaces the whole file, see :mod:`.commit`)."""
         header = replace(self.header, metalayers=metalayers)
-        raw = header.to_bytes()
-        if len(raw) != self.header.header_len:
+        if len(header.to_bytes()) != self.header.header_len:
             raise ParamError("The length of the content in a metalayer cannot change.")
-        self.store.write(0, raw)
-        self.reader = replace(self.reader, header=header)
-        self._seen = raw + self._seen[len(raw) :]
+        self._commit(header, self.offsets, self.trailer, None, None)
 
     def _commit(
         self,
@@ -429,11 +326,11 @@ class Frame:
                     self.store, self.header, header, index, tbytes, data, durable=self.durable
                 )
             except BaseException:
-                self.reader = FrameReader.open(self.store)  # what the store holds now
-                self._seen = self._on_disk()
+                reader = FrameReader.open(self.store)  # what the store holds now
+                self._set_reader(reader, self._on_disk(reader))
                 raise
-            self.reader = FrameReader(self.store, header, trailer, offsets)
-            self._seen = header.to_bytes() + index + tbytes
+            reader = FrameReader(self.store, header, trailer, offsets)
+            self._set_reader(reader, header.to_bytes() + index + tbytes)
             return
         objects = placement.placed if isinstance(placement, SparsePlacement) else {}
         header = replace(
@@ -448,10 +345,5 @@ class Frame:
             commit_sparse(self.directory, frame, objects, self.offsets, offsets)
         finally:
             self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
-            self.reader = FrameReader.open(self.store, directory=self.directory)
-            self._seen = self._on_disk()
-
-    def close(self) -> None:
-        self.store.close()
-        if self.lock is not None:
-            self.lock.close()
+            reader = FrameReader.open(self.store, directory=self.directory)
+            self._set_reader(reader, self._on_disk(reader))

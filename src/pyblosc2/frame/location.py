@@ -11,11 +11,13 @@ exists) a sparse one. A backend can claim a scheme for itself with ``register_sc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import shutil
+import uuid
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..backends.directory import DirectoryStore
-from ..backends.file import FileStore
+from ..backends.file import FileStore, sync_directory
 from ..backends.lock import FrameLock, lock_path, locking_requested
 from ..backends.memory import MemoryStore
 from ..backends.mmap import MmapStore
@@ -149,13 +151,24 @@ def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any])
 
 
 def create_frame(
-    storage: Storage, empty_frame: bytes, options: dict[str, Any] | None = None
+    storage: Storage,
+    empty_frame: bytes,
+    options: dict[str, Any] | None = None,
+    *,
+    fingerprint: bool = False,
+    chunks: Sequence[bytes] = (),
+    requested: int | None = None,
 ) -> Frame:
-    """Create a new frame holding ``empty_frame`` where ``storage`` says (at a URL: a sparse
-    frame only, see :func:`open_frame`)."""
+    """Create a new frame where ``storage`` says (at a URL: a sparse frame only, see
+    :func:`open_frame`): ``empty_frame``, fingerprinted when asked, holding ``chunks`` (a new
+    array's special chunks). Creation is part of the commit: the whole first content is
+    built first (in memory, or in a directory beside the target) and then given its name in
+    one step, so a process killed meanwhile leaves no frame or the whole new one."""
     path = storage.path
     if path is None:
-        return Frame(MemoryStore(empty_frame), exact=True)
+        frame = Frame(MemoryStore(empty_frame), exact=True)
+        _first_content(frame, fingerprint, chunks, requested)
+        return frame
     if _scheme(path) is not None:
         if storage.contiguous:
             raise NotImplementedError(
@@ -166,21 +179,48 @@ def create_frame(
 
         so = (options or {}).get("storage_options")
         directory = FsspecDirectory(path, so, create=True)
-        return Frame.create_sparse(directory, empty_frame, True)
+        frame = Frame.create_sparse(directory, empty_frame, True)
+        _first_content(frame, fingerprint, chunks, requested)
+        return frame
     path = local_path(path)
     lock = _lock(path, storage, not storage.contiguous)
     if not storage.contiguous:
-        return Frame.create_sparse(DirectoryStore(path, create=True), empty_frame, True, lock)
-    store = FileStore(path, writable=True, create=True)
-    try:
-        store.write(0, empty_frame)
-        if storage.fsync:
-            store.sync()
-    except BaseException:  # a frame that could not be written whole is not left behind
-        store.close()
-        os.unlink(path)
-        raise
+        _create_directory(path, empty_frame, chunks, requested, storage.fsync)
+        return Frame.open_sparse(DirectoryStore(path), True, lock)
+    first = Frame(MemoryStore(empty_frame), exact=True)
+    _first_content(first, fingerprint, chunks, requested)
+    store = FileStore.create(path, first.to_cframe(), durable=storage.fsync)
     return Frame(store, lock=lock, durable=storage.fsync)
+
+
+def _first_content(
+    frame: Frame, fingerprint: bool, chunks: Sequence[bytes], requested: int | None
+) -> None:
+    if fingerprint:
+        frame.start_fingerprint()
+    if chunks:
+        frame.rewrite(list(chunks), requested)
+
+
+def _create_directory(
+    path: str, empty_frame: bytes, chunks: Sequence[bytes], requested: int | None, durable: bool
+) -> None:
+    """A new sparse frame at ``path``: made in a directory beside it, then renamed."""
+    if os.path.lexists(path):
+        raise FileExistsError(f"File exists: {path!r}")
+    tmp = f"{path}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
+    try:
+        frame = Frame.create_sparse(DirectoryStore(tmp, create=True), empty_frame, True)
+        _first_content(frame, False, chunks, requested)
+        frame.close()
+        if durable:
+            sync_directory(tmp)
+        os.rename(tmp, path)  # the commit point
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if durable:
+        sync_directory(os.path.dirname(os.path.abspath(path)))
 
 
 def remove_urlpath(

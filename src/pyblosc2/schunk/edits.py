@@ -1,6 +1,10 @@
 """The chunk-list and item edits of an SChunk (python-blosc2's ``insert_chunk``,
 ``update_data``, ``delete_chunk``, ``reorder_offsets``, ``fill_special``, slice assignment),
-each expressed as one new chunk list committed by ``set_chunks``."""
+each expressed as one new chunk list committed by ``set_chunks``.
+
+Each edit runs inside one write hold of the frame (:func:`.guards.writes`): the chunk count,
+sizes and contents it decides from are read under the same lock as its commit, so an edit
+never drops what another handle wrote meanwhile (data is compressed before the hold)."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import BoundsError, OrderError, ParamError
 from ..params import parse_fill_value, parse_int
+from .guards import writes
 
 __all__ = ["MAX_FILL_CHUNKS", "ChunkListEdits"]
 
@@ -52,6 +57,7 @@ class ChunkListEdits:
     uses."""
 
     # -- edits ------------------------------------------------------------------------------
+    @writes
     def insert_chunk(self: _Host, nchunk: int, chunk: Any) -> int:
         """Insert a compressed chunk before position ``nchunk``."""
         if not 0 <= nchunk <= self.nchunks:
@@ -64,6 +70,7 @@ class ChunkListEdits:
         """Compress ``data`` and insert it as chunk ``nchunk``."""
         return self.insert_chunk(nchunk, self.compress_data(data, nchunk))
 
+    @writes
     def update_chunk(self: _Host, nchunk: int, chunk: Any) -> int:
         """Replace chunk ``nchunk`` by a compressed chunk."""
         n = self._chunk_index(nchunk)
@@ -75,13 +82,17 @@ class ChunkListEdits:
         """Compress ``data`` and make it chunk ``nchunk``."""
         if self.nchunks == 0:
             return 0
-        return self.update_chunk(nchunk, self.compress_data(data, nchunk))
+        chunk = self.compress_data(data, nchunk)
+        with self.holding_lock():
+            return self.update_chunk(nchunk, chunk) if self.nchunks else 0
 
+    @writes
     def delete_chunk(self: _Host, nchunk: int) -> int:
         """Remove chunk ``nchunk``."""
         n = self._chunk_index(nchunk)
         return self.set_chunks([k for k in range(self.nchunks) if k != n])
 
+    @writes
     def reorder_offsets(self: _Host, order: Any) -> None:
         """Permute the chunks: new chunk ``i`` is old chunk ``order[i]``."""
         order = np.asarray(order)
@@ -91,6 +102,7 @@ class ChunkListEdits:
             raise OrderError(f"order must be a permutation of range({self.nchunks}), got {order}")
         self.set_chunks([int(k) for k in order])
 
+    @writes
     def fill_special(
         self: _Host, nitems: int, special_value: SpecialValue | int, value: Any = None
     ) -> int:
@@ -121,27 +133,24 @@ class ChunkListEdits:
         """Write items ``key.start:key.stop``; writing past the end grows the SChunk."""
         if not isinstance(key, slice) or key.step not in (None, 1):
             raise BoundsError("only slices with step 1 are supported")
-        ts = self.typesize
-        n = self.nbytes // ts
         data = np.frombuffer(as_view(value), np.uint8)
         first = parse_int(key.start or 0, "start")
-        first += n if first < 0 else 0  # negative positions count from the end, as in Python
-        start = first * ts
-        if key.stop is None:
-            stop = start + len(data)
-        else:
-            last = parse_int(key.stop, "stop")
-            stop = (last + n if last < 0 else last) * ts
-        if stop - start != len(data):
-            raise ParamError(f"value has {len(data)} bytes, the slice needs {stop - start}")
-        if self.variable_chunks and self.nchunks:
-            raise NotImplementedError("__setitem__ on variable-size SChunks")
-        if start < 0 or start > self.nbytes:
-            raise BoundsError(
-                f"slice start {start // ts} is outside 0..{self.nbytes // ts} (writes past the "
-                "end must start at the current end)"
-            )
-        with self.holding_lock():  # read-modify-write of several chunks: one lock
+        last = None if key.stop is None else parse_int(key.stop, "stop")
+        with self.holding_lock():  # the size, and the chunks rewritten: read under one lock
+            ts = self.typesize
+            n = self.nbytes // ts
+            first += n if first < 0 else 0  # negative positions count from the end
+            start = first * ts
+            stop = start + len(data) if last is None else (last + n if last < 0 else last) * ts
+            if stop - start != len(data):
+                raise ParamError(f"value has {len(data)} bytes, the slice needs {stop - start}")
+            if self.variable_chunks and self.nchunks:
+                raise NotImplementedError("__setitem__ on variable-size SChunks")
+            if start < 0 or start > self.nbytes:
+                raise BoundsError(
+                    f"slice start {start // ts} is outside 0..{self.nbytes // ts} (writes past "
+                    "the end must start at the current end)"
+                )
             self._write_items(data, start, stop)
 
     def _write_items(self: _Host, data: np.ndarray, start: int, stop: int) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 import textwrap
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -92,6 +93,7 @@ class _Host(Protocol):
     def get_chunk(self, nchunk: int) -> bytes: ...
     def update_chunk(self, nchunk: int, chunk: Any) -> int: ...
     def __setitem__(self, key: slice, value: Any) -> None: ...
+    def holding_lock(self) -> AbstractContextManager[Any]: ...
 
 
 def lazy_chunk(raw: bytes, nchunk: int, offset: int) -> bytes:
@@ -216,11 +218,14 @@ class SChunkMembers:
             )
         if special_value == SpecialValue.VALUE and value is None:
             raise ParamError("value cannot be None when special_value is VALUE")
-        if not 0 <= nchunk < self.nchunks:
-            raise BoundsError(f"nchunk must be in range [0, {self.nchunks}), got {nchunk}")
-        nbytes = ChunkHeader.from_bytes(self.get_chunk(nchunk)[:EXTENDED_HEADER_LENGTH]).nbytes
-        chunk = make_special_chunk(special_value, nbytes, self.typesize, value)
-        return self.update_chunk(nchunk, chunk)
+        with self.holding_lock():  # the chunk's size is read under the lock of its update
+            if not 0 <= nchunk < self.nchunks:
+                raise BoundsError(f"nchunk must be in range [0, {self.nchunks}), got {nchunk}")
+            chunk = self.get_chunk(nchunk)[:EXTENDED_HEADER_LENGTH]
+            nbytes = ChunkHeader.from_bytes(chunk).nbytes
+            return self.update_chunk(
+                nchunk, make_special_chunk(special_value, nbytes, self.typesize, value)
+            )
 
     def get_lazychunk(self: _Host, nchunk: int) -> bytes:
         """Chunk ``nchunk`` as C-Blosc2's ``get_lazychunk`` gives it: for a chunk stored in a

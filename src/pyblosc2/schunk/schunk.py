@@ -79,6 +79,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
 
     def __init__(self, chunksize: int | None = None, data: Any = None, **kwargs: Any) -> None:
         fingerprint = bool(kwargs.pop("fingerprint", False))
+        initial = kwargs.pop("_chunks", ())  # a new array's chunks, written with the frame
         any_frame = kwargs.pop("_any_frame", False)  # open(): NDArray frames are fine
         storage = kwargs.pop("storage", None)
         cparams = kwargs.pop("cparams", None)
@@ -136,10 +137,11 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             blocksize=cp.blocksize,
             frame_type=CONTIGUOUS if path is None or storage.contiguous else SPARSE,
         )
-        self._init(create_frame(storage, empty, remote), storage, chunksize, cp, dparams)
+        frame = create_frame(
+            storage, empty, remote, fingerprint=fingerprint, chunks=initial, requested=chunksize
+        )
+        self._init(frame, storage, chunksize, cp, dparams)
         self._remote = remote
-        if fingerprint:
-            self._frame.start_fingerprint()
         if view is not None:
             for pos in range(0, len(view), chunksize):
                 self.append_data(view[pos : pos + chunksize])
@@ -326,8 +328,10 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
     @contextlib.contextmanager
     def holding_lock(self) -> Iterator[SChunk]:
         """Hold the exclusive frame lock across several operations, so that together they
-        are atomic to other locking handles (re-entrant; with ``locking`` off, only this
-        handle's threads are excluded).
+        are atomic to other locking handles (re-entrant). The frame is re-read on entry when
+        another handle changed it, so what the block reads is current. With ``locking`` off,
+        this handle's threads and other pyblosc2 writers are excluded, and a handle whose
+        frame changed since it read it raises :class:`~pyblosc2.FrameChangedError`.
 
         >>> s = SChunk(chunksize=40, cparams={"typesize": 4})
         >>> with s.holding_lock():
@@ -338,9 +342,14 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         with self._frame.writing():
             yield self
 
-    def refresh(self) -> None:
-        """Re-read the frame from its storage (what another handle wrote becomes visible)."""
-        self._frame.refresh()
+    def refresh(self) -> bool:
+        """Re-read the frame from its storage (what another handle wrote becomes visible);
+        returns whether anything changed (always False in memory), as python-blosc2's does.
+
+        >>> SChunk(chunksize=40).refresh()
+        False
+        """
+        return self._frame.refresh()
 
     def __reduce__(self) -> tuple[Any, ...]:
         # A copy (pickle, copy, another process) reopens the frame: no handle state crosses.

@@ -1,0 +1,267 @@
+"""A frame shared with other handles, threads and processes (docs/crash-safety.md, "Other
+handles").
+
+Every operation of a handle runs inside one *hold* of its frame, taken once by the outermost
+call (nested calls share it):
+
+* a **read hold** (:meth:`SharedFrame.reading`): with locking, C-Blosc2's shared frame lock;
+  the frame is re-read first when the lock's generation counter says another handle changed
+  it. Without locking, a local frame is *polled*: the header prefix (a sparse frame: its index
+  object) is compared with what this handle read, and the frame re-read when it differs, so
+  readers follow a writer (python-blosc2's SWMR). A poll sees every change that moves the
+  header's sizes; a change that keeps them (a same-size vlmeta or metalayer rewrite, a
+  reorder) is seen by :meth:`SharedFrame.refresh` and by the next write.
+* a **write hold** (:meth:`SharedFrame.writing`): with locking, the exclusive lock (the frame
+  re-read first when changed); the change then reads the state it edits (chunk count, offsets,
+  metalayers, vlmeta, digests) inside the hold and commits before it ends. Without locking, an
+  exclusive ``flock`` on the frame file (or directory) serialises pyblosc2 writers, and a
+  handle whose frame changed since it last read it is refused with
+  :class:`~pyblosc2.FrameChangedError` (it would decide from a stale state).
+
+A per-handle ``RLock`` makes the holds of one handle's threads one at a time, so a thread
+sees the frame (and an NDArray its shape) before or after another thread's change, whole.
+Each time this handle's view of the frame is replaced, :attr:`SharedFrame.version` grows:
+what is derived from the frame (an NDArray's geometry) is derived again when it changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..backends.base import ByteStore, ObjectStore
+from ..backends.directory import DirectoryStore
+from ..backends.file import FileStore
+from ..backends.lock import FrameLock
+from ..backends.memory import MemoryStore
+from ..errors import FormatError, FrameChangedError
+from .contiguous import FrameReader
+from .header import HEADER_MINLEN, FrameHeader
+from .sparse import SPARSE_INDEX
+from .trailer import Trailer
+
+__all__ = ["SharedFrame"]
+
+_STALE = (
+    "the frame was changed by another handle since this one read it; "
+    "open it again (or refresh()), or use locking=True on every handle"
+)
+READ, WRITE = 1, 2
+
+
+class SharedFrame:
+    """The sharing part of :class:`~.frame.Frame`: its view of the storage and the holds."""
+
+    store: ByteStore
+    directory: ObjectStore | None
+    lock: FrameLock | None
+    reader: FrameReader
+
+    def __init__(
+        self,
+        store: ByteStore,
+        directory: ObjectStore | None,
+        lock: FrameLock | None,
+        exact: bool,
+    ) -> None:
+        self.store = store
+        self.directory = directory
+        self.lock = lock
+        self._mutex = threading.RLock()  # one handle, many threads
+        self._hold = 0  # READ or WRITE while this handle holds the frame (nested calls)
+        #: grows each time this handle's view of the frame is replaced
+        self.version = 0
+        # whether other handles can see this frame (then changes check they are not stale)
+        self.shared = not isinstance(store, MemoryStore)
+        # local frames are polled by unlocked readers (remote ones would cost a request)
+        self.polled = isinstance(store, FileStore) and (
+            directory is None or isinstance(directory, DirectoryStore)
+        )
+        if lock is not None:
+            lock.acquire(exclusive=False)
+        try:
+            if directory is not None:  # the index object as named now (under the lock)
+                self._reopen_index()
+            if exact or not self.shared:
+                self.reader = FrameReader.open(self.store, exact=exact, directory=directory)
+                self._seen = self._on_disk(self.reader)
+            else:
+                self.reader, self._seen = self._snapshot()
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        del state["_mutex"]
+        state["_hold"] = 0
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._mutex = threading.RLock()
+
+    # -- what this handle sees ---------------------------------------------------------------
+    @property
+    def header(self) -> FrameHeader:
+        return self.reader.header
+
+    @property
+    def trailer(self) -> Trailer:
+        return self.reader.trailer
+
+    def _set_reader(self, reader: FrameReader, seen: bytes) -> None:
+        """Make ``reader`` this handle's view (``seen``: the bytes it was read from)."""
+        self.reader, self._seen = reader, seen
+        self.version += 1  # after the reader: whoever reads the new version sees the reader
+
+    def _on_disk(self, reader: FrameReader) -> bytes:
+        """The bytes that say what the frame ``reader`` read holds: its header, index and
+        trailer as they are now (for a sparse frame, its index object)."""
+        store = reader.source
+        if self.directory is not None:
+            return bytes(store.read(0, store.size))
+        h = reader.header
+        tail = h.header_len + h.cbytes
+        return bytes(store.read(0, h.header_len)) + bytes(store.read(tail, h.frame_len - tail))
+
+    def _snapshot(self, attempts: int = 8) -> tuple[FrameReader, bytes]:
+        """The frame as the storage holds it now and the bytes it was read from, the same
+        frame (retried while an unlocked writer moves it)."""
+        for _ in range(attempts):
+            reader = FrameReader.open_consistent(self.store, directory=self.directory)
+            seen = self._on_disk(reader)
+            if self.directory is not None or self._prefix() == seen[:HEADER_MINLEN]:
+                return reader, seen
+        raise FormatError(
+            "frame header",
+            "frame_len",
+            None,
+            "a frame that stays put while it is read",
+            f"a frame that changed {attempts} times",
+        )
+
+    def _prefix(self) -> bytes:
+        return bytes(self.store.read(0, HEADER_MINLEN))
+
+    def _reopen_index(self) -> None:
+        """A sparse frame's index object is replaced on every change: open it by name."""
+        assert self.directory is not None
+        writable = self.store.writable
+        self.store.close()
+        self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
+
+    def _replaced(self) -> bool:
+        """Whether the frame's file was replaced by another one (a whole-file commit)."""
+        replaced = getattr(self.store, "replaced", None)
+        return self.directory is None and replaced is not None and bool(replaced())
+
+    def refresh(self) -> bool:
+        """Re-read the frame as the storage holds it now (after another handle changed it);
+        returns whether anything changed."""
+        with self._mutex:
+            if not self.shared:
+                return False
+            if self.directory is not None:
+                self._reopen_index()
+            elif self._replaced():
+                getattr(self.store, "reopen")()  # noqa: B009 - FileStore only
+            reader, seen = self._snapshot()
+            if seen == self._seen:
+                self.reader = reader  # the same content: what derives from it stays
+                return False
+            self._set_reader(reader, seen)
+            return True
+
+    def _poll(self) -> None:
+        """Without locking: re-read the frame when its header prefix (a sparse frame: its
+        index object) differs from what this handle read. A poll that finds a frame being
+        rewritten keeps the current view (the next one retries), as C-Blosc2's does."""
+        if self.directory is not None:
+            try:
+                changed = self.directory.read_object(SPARSE_INDEX) != self._seen
+            except FileNotFoundError:
+                return
+        else:
+            counted = self.store.bytes_read  # a poll is not what a read read
+            changed = self._prefix() != self._seen[:HEADER_MINLEN]
+            self.store.bytes_read = counted
+        if changed:
+            with contextlib.suppress(FormatError):
+                self.refresh()
+
+    def follow(self) -> None:
+        """Without locking, outside a hold: catch up with what the poll sees (python-blosc2's
+        NDArray writes follow another handle's resize before reading their key). With
+        locking, the hold the change takes re-reads the frame."""
+        with self._mutex:
+            if not self._hold and self.lock is None and self.polled:
+                self._poll()
+
+    def _stale(self) -> bool:
+        """Without locking, inside the write guard: whether the frame changed since this
+        handle read it."""
+        if self._replaced():
+            return True
+        if self.directory is not None:
+            return self.directory.read_object(SPARSE_INDEX) != self._seen
+        return self._on_disk(self.reader) != self._seen
+
+    # -- holds -------------------------------------------------------------------------------
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Hold what a read needs (see the module docstring)."""
+        with self._mutex:
+            if self._hold:
+                yield
+                return
+            if self.lock is not None:
+                if self.lock.acquire(exclusive=False):
+                    self.refresh()
+            elif self.polled:
+                self._poll()
+            self._hold = READ
+            try:
+                yield
+            finally:
+                self._hold = 0
+                if self.lock is not None:
+                    self.lock.release()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold what a change needs (see the module docstring)."""
+        with self._mutex:
+            if self._hold == WRITE:
+                yield
+                return
+            if self._hold == READ:
+                raise RuntimeError("a change cannot start inside a read of the same handle")
+            if self.lock is not None:
+                if self.lock.acquire(exclusive=True):
+                    self.refresh()
+                self._hold = WRITE
+                try:
+                    yield
+                finally:
+                    self._hold = 0
+                    self.lock.release()
+                return
+            holder: Any = self.directory if self.directory is not None else self.store
+            guard = holder.exclusive() if self.shared and hasattr(holder, "exclusive") else None
+            with guard if guard is not None else contextlib.nullcontext():
+                if self.shared and self.store.writable and self._stale():
+                    raise FrameChangedError(_STALE)
+                self._hold = WRITE
+                try:
+                    yield
+                finally:
+                    self._hold = 0
+
+    def close(self) -> None:
+        self.store.close()
+        if self.lock is not None:
+            self.lock.close()
