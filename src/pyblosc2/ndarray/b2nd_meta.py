@@ -35,7 +35,7 @@ def dtype_from_str(s: str) -> np.dtype:
     """Parse a stored dtype string (never ``eval``)."""
     try:
         return np.dtype(s)
-    except TypeError:
+    except (TypeError, ValueError):  # e.g. a subarray dtype, stored as "('<f8', (3,))"
         pass
     try:
         return np.dtype(ast.literal_eval(s))

@@ -28,12 +28,12 @@ from ..params import CParams
 from ..schunk import SChunk
 from ..storage import Storage
 from .b2nd_meta import B2NDMeta
-from .chunkfill import fill_regions, reader_of
+from .chunkfill import ChunkWriter, fill_regions, reader_of
 from .core import ArrayCore
 from .geometry import ShapeLike
 from .partition import parse_geometry
 
-__all__ = ["asarray_of", "copy_of", "empty_of", "fill_special", "new_array"]
+__all__ = ["asarray_of", "copy_of", "empty_of", "new_array"]
 
 #: The class built (``NDArray`` from the public constructors).
 A = TypeVar("A", bound=ArrayCore)
@@ -48,10 +48,15 @@ def new_array(
     chunks: ShapeLike | None,
     blocks: ShapeLike | None,
     kwargs: dict[str, Any],
+    special: SpecialValue = SpecialValue.ZERO,
+    value: Any = None,
 ) -> A:
-    """An array of ``cls`` without chunks: a new super-chunk (``kwargs`` are those of
+    """A new array of ``cls``, every chunk a special chunk (zeros, or ``value`` repeated for
+    ``SpecialValue.VALUE``), in a new super-chunk (``kwargs`` are those of
     :class:`~pyblosc2.SChunk`, the compression parameters also one by one) whose metalayers
-    start with the ``b2nd`` layer of the parsed geometry."""
+    start with the ``b2nd`` layer of the parsed geometry. The chunks are written with the
+    frame (creation is one commit), so a builder that then replaces them (:class:`ChunkWriter`)
+    leaves a valid array at every step."""
     shape, dtype, chunks, blocks = parse_geometry(shape, dtype, chunks, blocks)
     meta = B2NDMeta(shape, chunks, blocks, dtype)
     t = dtype.itemsize
@@ -79,30 +84,18 @@ def new_array(
     given = storage.pop("meta", None) if storage is not None else kwargs.pop("meta", None)
     smeta = {"b2nd": RawMetalayer(meta.to_bytes()), **dict(given or {})}
     (storage if storage is not None else kwargs)["meta"] = smeta
-    schunk = SChunk(chunksize=max(math.prod(ext) * t, 1), cparams=cp, **kwargs)
-    return cls(schunk, meta, _validate=False)
-
-
-def fill_special(arr: A, special: SpecialValue, value: Any = None) -> A:
-    """Append to the new ``arr`` every chunk as a special chunk (zeros, or ``value``
-    repeated); returns ``arr``."""
-    if not arr.shape or all(arr.shape):
-        n = math.prod(arr._geometry.grid) if arr.ndim else 1
+    chunksize = max(math.prod(ext) * t, 1)
+    nchunks = math.prod(-(-s // c) for s, c in zip(shape, chunks, strict=True)) if all(shape) else 0
+    if nchunks:
         if special == SpecialValue.VALUE:
-            v = np.asarray(value, arr.dtype)
             # C slices block by block: the chunk's blocksize must be one b2nd block (§8.3)
-            chunk = make_special_chunk(
-                SpecialValue.VALUE,
-                arr.schunk.chunksize,
-                arr.schunk.typesize,
-                v,
-                blocksize=arr.schunk.cparams.blocksize,
-            )
-            for _ in range(n):
-                arr.schunk.append_chunk(chunk)
+            v = np.asarray(value, dtype)
+            chunk = make_special_chunk(special, chunksize, t, v, blocksize=cp.blocksize)
         else:
-            arr.schunk.fill_special(n * arr.schunk.chunksize // arr.schunk.typesize, special)
-    return arr
+            chunk = make_special_chunk(special, chunksize, t)
+        kwargs["_chunks"] = [chunk] * nchunks
+    schunk = SChunk(chunksize=chunksize, cparams=cp, **kwargs)
+    return cls(schunk, meta, _validate=False)
 
 
 def empty_of(
@@ -114,7 +107,7 @@ def empty_of(
     **kwargs: Any,
 ) -> A:
     """A new array of ``cls`` stored as zero chunks (see :func:`~pyblosc2.empty`)."""
-    return fill_special(new_array(cls, shape, dtype, chunks, blocks, kwargs), SpecialValue.ZERO)
+    return new_array(cls, shape, dtype, chunks, blocks, kwargs)
 
 
 def asarray_of(
@@ -168,7 +161,7 @@ def asarray_of(
     if data.size == 0:
         return arr
     if not data.ndim:
-        arr.schunk.append_chunk(arr._compress(data))
+        arr.schunk.update_chunk(0, arr._compress(data))
         return arr
     geo = arr._geometry
 
@@ -182,13 +175,15 @@ def asarray_of(
         return arr._compress(piece)
 
     # chunks are compressed a few at a time on the threads (each chunk's blocks then on
-    # one thread: long codec calls, few GIL handoffs) and appended in order
+    # one thread: long codec calls, few GIL handoffs) and put in place in a few commits
     nthreads = arr.schunk.cparams.nthreads
     coords = list(itertools.product(*[range(g) for g in geo.grid]))
     step = 2 * nthreads
+    writer = ChunkWriter(arr)
     for i in range(0, len(coords), step):
-        for chunk in run_parallel(compressed, coords[i : i + step], nthreads):
-            arr.schunk.append_chunk(chunk)
+        for n, chunk in enumerate(run_parallel(compressed, coords[i : i + step], nthreads), i):
+            writer.put(n, chunk)
+    writer.flush()
     return arr
 
 

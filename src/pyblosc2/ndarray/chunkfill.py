@@ -11,12 +11,19 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..chunk.special import make_special_chunk
-from ..constants import SpecialValue
 from .core import ArrayCore
 from .reader import read_box
 
-__all__ = ["WHOLE_READ_MAX", "Region", "chunk_regions", "fill_flat", "fill_regions", "reader_of"]
+__all__ = [
+    "BATCH_BYTES",
+    "WHOLE_READ_MAX",
+    "ChunkWriter",
+    "Region",
+    "chunk_regions",
+    "fill_flat",
+    "fill_regions",
+    "reader_of",
+]
 
 #: sources up to this many bytes are read whole once instead of region by region (reading a
 #: region decodes every source chunk it overlaps; python-blosc2 uses the same 16 MB bound)
@@ -62,9 +69,45 @@ def reader_of(src: Any) -> Callable[[Region], Any]:
     return lambda region: src[region] if region else src[()]
 
 
+#: compressed bytes a builder gathers before it commits them (most arrays: one commit)
+BATCH_BYTES = 1 << 26
+
+
+class ChunkWriter:
+    """The chunks of a new array (created with zero chunks, :func:`.build.new_array`) put in
+    place in a few commits, each a valid array: a builder killed midway leaves an array that
+    opens, its unwritten chunks zero.
+
+    >>> from .constructors import _new
+    >>> a = _new((4,), "i2", (2,), (2,), {})
+    >>> w = ChunkWriter(a); w.put(1, a._compress(np.array([5, 6], "i2"))); w.flush()
+    >>> a[...]
+    array([0, 0, 5, 6], dtype=int16)
+    """
+
+    def __init__(self, arr: ArrayCore, batch: int = BATCH_BYTES) -> None:
+        self.arr, self.batch = arr, batch
+        self.new: dict[int, bytes] = {}
+        self.size = 0
+
+    def put(self, n: int, chunk: bytes) -> None:
+        """Chunk ``n`` becomes ``chunk`` (committed with the next batch)."""
+        self.new[n] = chunk
+        self.size += len(chunk)
+        if self.size >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the chunks put so far."""
+        if self.new:
+            schunk = self.arr.schunk
+            schunk.set_chunks([self.new.get(k, k) for k in range(schunk.nchunks)])
+            self.new, self.size = {}, 0
+
+
 def fill_regions(arr: A, piece_of: Callable[[Region], Any]) -> A:
-    """Append to the empty ``arr`` one chunk per region, ``piece_of(region)`` giving its items
-    (anything broadcastable to the region's shape). All-zero chunks are stored as special
+    """Fill the new ``arr`` (zero chunks) one chunk per region, ``piece_of(region)`` giving
+    its items (anything broadcastable to the region's shape); all-zero chunks stay special
     zero chunks. Returns ``arr``.
 
     >>> from .constructors import _new
@@ -74,30 +117,24 @@ def fill_regions(arr: A, piece_of: Callable[[Region], Any]) -> A:
            [0, 0, 0, 0],
            [2, 2, 2, 2]], dtype=int32)
     """
-    if arr.schunk.nchunks:
-        raise ValueError("fill_regions needs an array without chunks")
     if not arr.ndim:
-        arr.schunk.append_chunk(arr._compress(np.asarray(piece_of(()), arr.dtype).reshape(())))
+        value = np.asarray(piece_of(()), arr.dtype).reshape(())
+        arr.schunk.update_chunk(0, arr._compress(value))
         return arr
     if arr.size == 0:
         return arr
-    zero = make_special_chunk(
-        SpecialValue.ZERO,
-        arr.schunk.chunksize,
-        arr.schunk.typesize,
-        blocksize=arr.schunk.cparams.blocksize,
-    )
-    for region in chunk_regions(arr.shape, arr.chunks):
+    writer = ChunkWriter(arr)
+    for n, region in enumerate(chunk_regions(arr.shape, arr.chunks)):
         shape = tuple(r.stop - r.start for r in region)
         piece = np.ascontiguousarray(
             np.broadcast_to(np.asarray(piece_of(region), arr.dtype), shape)
         )
         if not piece.reshape(-1).view(np.uint8).any():
-            arr.schunk.append_chunk(zero)
-            continue
+            continue  # a zero chunk already
         ext = np.zeros(arr._geometry.ext, arr.dtype)
-        ext[tuple(slice(0, n) for n in shape)] = piece
-        arr.schunk.append_chunk(arr._compress(ext))
+        ext[tuple(slice(0, k) for k in shape)] = piece
+        writer.put(n, arr._compress(ext))
+    writer.flush()
     return arr
 
 

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, DTypeLike
 from .._bytes import BufferLike
 from ..constants import SpecialValue
 from ..schunk import SChunk
-from .build import asarray_of, copy_of, empty_of, fill_special, new_array
+from .build import asarray_of, copy_of, empty_of, new_array
 from .geometry import ShapeLike
 from .ndarray import NDArray
 
@@ -35,8 +35,8 @@ def _new(
     blocks: ShapeLike | None,
     kwargs: dict[str, Any],
 ) -> NDArray:
-    """A new NDArray without chunks (:func:`.build.new_array`), for the constructors that
-    fill it themselves."""
+    """A new NDArray of zero chunks (:func:`.build.new_array`), for the constructors that
+    fill it themselves (:mod:`.chunkfill`)."""
     return new_array(NDArray, shape, dtype, chunks, blocks, kwargs)
 
 
@@ -93,10 +93,9 @@ def full(
     dtype('<U2')
     """
     dtype = np.asarray(fill_value).dtype if dtype is None else dtype
-    arr = _new(shape, dtype, chunks, blocks, kwargs)
-    if np.asarray(fill_value, arr.dtype).tobytes() == bytes(arr.dtype.itemsize):
-        return fill_special(arr, SpecialValue.ZERO)
-    return fill_special(arr, SpecialValue.VALUE, fill_value)
+    zero = np.asarray(fill_value, dtype).tobytes() == bytes(np.dtype(dtype).itemsize)
+    kind = SpecialValue.ZERO if zero else SpecialValue.VALUE
+    return new_array(NDArray, shape, dtype, chunks, blocks, kwargs, kind, fill_value)
 
 
 def ones(

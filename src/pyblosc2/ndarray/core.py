@@ -27,24 +27,31 @@ __all__ = ["ArrayCore"]
 class ArrayCore:
     """A super-chunk read as an N-d array through its ``b2nd`` metalayer.
 
-    The geometry is one immutable object (``_geometry``), replaced whole when the shape
-    changes; the properties read it.
+    The geometry is one immutable object, derived from the metalayer and derived again
+    whenever this handle's view of the frame changes (its own commits, and what another
+    handle wrote, re-read when a hold of the frame begins): code that takes ``_geometry``
+    once sees one shape, grid and padding, the old or the new, never a mix. An
+    ``expand_dims`` view keeps its added length-1 axes (``_axes``) over the stored shape.
     """
 
     schunk: SChunk
-    _geometry: Geometry
+    #: the length-1 axes this handle adds to the stored array (an ``expand_dims`` view)
+    _axes: tuple[int, ...] = ()
+    #: (the frame version the geometry was derived at, the geometry)
+    _state: tuple[int, Geometry]
 
     def __init__(
-        self, schunk: SChunk, meta: B2NDMeta | None = None, *, _validate: bool = True
+        self,
+        schunk: SChunk,
+        meta: B2NDMeta | None = None,
+        *,
+        _validate: bool = True,
+        _axes: tuple[int, ...] = (),
     ) -> None:
-        if meta is None:
-            raw = dict(schunk.header.metalayers).get("b2nd")
-            if raw is None:
-                raise FormatError("frame", "metalayers", None, "a 'b2nd' metalayer", "none")
-            meta = B2NDMeta.from_bytes(raw, schunk.typesize)
-        geo = Geometry.from_meta(meta)
+        geo = Geometry.from_meta(_stored_meta(schunk) if meta is None else meta)
         self.schunk = schunk
-        self._geometry = geo
+        self._axes = _axes
+        self._state = (schunk._frame.version, geo)
         if _validate and all(geo.shape) and schunk.nchunks != geo.nchunks:
             raise FormatError(
                 "b2nd array", "nchunks", None, f"{geo.nchunks} (from the shape)", schunk.nchunks
@@ -57,6 +64,47 @@ class ArrayCore:
                 f"{geo.chunk_nbytes} (padded chunk * itemsize)",
                 schunk.chunksize,
             )
+
+    @property
+    def _geometry(self) -> Geometry:
+        """The geometry as this handle's view of the frame says now (see the class doc)."""
+        version, geo = self._state
+        now = self.schunk._frame.version  # read before the header it derives from
+        if now != version:
+            geo = self._derive(geo)
+            self._state = (now, geo)
+        return geo
+
+    def _derive(self, current: Geometry) -> Geometry:
+        """The geometry of the stored ``b2nd`` metalayer (with this view's added axes). Only
+        the shape may change under a handle, as in python-blosc2: another partition, ndim or
+        dtype (the file replaced by another array) is a :class:`FormatError`."""
+        stored = Geometry.from_meta(_stored_meta(self.schunk))
+        shape, chunks, blocks = list(stored.shape), list(stored.chunks), list(stored.blocks)
+        for axis in self._axes:
+            for part in (shape, chunks, blocks):
+                part.insert(axis, 1)
+        geo = Geometry(tuple(shape), tuple(chunks), tuple(blocks), stored.dtype)
+        was = (current.ndim, current.chunks, current.blocks, current.dtype)
+        if (geo.ndim, geo.chunks, geo.blocks, geo.dtype) != was:
+            raise FormatError(
+                "b2nd array",
+                "chunks/blocks/dtype",
+                None,
+                f"ndim, chunks, blocks and dtype {was} (another handle may change the shape only)",
+                (geo.ndim, geo.chunks, geo.blocks, geo.dtype),
+            )
+        return geo
+
+    def _stored_geometry(self, geo: Geometry) -> Geometry:
+        """``geo`` without this view's added axes: what the ``b2nd`` metalayer stores."""
+        keep = [d for d in range(geo.ndim) if d not in self._axes]
+        return Geometry(
+            tuple(geo.shape[d] for d in keep),
+            tuple(geo.chunks[d] for d in keep),
+            tuple(geo.blocks[d] for d in keep),
+            geo.dtype,
+        )
 
     if TYPE_CHECKING:  # item access: provided by NDArray (basic keys; advanced in fancy.py)
 
@@ -165,10 +213,19 @@ class ArrayCore:
 
     # -- boxes ----------------------------------------------------------------------------
     def _chunks_in(
-        self, lo: tuple[int, ...], hi: tuple[int, ...]
+        self, lo: tuple[int, ...], hi: tuple[int, ...], geo: Geometry | None = None
     ) -> Iterator[tuple[tuple[int, ...], int]]:
-        """The coordinates and flat index of every chunk the box ``[lo, hi)`` touches."""
-        geo = self._geometry
+        """The coordinates and flat index of every chunk the box ``[lo, hi)`` touches (in
+        ``geo``'s chunk grid, by default this array's)."""
+        geo = self._geometry if geo is None else geo
         ranges = [range(a // c, -(-b // c)) for a, b, c in zip(lo, hi, geo.chunks, strict=True)]
         for coords in itertools.product(*ranges):
             yield coords, int(np.ravel_multi_index(coords, geo.grid)) if geo.ndim else 0
+
+
+def _stored_meta(schunk: SChunk) -> B2NDMeta:
+    """The ``b2nd`` metalayer of ``schunk`` as its frame holds it."""
+    raw = dict(schunk.header.metalayers).get("b2nd")
+    if raw is None:
+        raise FormatError("frame", "metalayers", None, "a 'b2nd' metalayer", "none")
+    return B2NDMeta.from_bytes(raw, schunk.typesize)

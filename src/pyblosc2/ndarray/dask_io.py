@@ -7,6 +7,13 @@ lock, from threads, processes or cluster workers alike; when all are written, on
 writes the index object that makes them live (until then the array reads as zeros, as
 created). The result is an ordinary sparse ``.b2nd`` that python-blosc2 opens.
 
+A kill at any moment leaves a directory that opens: a new array is created whole (zero
+chunks) before any task runs; over an existing sparse frame (``mode="w"``) the new array's
+header is made in a directory beside it, the tasks write their objects under ids no live
+chunk uses, and the one commit replaces the index object, so the old content stays live
+until then (objects of a killed run are left unreferenced; the next change may reuse their
+ids).
+
 Reading needs nothing here: ``dask.array.from_array(nd, chunks=nd.chunks)`` works on any
 NDArray, local or remote, because a pickled NDArray reopens its file or URL in each process.
 
@@ -15,17 +22,22 @@ dask is imported when :func:`from_dask` runs, never by ``import pyblosc2``.
 
 from __future__ import annotations
 
-import math
+import os
+import uuid
 from typing import Any
 
 import numpy as np
 
+from ..backends.base import ObjectStore
 from ..chunk.header import ChunkHeader
+from ..errors import FormatError
 from ..frame.edit import special_kind
+from ..frame.frame import Frame
 from ..frame.index import SPECIAL_OFFSET_OF
-from ..frame.sparse import chunk_name
+from ..frame.location import is_url, local_path, open_frame, remove_urlpath
+from ..frame.sparse import chunk_name, next_chunk_id
 from ..storage import Storage
-from .constructors import empty
+from .constructors import empty, open
 from .ndarray import NDArray
 
 __all__ = ["from_dask"]
@@ -81,55 +93,103 @@ def from_dask(
     chunks = tuple(int(c) for c in chunks)
     if regular != chunks:
         darr = darr.rechunk(chunks)
-    nd = empty(
-        darr.shape,
-        darr.dtype,
-        chunks=chunks,
-        blocks=blocks,
-        urlpath=urlpath,
-        contiguous=False,
-        mode=mode,
-        **kwargs,
-    )
-    if darr.size == 0 or not darr.ndim:
-        if darr.size:
-            nd[()] = np.asarray(darr.compute())
+    target = _existing_sparse(urlpath) if mode == "w" else None
+    if target is None:
+        nd = empty(
+            darr.shape,
+            darr.dtype,
+            chunks=chunks,
+            blocks=blocks,
+            urlpath=urlpath,
+            contiguous=False,
+            mode=mode,
+            **kwargs,
+        )
+        frame, base, template = nd.schunk._frame, 0, None
+    else:  # the new header made beside; the old content stays live until the commit
+        frame, template = target, f"{urlpath}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
+        nd = empty(
+            darr.shape,
+            darr.dtype,
+            chunks=chunks,
+            blocks=blocks,
+            urlpath=template,
+            contiguous=False,
+            mode="w",
+            **kwargs,
+        )
+        base = next_chunk_id(target.offsets)
+    assert frame.directory is not None
+    try:
+        if darr.size == 0:
+            entries = np.empty(0, np.int64)
+        elif not darr.ndim:
+            value = np.asarray(darr.compute(), nd.dtype).reshape(())
+            entries = np.array([_put_chunk(value, nd, 0, frame.directory, base)], np.int64)
+        else:
+            grid = nd._geometry.grid
+            one = (1,) * darr.ndim
+            meta = np.empty((0,) * darr.ndim, np.int64)
+            written = darr.map_blocks(
+                _write_chunk, nd, grid, frame.directory, base, dtype=np.int64, chunks=one, meta=meta
+            )
+            (entries,) = dask.compute(written)
+        _commit(frame, nd, np.asarray(entries, np.int64).reshape(-1))
+    finally:
+        if template is not None:
+            nd.schunk._frame.close()
+            remove_urlpath(template)
+    if target is None:
         return nd
-    grid = nd._geometry.grid
-    one = (1,) * darr.ndim
-    meta = np.empty((0,) * darr.ndim, np.int64)
-    written = darr.map_blocks(_write_chunk, nd, grid, dtype=np.int64, chunks=one, meta=meta)
-    (offsets,) = dask.compute(written)
-    _commit(nd, np.asarray(offsets, np.int64).reshape(-1), math.prod(grid))
-    return nd
+    frame.close()
+    locking = {k: kwargs[k] for k in ("locking",) if k in kwargs}
+    return open(urlpath, mode="a", **locking)  # type: ignore[return-value]
+
+
+def _existing_sparse(urlpath: str) -> Frame | None:
+    """The sparse frame at the local ``urlpath``, or None when there is none (then a new one
+    is created in its place; a file or a directory that does not open is removed first)."""
+    path = local_path(urlpath)
+    if is_url(urlpath) or not os.path.isdir(path):
+        return None
+    try:
+        return open_frame(path, Storage(urlpath=path, mode="a"))
+    except (FormatError, FileNotFoundError):
+        return None
 
 
 def _write_chunk(
-    block: np.ndarray, nd: NDArray, grid: tuple[int, ...], block_info: Any = None
+    block: np.ndarray,
+    nd: NDArray,
+    grid: tuple[int, ...],
+    directory: ObjectStore,
+    base: int,
+    block_info: Any = None,
 ) -> np.ndarray:
-    """A dask task: compress ``block`` as its chunk and write that chunk's object. Returns
-    the chunk's index entry (its chunk id, or the offset of a special value)."""
-    coords = block_info[0]["chunk-location"]
-    n = int(np.ravel_multi_index(coords, grid))
+    """A dask task: the chunk of ``block`` written (:func:`_put_chunk`); returns its index
+    entry as a one-item block."""
+    n = int(np.ravel_multi_index(block_info[0]["chunk-location"], grid))
+    return np.full((1,) * block.ndim, _put_chunk(block, nd, n, directory, base), np.int64)
+
+
+def _put_chunk(block: np.ndarray, nd: NDArray, n: int, directory: ObjectStore, base: int) -> int:
+    """Compress ``block`` as chunk ``n`` of ``nd`` and write its object (id ``base + n``);
+    returns its index entry (its chunk id, or the offset of a special value)."""
     full = np.zeros(nd._geometry.ext, nd.dtype)
     full[tuple(slice(0, s) for s in block.shape)] = block
     chunk = nd._compress(full)
     kind = special_kind(ChunkHeader.from_bytes(chunk))
     if kind is not None:
-        offset = int(SPECIAL_OFFSET_OF[kind])
-    else:
-        directory = nd.schunk._frame.directory
-        assert directory is not None
-        directory.write_object(chunk_name(n), chunk)
-        offset = n
-    return np.full((1,) * block.ndim, offset, np.int64)
+        return int(SPECIAL_OFFSET_OF[kind])
+    directory.write_object(chunk_name(base + n), chunk)
+    return base + n
 
 
-def _commit(nd: NDArray, entries: np.ndarray, nchunks: int) -> None:
-    """Make the written chunk objects live: one atomic replacement of the index object."""
-    offsets = np.empty(nchunks, np.int64)
-    offsets[:] = entries  # C order of the chunk grid, as dask's blocks were laid out
-    frame = nd.schunk._frame
+def _commit(frame: Frame, nd: NDArray, offsets: np.ndarray) -> None:
+    """Make the written chunk objects live: one atomic replacement of the index object of
+    ``frame``, with ``nd``'s header and vlmeta (the array made for them: ``frame``'s own, or
+    one made beside it); the objects only the old index used are removed after."""
+    made = nd.schunk._frame
     with frame.writing():
         # the frame's one commit path, with every object already in place
-        frame._commit(frame.header, offsets, frame.trailer, None, None)
+        frame._commit(made.header, offsets, made.trailer, None, None)

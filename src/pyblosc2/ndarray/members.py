@@ -23,6 +23,7 @@ from ..schunk import format_nbytes
 from .build import asarray_of, empty_of
 from .core import ArrayCore
 from .fancy import OIndex, gather_flat, take_numpy
+from .geometry import Geometry
 from .keys import detect_aligned_chunks, process_key
 
 __all__ = ["NDArrayMembers", "NDField"]
@@ -78,9 +79,10 @@ class NDField:
         return out[()] if out.ndim == 0 else out
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        data = np.asarray(self.ndarr[key])
-        data[self.name] = value
-        self.ndarr[key] = data
+        with self.ndarr.schunk.holding_lock():  # the other fields are read under the same hold
+            data = np.asarray(self.ndarr[key])
+            data[self.name] = value
+            self.ndarr[key] = data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self[...]
@@ -119,6 +121,13 @@ class NDArrayMembers(ArrayCore):
     if TYPE_CHECKING:  # provided by NDArray
 
         def resize(self, newshape: tuple[int, ...]) -> None: ...
+        def _resized(
+            self, old: Geometry, newshape: tuple[int, ...]
+        ) -> tuple[list[int | bytes], Geometry]: ...
+        def _place_box(
+            self, geo: Geometry, refs: list[int | bytes], lo: tuple[int, ...], value: np.ndarray
+        ) -> bool: ...
+        def _commit_shape(self, refs: list[int | bytes], geo: Geometry) -> None: ...
 
     # -- parameters and geometry ----------------------------------------------------------
     @property
@@ -374,8 +383,13 @@ class NDArrayMembers(ArrayCore):
         if isinstance(values, ArrayCore):
             values = values[()]
         new = np.asarray(values, dtype=self.dtype).reshape(-1)
-        n = self.shape[0]
-        if new.size:
-            self.resize((n + new.size,))
-            self[n:] = new
+        if not new.size:
+            return self.shape[0]
+        self.schunk._check_writable()
+        with self.schunk.holding_lock():  # the length is read under the lock of the commit
+            old = self._geometry
+            n = old.shape[0]
+            refs, geo = self._resized(old, (n + new.size,))
+            self._place_box(geo, refs, (n,), new)  # growth and items: one commit
+            self._commit_shape(refs, geo)
         return self.shape[0]

@@ -9,6 +9,7 @@ writes recompress only the chunks they touch.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Iterator
 from dataclasses import astuple, dataclass
@@ -16,12 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from ..chunk.decode import ChunkReader
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import ParamError
+from .blocklayout import buffer_to_chunk
 from .build import copy_of
 from .fancy import getitem, setitem
-from .geometry import ShapeLike
+from .geometry import Geometry, ShapeLike
 from .indexing import is_basic_key, is_int_key, normalize_key, selection_box
 from .members import NDArrayMembers
 from .operators import NDArrayOperators
@@ -74,12 +77,22 @@ class NDArray(NDArrayMembers, NDArrayOperators):
 
     def _write_box(self, lo: tuple[int, ...], value: np.ndarray) -> None:
         geo = self._geometry
-        hi = tuple(a + s for a, s in zip(lo, value.shape, strict=True))
         if not geo.ndim:
             self.schunk.update_chunk(0, self._compress(value.reshape(())))
             return
-        new: dict[int, bytes] = {}
-        for coords, n in self._chunks_in(lo, hi):
+        refs: list[int | bytes] = list(range(self.schunk.nchunks))
+        if self._place_box(geo, refs, lo, value):  # one commit: all or none of the write
+            self.schunk.set_chunks(refs)
+
+    def _place_box(
+        self, geo: Geometry, refs: list[int | bytes], lo: tuple[int, ...], value: np.ndarray
+    ) -> bool:
+        """Put ``value`` at ``lo`` into the chunk list ``refs`` of an array of geometry
+        ``geo`` (a kept chunk ``k`` is read, a new chunk's bytes decoded, and the result
+        compressed in its place); returns whether any chunk changed."""
+        hi = tuple(a + s for a, s in zip(lo, value.shape, strict=True))
+        changed = False
+        for coords, n in self._chunks_in(lo, hi, geo):
             origin = [c * s for c, s in zip(coords, geo.chunks, strict=True)]
             valid = [min(c, s - o) for c, s, o in zip(geo.chunks, geo.shape, origin, strict=True)]
             src, dst, full = [], [], True
@@ -88,17 +101,28 @@ class NDArray(NDArrayMembers, NDArrayOperators):
                 dst.append(slice(s0 - o, s1 - o))
                 src.append(slice(s0 - a, s1 - a))
                 full &= s0 == o and s1 == o + v
-            arr = np.zeros(geo.ext, geo.dtype) if full else self._chunk_array(n).copy()
+            arr = np.zeros(geo.ext, geo.dtype) if full else self._ref_array(refs[n], geo)
             arr[tuple(dst)] = value[tuple(src)]
-            new[n] = self._compress(arr)
-        if new:  # one commit, so a crash leaves all or none of the write
-            self.schunk.set_chunks([new.get(k, k) for k in range(self.schunk.nchunks)])
+            refs[n] = self._compress(arr)
+            changed = True
+        return changed
+
+    def _ref_array(self, ref: int | bytes, geo: Geometry) -> np.ndarray:
+        """A writable ``ext``-shaped copy of chunk ``ref`` (stored chunk k, or new bytes)."""
+        if isinstance(ref, int):
+            return self._chunk_array(ref).copy()
+        raw = np.frombuffer(ChunkReader.open(ref).decode_bytes(), geo.dtype)
+        return buffer_to_chunk(raw, geo.ext, geo.blocks).copy()
 
     # -- indexing -------------------------------------------------------------------------
     def _normalize(self, key: Any) -> tuple[list[range], list[int]]:
         return normalize_key(key, self.shape)
 
     def __getitem__(self, key: Any) -> np.ndarray:
+        with self.schunk._frame.reading():  # the shape and the chunks read: one view
+            return self._getitem(key)
+
+    def _getitem(self, key: Any) -> np.ndarray:
         if type(key) is tuple and len(key) == self.ndim and all(map(is_int_key, key)):
             point = read_point(self, key)  # one item: the short path
             if point is not None:
@@ -115,6 +139,16 @@ class NDArray(NDArrayMembers, NDArrayOperators):
         return out[picks]
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        """Write ``value`` at ``key``: the key is read against the current shape (another
+        handle's resize is followed first, as python-blosc2 does), and the chunks it touches
+        are read, changed and committed inside one write hold of the frame (with locking:
+        one exclusive lock), so concurrent writers of other items lose nothing."""
+        self.schunk._check_writable()
+        self.schunk._frame.follow()
+        with self.schunk.holding_lock():
+            self._setitem(key, value)
+
+    def _setitem(self, key: Any, value: Any) -> None:
         if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
             if isinstance(key, str):  # a field of a structured dtype
                 self.fields[key][...] = value
@@ -183,20 +217,69 @@ class NDArray(NDArrayMembers, NDArrayOperators):
             coords = tuple(int(c) for c in np.unravel_index(info.nchunk, grid)) if grid else ()
             yield ChunkInfoNDArray(info.nchunk, coords, *astuple(info)[1:])
 
+    # -- shared with other handles ---------------------------------------------------------
+    @property
+    def locking(self) -> bool:
+        """Whether this handle uses C-Blosc2's cross-process frame lock."""
+        return self.schunk.locking
+
+    @contextlib.contextmanager
+    def holding_lock(self) -> Iterator[NDArray]:
+        """Hold the frame for several operations at once (with locking: the exclusive lock,
+        re-entrant, shared with ``schunk.holding_lock()``); the shape is current inside, so a
+        ``resize`` decided from it keeps what other handles wrote.
+
+        >>> from pyblosc2 import zeros
+        >>> a = zeros(4, np.int64)
+        >>> with a.holding_lock():
+        ...     a[0] = a[0] + 1
+        >>> int(a[0])
+        1
+        """
+        with self.schunk.holding_lock():
+            yield self
+
+    def refresh(self) -> bool:
+        """Re-read the frame and the shape (after another handle resized or wrote); returns
+        whether anything changed (always False in memory), as python-blosc2's does. Another
+        handle may change the shape only: a new partition or dtype is a ``FormatError``.
+
+        >>> from pyblosc2 import zeros
+        >>> zeros(4).refresh()
+        False
+        """
+        changed = self.schunk.refresh()
+        self._geometry  # noqa: B018 - derived now: a changed partition raises here
+        return changed
+
     def resize(self, newshape: tuple[int, ...]) -> None:
         """Change the shape (same number of dimensions); new items are zero.
 
-        The ``b2nd`` metalayer is updated in place (its length does not depend on the shape)
-        and the chunk grid is rebuilt: kept chunks are reused, edge chunks whose valid extent
-        changes are rewritten with their data beyond the valid part zeroed, new chunks are
-        special zero chunks.
+        The chunk grid is rebuilt and committed together with the new ``b2nd`` metalayer:
+        kept chunks are reused, edge chunks whose valid extent changes are rewritten with
+        their data beyond the valid part zeroed, new chunks are special zero chunks. The
+        shape it starts from is read in the same write hold (with locking, under the
+        exclusive lock). An ``expand_dims`` view keeps its added axes at length 1.
         """
         newshape = tuple(int(n) for n in newshape)
-        old = self._geometry
+        self.schunk._check_writable()
+        with self.schunk.holding_lock():
+            old = self._geometry
+            refs, geo = self._resized(old, newshape)
+            self._commit_shape(refs, geo)
+
+    def _resized(
+        self, old: Geometry, newshape: tuple[int, ...]
+    ) -> tuple[list[int | bytes], Geometry]:
+        """The chunk list and geometry of this array resized to ``newshape``."""
         if len(newshape) != old.ndim or any(n < 0 for n in newshape):
             raise ParamError(f"newshape must have {old.ndim} non-negative entries, got {newshape}")
         if all(newshape) and not all(old.chunks):
             raise ParamError(f"an array with chunks {old.chunks} cannot grow to {newshape}")
+        if any(newshape[d] != 1 for d in self._axes):
+            raise ParamError(
+                f"an expand_dims view keeps its added axes {self._axes} at length 1, got {newshape}"
+            )
         geo = old.resized(newshape)
         zero = make_special_chunk(
             SpecialValue.ZERO,
@@ -222,5 +305,10 @@ class NDArray(NDArrayMembers, NDArrayOperators):
             region = tuple(slice(0, kp) for kp in keep)
             arr[region] = self._chunk_array(n)[region]
             refs.append(self._compress(arr))
-        self.schunk.set_chunks(refs, meta={"b2nd": geo.to_meta().to_bytes()})
-        self._geometry = geo  # one assignment: the new shape, grid and metalayer together
+        return refs, geo
+
+    def _commit_shape(self, refs: list[int | bytes], geo: Geometry) -> None:
+        """Commit the chunk list ``refs`` with the ``b2nd`` metalayer of ``geo`` (as stored:
+        without a view's added axes); the geometry follows the commit."""
+        stored = self._stored_geometry(geo).to_meta().to_bytes()
+        self.schunk.set_chunks(refs, meta={"b2nd": stored})

@@ -200,7 +200,11 @@ def expand_dims(array: NDArray, axis: int | tuple[int, ...] = 0) -> NDArray:
     meta = replace(
         array._geometry.to_meta(), shape=tuple(shape), chunks=tuple(chunks), blocks=tuple(blocks)
     )
-    view = NDArray(array.schunk, meta, _validate=False)
+    added = [d in array._axes for d in range(array.ndim)]  # the axes the stored array lacks
+    for a in norm:
+        added.insert(a, True)
+    axes = tuple(d for d, a in enumerate(added) if a)
+    view = NDArray(array.schunk, meta, _validate=False, _axes=axes)
     base = getattr(array, "_base", None)
     view._base = array if base is None else base  # type: ignore[attr-defined]
     return view

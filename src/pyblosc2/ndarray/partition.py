@@ -80,6 +80,8 @@ def default_chunks_blocks(
     An explicit choice is honoured exactly."""
     if any(s == 0 for s in shape):
         z = chunks or tuple(s for s in shape)  # explicit chunks are kept: the array can grow
+        if blocks is None and all(z):  # then blocks as for those chunks, as python-blosc2
+            blocks = _fit(z, itemsize, BLOCK_TARGET, z)
         return z, tuple(0 if s == 0 else 1 for s in shape) if blocks is None else blocks
     if chunks is None:
         chunks = _fit(shape, itemsize, CHUNK_TARGET)
