@@ -46,6 +46,8 @@ class Storage:
             raise ParamError(f"urlpath must be a str or path-like, got {self.urlpath!r}")
         if self.contiguous is None:
             self.contiguous = self.urlpath is not None
+        if self.locking and self.urlpath is None:
+            raise ParamError("locking needs a urlpath (a frame in memory has no other handles)")
         if self.mmap_mode is not None:
             if self.mmap_mode not in MMAP_MODES:
                 raise ParamError(
@@ -73,6 +75,13 @@ class Storage:
                 "pass either storage or individual storage arguments, not both"
             )
         if isinstance(storage, dict):
+            unknown = sorted(set(storage) - set(cls.__dataclass_fields__))
+            if unknown:
+                raise ParamError(
+                    f"storage has no field {unknown[0]!r} (a Storage takes "
+                    f"{', '.join(cls.__dataclass_fields__)}; cparams and dparams are arguments "
+                    "of their own)"
+                )
             return cls(**storage)
         if isinstance(storage, Storage):
             return storage

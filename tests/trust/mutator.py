@@ -1,11 +1,16 @@
 """A deterministic sequence of mutations of a frame, and the model of what it stores.
 
-Run as a child process by the kill tests (``python mutator.py PATH SEED NOPS LOG [KILL]``):
-it applies the operations to the frame at PATH, appending the index of each operation that
-returned to LOG. With ``KILL = "OP:N"`` the process SIGKILLs itself at the N-th write,
-truncate or sync call of operation OP (after writing the first half of a write, rounded down
-to whole 512-byte sectors: a torn write as a power loss leaves it), so a test can stop it at
-every write call of every operation.
+Run as a child process by the kill tests (``python mutator.py PATH SEED NOPS LOG [KILL]
+[create]``): it applies the operations to the frame at PATH, appending the index of each
+operation that returned to LOG. With ``KILL = "OP:N"`` the process SIGKILLs itself at the
+N-th write, truncate or sync call of operation OP (after writing the first half of a write,
+rounded down to whole 512-byte sectors: a torn write as a power loss leaves it), so a test
+can stop it at every write call of every operation. With ``create`` the child creates the
+frame itself first (operation -1, logged as ``c``): a kill then may land in the creation.
+
+The frames carry a small metalayer ``m`` (its changes rewrite the first sector of the header
+in place) and a large one ``big`` (``BIG`` bytes: a change reaches past the first sector, so
+it replaces the whole file, frame/commit.py).
 """
 
 from __future__ import annotations
@@ -20,7 +25,13 @@ import numpy as np
 
 ITEMS = 2000  # int32 items per chunk
 SECTOR = 512  # writes tear at sector boundaries (kills: at page boundaries, coarser)
-KINDS = ("append", "append", "insert", "update", "delete", "vlmeta", "meta", "reorder")
+KINDS = ("append", "append", "insert", "update", "delete", "vlmeta", "meta", "reorder", "bigmeta")
+BIG = 3000  # bytes of the large metalayer
+
+
+def big_content(v: int) -> bytes:
+    """The large metalayer's content after a ``bigmeta`` operation with argument ``v``."""
+    return np.random.default_rng(v).integers(0, 256, BIG, dtype=np.uint8).tobytes()
 
 
 def payload(v: int) -> np.ndarray:
@@ -40,9 +51,10 @@ class Model:
     chunks: list[int] = field(default_factory=list)
     vlmeta: dict[str, int] = field(default_factory=dict)
     meta: bytes = bytes(8)
+    big: bytes = bytes(BIG)
 
     def copy(self) -> Model:
-        return Model(list(self.chunks), dict(self.vlmeta), self.meta)
+        return Model(list(self.chunks), dict(self.vlmeta), self.meta, self.big)
 
 
 def apply(kind: str, arg: int, model: Model, s: Any = None) -> None:
@@ -78,6 +90,10 @@ def apply(kind: str, arg: int, model: Model, s: Any = None) -> None:
         model.meta = arg.to_bytes(8, "little")
         if s is not None:
             s.meta["m"] = model.meta
+    elif kind == "bigmeta":
+        model.big = big_content(arg)
+        if s is not None:
+            s.meta["big"] = model.big
     elif kind == "reorder":
         order = np.random.default_rng(arg).permutation(n).tolist()
         model.chunks = [model.chunks[k] for k in order]
@@ -98,6 +114,8 @@ def states(seed: int, nops: int) -> list[Model]:
 def matches(s: Any, m: Model) -> bool:
     """Whether the SChunk ``s`` holds exactly the model's content."""
     if s.nchunks != len(m.chunks) or bytes(s.meta["m"]) != m.meta:
+        return False
+    if bytes(s.meta["big"]) != m.big:
         return False
     if dict(s.vlmeta.getall()) != m.vlmeta:
         return False
@@ -120,7 +138,7 @@ def create(path: str) -> Any:
         urlpath=path,
         contiguous=contiguous,
         mode="w",
-        meta={"m": bytes(8)},
+        meta={"m": bytes(8), "big": bytes(BIG)},
         cparams={"typesize": 4, "codec": pb.Codec.LZ4, "nthreads": 1},
         fingerprint=contiguous,
     )
@@ -206,10 +224,17 @@ def main(argv: list[str]) -> None:
     import pyblosc2 as pb
 
     path, seed, nops, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
-    current = [-1]
-    if len(argv) > 4:
+    current = [-2]
+    if len(argv) > 4 and argv[4] != "-":
         op, nth = (int(x) for x in argv[4].split(":"))
         _arm(op, nth, current)
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    if argv[5:] == ["create"]:  # the creation is operation -1
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+        current[0] = -1
+        create(path)
+        os.write(fd, b"c\n")
     handle = pb.open(path, mode="a")
     if path.endswith(".b2nd"):
         state = [handle[:]]
@@ -224,9 +249,9 @@ def main(argv: list[str]) -> None:
         def step(kind: str, arg: int) -> None:
             _apply_real(kind, arg, handle)
 
-    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    sys.stdout.write("ready\n")
-    sys.stdout.flush()
+    if argv[5:] != ["create"]:
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
     for i, (kind, arg) in enumerate(ops):
         current[0] = i
         step(kind, arg)

@@ -30,8 +30,22 @@ ENV = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
 
 
 def _logged(log: Path) -> int:
-    """How many operations returned (the log holds their indices)."""
-    return len(log.read_text().split()) if log.exists() else 0
+    """How many operations returned (the log holds their indices, after ``c`` when the child
+    created the frame)."""
+    return len([w for w in log.read_text().split() if w != "c"]) if log.exists() else 0
+
+
+def _created(log: Path) -> bool:
+    return log.exists() and log.read_text().split()[:1] == ["c"]
+
+
+def _check_creation(path: str, seed: int, log: Path, cblosc2=None) -> int:
+    """After a kill of a child that creates the frame: no frame, or one that opens with the
+    content after the operations that returned (none if the creation did not return),
+    fingerprint included. Returns the state found (-1: no frame)."""
+    if not _created(log) and not os.path.exists(path):
+        return -1
+    return _check(path, seed, _logged(log), cblosc2)
 
 
 def _check(path: str, seed: int, done: int, cblosc2=None) -> int:
@@ -81,20 +95,27 @@ def _check_b2nd(path: str, seed: int, done: int, cblosc2=None) -> int:
     raise AssertionError(f"{path}: content matches neither {done} nor {done + 1} operations")
 
 
-def random_kill(path: str, log: Path, seed: int, nops: int, delay: float) -> tuple[int, int]:
-    """Run the mutator on a fresh frame, SIGKILL it ``delay`` seconds after it is ready;
-    returns (operations returned, state found)."""
-    mutator.create(path)
+def random_kill(
+    path: str, log: Path, seed: int, nops: int, delay: float, create: bool = False
+) -> tuple[int, int]:
+    """Run the mutator on a fresh frame (``create``: the child creates it), SIGKILL it
+    ``delay`` seconds after it is ready; returns (operations returned, state found; -1: the
+    creation was killed and left no frame)."""
     log.unlink(missing_ok=True)
+    if create:
+        pb.remove_urlpath(path)
+    else:
+        mutator.create(path)
+    extra = ["-", "create"] if create else []
     child = subprocess.Popen(
-        [*CHILD, path, str(seed), str(nops), str(log)], env=ENV, stdout=subprocess.PIPE
+        [*CHILD, path, str(seed), str(nops), str(log), *extra], env=ENV, stdout=subprocess.PIPE
     )
     assert child.stdout is not None and child.stdout.readline() == b"ready\n"
     time.sleep(delay)
     child.send_signal(signal.SIGKILL)
     child.wait()
     done = _logged(log)
-    return done, _check(path, seed, done)
+    return done, _check_creation(path, seed, log) if create else _check(path, seed, done)
 
 
 NAMES = {"contiguous": "f.b2frame", "sparse": "f.sparse", "b2nd": "f.b2nd"}
@@ -112,14 +133,22 @@ def test_random_kills(tmp_path: Path, seed: int, kind: str, cblosc2) -> None:
 
 
 def _kill_at(tmp_path: Path, name: str, seed: int, op: int, nth: int) -> tuple[bool, int]:
+    """Kill the child at storage call ``nth`` of operation ``op`` (-1: the creation)."""
     path = str(tmp_path / f"k{op}_{nth}_{name}")
-    mutator.create(path)
+    if op >= 0:
+        mutator.create(path)
     log = tmp_path / f"log{op}_{nth}_{name}"
+    extra = ["create"] if op < 0 else []
     r = subprocess.run(
-        [*CHILD, path, str(seed), str(op + 1), str(log), f"{op}:{nth}"], env=ENV, check=False
+        [*CHILD, path, str(seed), str(op + 1), str(log), f"{op}:{nth}", *extra],
+        env=ENV,
+        check=False,
+        stdout=subprocess.DEVNULL,
     )
     killed = r.returncode == -signal.SIGKILL
     assert killed or r.returncode == 0, r.returncode
+    if op < 0:
+        return killed, _check_creation(path, seed, log)
     return killed, _check(path, seed, _logged(log))
 
 
@@ -151,3 +180,28 @@ def test_kill_at_every_write_call(tmp_path: Path, name: str, kind: str, op: int)
         nth += 1
     assert nth >= 2  # the operation made storage calls, each one a kill point
     assert outcomes <= {0, 1}
+
+
+@pytest.mark.parametrize("name", sorted(NAMES.values()))
+def test_kill_at_every_write_call_of_the_creation(tmp_path: Path, name: str) -> None:
+    """Creation is part of the commit: killed at any storage call while the frame is being
+    created (fingerprinted, its first chunks included), the child leaves no frame or the
+    whole new one, which opens empty (a b2nd array as created)."""
+    nth, outcomes = 1, set()
+    while True:
+        killed, reached = _kill_at(tmp_path, name, 1, -1, nth)
+        if not killed:
+            assert reached == 0
+            break
+        outcomes.add(reached)
+        nth += 1
+    assert nth >= 2 and outcomes <= {-1, 0}
+
+
+@pytest.mark.parametrize("kind", sorted(NAMES))
+def test_random_kills_of_a_child_that_creates_the_frame(tmp_path: Path, kind: str) -> None:
+    rng = random.Random(7)
+    path = str(tmp_path / NAMES[kind])
+    for _ in range(4):
+        done, reached = random_kill(path, tmp_path / "log", 3, 50, rng.uniform(0.0, 0.3), True)
+        assert reached in (-1, done, done + 1)

@@ -364,6 +364,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
 
     # -- the metadata interface used by Meta / VLMeta -------------------------------------
     @property
+    @reads
     def metalayers(self) -> tuple[tuple[str, bytes], ...]:
         return self.header.metalayers
 
