@@ -4,6 +4,9 @@ threaded scheduler and with a ``distributed.LocalCluster`` of worker processes."
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +18,7 @@ import pytest
 
 import pyblosc2
 from tests.conftest import _reference
+from tests.trust import dasker
 
 from .conftest import RangeServer
 
@@ -127,3 +131,28 @@ def test_cluster_store_into_locking_ndarray(client: Any, tmp_path: Path) -> None
     nd = pyblosc2.zeros(x.shape, x.dtype, chunks=(50, 100), urlpath=path, locking=True)
     da.store(da.from_array(x, chunks=nd.chunks), nd)  # workers' handles take the frame lock
     np.testing.assert_array_equal(pyblosc2.open(path)[...], x)
+
+
+def test_from_dask_killed_at_every_storage_call_leaves_old_or_new(
+    tmp_path: Path, cblosc2: Any
+) -> None:
+    """``from_dask`` over an existing sparse array, SIGKILLed at each of its storage calls
+    (tests/trust/dasker.py): the directory always opens, in both libraries, with the old
+    array or the new one (tools/kill_campaign.py --kind from_dask: random kills)."""
+    path, log = str(tmp_path / "k.b2nd"), tmp_path / "log"
+    env = {**os.environ, "PYTHONPATH": str(Path(pyblosc2.__file__).parents[1])}
+    nth, outcomes = 1, set()
+    while True:
+        dasker.create(path)
+        log.unlink(missing_ok=True)
+        child = [sys.executable, dasker.__file__, path, "0", "1", str(log), f"0:{nth}"]
+        r = subprocess.run(child, env=env, check=False, stdout=subprocess.DEVNULL)
+        assert r.returncode in (0, -signal.SIGKILL), r.returncode
+        done = len(log.read_text().split()) if log.exists() else 0
+        reached = dasker.matches(path, done, pyblosc2)
+        assert reached is not None and reached == dasker.matches(path, done, cblosc2)
+        outcomes.add(reached)
+        if r.returncode == 0:
+            break
+        nth += 1
+    assert nth >= 5 and outcomes == {-1, 0}

@@ -40,8 +40,11 @@ def payload(v: int) -> np.ndarray:
 
 
 def operations(seed: int, n: int) -> list[tuple[str, int]]:
+    """The operations of a run (``MUTATOR_KINDS="meta,bigmeta"``: only those kinds)."""
     rng = np.random.default_rng(seed)
-    return [(KINDS[int(rng.integers(len(KINDS)))], int(rng.integers(1 << 30))) for _ in range(n)]
+    env = os.environ.get("MUTATOR_KINDS")
+    kinds = tuple(env.split(",")) if env else KINDS
+    return [(kinds[int(rng.integers(len(kinds)))], int(rng.integers(1 << 30))) for _ in range(n)]
 
 
 @dataclass

@@ -96,6 +96,30 @@ CASES: list[tuple[str, Callable[[Path], Any], type[Exception], str]] = [
     ),
     ("a .b2z zip", lambda p: pb.open(str(p / "z.b2z")), pb.FormatError, "zip archive"),
     ("zeros shape -1", lambda p: pb.zeros((-1,)), pb.ParamError, r"shape\[0\] must be"),
+    # keys numpy refuses (issue 25), read and written
+    *(
+        (f"{op} key {name}", fn, err, match)
+        for name, key, err, match in (
+            ("nan", np.nan, IndexError, "index nan: only integers"),
+            ("inf", (0, np.inf), IndexError, "index inf"),
+            ("1.5", 1.5, IndexError, "index 1.5"),
+            ("float array", np.array([0.0, 1.0]), IndexError, "array of floats"),
+            ("step 0", slice(0, 3, 0), pb.ParamError, "step cannot be zero"),
+            ("float bound", slice(0.5, 3), TypeError, "slice start must be an integer"),
+            ("two ellipses", (..., ...), IndexError, "single ellipsis"),
+        )
+        for op, fn in (
+            ("get", lambda p, key=key: pb.zeros((4, 4))[key]),
+            ("set", lambda p, key=key: pb.zeros((4, 4)).__setitem__(key, 1)),
+        )
+    ),
+    (
+        "nested storage dict",
+        lambda p: pb.zeros(3, storage={"urlpath": str(p / "n.b2nd"), "storage": {"mode": "w"}}),
+        pb.ParamError,
+        "storage has no field 'storage'",
+    ),
+    ("locking in memory", lambda p: pb.zeros(3, locking=True), pb.ParamError, "needs a urlpath"),
 ]
 
 
@@ -143,4 +167,14 @@ def test_refused_on_a_file_writes_nothing(tmp_path: Path) -> None:
     ):
         with pytest.raises((pb.Blosc2Error, NotImplementedError)):
             bad()
+    assert path.read_bytes() == before
+
+
+def test_refused_keys_write_nothing_to_an_array_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.b2nd"
+    a = pb.zeros((4, 4), np.int32, urlpath=str(path), mode="w")
+    before = path.read_bytes()
+    for key in (np.nan, 1.5, (0, np.inf), slice(0, 2, 0), (..., ...), slice(None, 2.0)):
+        with pytest.raises(pb.Blosc2Error):
+            a[key] = 1
     assert path.read_bytes() == before

@@ -8,9 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BoundsError
+from ..errors import BoundsError, ParamError, ParamTypeError
 
-__all__ = ["is_basic_key", "is_int_key", "normalize_key", "selection_box"]
+__all__ = ["check_key", "is_basic_key", "is_int_key", "normalize_key", "selection_box"]
+
+_VALID = "only integers, slices, Ellipsis, None and integer or boolean arrays are valid indices"
 
 
 def is_int_key(k: Any) -> bool:
@@ -21,6 +23,42 @@ def is_int_key(k: Any) -> bool:
     (True, True, False, False)
     """
     return isinstance(k, int | np.integer) and not isinstance(k, bool)
+
+
+def check_key(key: Any) -> None:
+    """Refuse, with pyblosc2 errors and before anything is read or written, the keys numpy
+    refuses: float indices (NaN and infinities included: ``BoundsError``, an ``IndexError``
+    as numpy's), slice bounds that are not integers (``ParamTypeError``), a slice step of 0
+    (``ParamError``) and more than one Ellipsis (``BoundsError``).
+
+    >>> check_key((1, slice(None, None, 2), ...))
+    >>> check_key((..., ...))
+    Traceback (most recent call last):
+    ...
+    pyblosc2.errors.BoundsError: an index can only have a single ellipsis ('...')
+    """
+    items = key if isinstance(key, tuple) else (key,)
+    ellipses = 0
+    for k in items:
+        if k is Ellipsis:
+            ellipses += 1
+        elif isinstance(k, slice):
+            for name in ("start", "stop", "step"):
+                v = getattr(k, name)
+                if v is not None and not is_int_key(v):
+                    raise ParamTypeError(f"slice {name} must be an integer or None, got {v!r}")
+            if k.step == 0:
+                raise ParamError(f"slice step cannot be zero (in {k!r})")
+        elif isinstance(k, float | complex | np.floating | np.complexfloating):
+            raise BoundsError(f"index {k!r}: {_VALID}")
+        elif isinstance(k, np.ndarray | list) and len(k):
+            kind = k.dtype.kind if isinstance(k, np.ndarray) else np.asarray(k).dtype.kind
+            if kind in "fc":
+                raise BoundsError(
+                    f"index array of {'floats' if kind == 'f' else 'complex numbers'}: {_VALID}"
+                )
+    if ellipses > 1:
+        raise BoundsError("an index can only have a single ellipsis ('...')")
 
 
 def is_basic_key(key: Any) -> bool:

@@ -25,7 +25,7 @@ from .blocklayout import buffer_to_chunk
 from .build import copy_of
 from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
-from .indexing import is_basic_key, is_int_key, normalize_key, selection_box
+from .indexing import check_key, is_basic_key, is_int_key, normalize_key, selection_box
 from .members import NDArrayMembers
 from .operators import NDArrayOperators
 from .reader import read_box, read_point, read_selection
@@ -127,6 +127,7 @@ class NDArray(NDArrayMembers, NDArrayOperators):
             point = read_point(self, key)  # one item: the short path
             if point is not None:
                 return point
+        check_key(key)
         if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
             if isinstance(key, str):  # a field of a structured dtype: its NDField view
                 return self.fields[key]  # type: ignore[return-value]
@@ -149,6 +150,7 @@ class NDArray(NDArrayMembers, NDArrayOperators):
             self._setitem(key, value)
 
     def _setitem(self, key: Any, value: Any) -> None:
+        check_key(key)
         if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
             if isinstance(key, str):  # a field of a structured dtype
                 self.fields[key][...] = value
