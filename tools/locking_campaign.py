@@ -33,6 +33,11 @@ def main() -> int:
     ap.add_argument("--nops", type=int, default=30, help="calls per worker")
     ap.add_argument("--kind", choices=[*sharer.KINDS, "all"], default="all")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--bare-blosc2",
+        action="store_true",
+        help="python-blosc2 workers edit by position and set vlmeta without holding_lock()",
+    )
     args = ap.parse_args()
     import blosc2 as cb
 
@@ -42,6 +47,8 @@ def main() -> int:
     if len(libs) > 16:
         ap.error("at most 16 workers (one vlmeta entry and one fixed row each)")
     env = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
+    if args.bare_blosc2:
+        env["SHARER_BARE_BLOSC2"] = "1"
     kinds = sharer.KINDS if args.kind == "all" else (args.kind,)
     totals = {"runs": 0, "calls": 0, "lost": 0, "problems": 0}
     t0 = time.time()

@@ -325,5 +325,5 @@ def test_processes_of_both_libraries_lose_no_returned_call(
     logs = sharer.run(kind, path, libs, 12, 5, str(tmp_path), env)
     result = sharer.check(kind, path, logs, pb, cblosc2)
     assert result["problems"] == [] and result["lost"] == 0
-    assert result["calls"] >= 40
+    assert result["calls"] >= 30  # most of the 48 calls (a shrink with no own tail is none)
     assert result["verify"] in ("clean", "stale", "n/a")

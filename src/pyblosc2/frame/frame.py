@@ -45,6 +45,9 @@ __all__ = ["HIDDEN_VLMETA", "Frame"]
 
 # vlmeta entries that belong to pyblosc2, not to the user
 HIDDEN_VLMETA = frozenset({FP_KEY})
+#: the most vlmeta entries C-Blosc2 writes in a trailer (frame.c frame_update_trailer
+#: refuses more than BLOSC2_MAX_METALAYERS), hidden ones included
+MAX_VLMETA = 16
 Ref = int | bytes
 
 
@@ -293,8 +296,16 @@ class Frame(SharedFrame):
         return DigestList.of(offsets, stored)
 
     def set_vlmeta(self, entries: tuple[tuple[str, bytes], ...]) -> None:
-        """Make ``entries`` the user's vlmeta (pyblosc2's hidden entries are kept)."""
+        """Make ``entries`` the user's vlmeta (pyblosc2's hidden entries are kept). A new
+        name is refused beyond ``MAX_VLMETA`` entries in all: C-Blosc2 cannot write a trailer
+        of more (its next change of the frame would fail half-way)."""
         hidden = tuple((k, v) for k, v in self.trailer.vlmeta if k in HIDDEN_VLMETA)
+        names = {k for k, _ in self.trailer.vlmeta}
+        if len(entries) + len(hidden) > MAX_VLMETA and any(k not in names for k, _ in entries):
+            raise ParamError(
+                f"a frame holds at most {MAX_VLMETA} vlmeta entries, the ones C-Blosc2 can "
+                f"write back; this one keeps {len(hidden)} for pyblosc2's chunk digests"
+            )
         trailer = replace(self.trailer, vlmeta=(*entries, *hidden))
         self._commit(self.header, self.offsets, trailer, None, None)
 
