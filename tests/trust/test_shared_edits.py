@@ -327,3 +327,26 @@ def test_processes_of_both_libraries_lose_no_returned_call(
     assert result["problems"] == [] and result["lost"] == 0
     assert result["calls"] >= 30  # most of the 48 calls (a shrink with no own tail is none)
     assert result["verify"] in ("clean", "stale", "n/a")
+
+
+def test_a_frame_that_cannot_be_read_again_releases_the_lock(tmp_path: Path) -> None:
+    """Re-reading a frame another handle broke raises (a FormatError), and the lock is free
+    again for the other processes."""
+    import fcntl
+
+    from pyblosc2.backends.lock import FrameLock
+
+    path = tmp_path / "a.b2frame"
+    s = _schunk(path, locking=True)
+    other = FrameLock(str(path) + ".b2lock")
+    other.acquire(exclusive=True)  # another writer ...
+    with open(path, "r+b") as f:  # ... that leaves a frame nobody reads
+        f.write(b"\x00" * 16)
+    other.release()
+    with pytest.raises(pb.FormatError):
+        s.decompress_chunk(0)
+    fd = os.open(str(path) + ".b2lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if the handle kept the lock
+    finally:
+        os.close(fd)

@@ -211,6 +211,17 @@ class SharedFrame:
         return self._on_disk(self.reader) != self._seen
 
     # -- holds -------------------------------------------------------------------------------
+    def _acquire(self, exclusive: bool) -> None:
+        """Take the frame lock, re-reading the frame when another handle changed it (a frame
+        that cannot be read releases the lock before the error propagates)."""
+        assert self.lock is not None
+        if self.lock.acquire(exclusive=exclusive):
+            try:
+                self.refresh()
+            except BaseException:
+                self.lock.release()
+                raise
+
     @contextmanager
     def reading(self) -> Iterator[None]:
         """Hold what a read needs (see the module docstring)."""
@@ -219,8 +230,7 @@ class SharedFrame:
                 yield
                 return
             if self.lock is not None:
-                if self.lock.acquire(exclusive=False):
-                    self.refresh()
+                self._acquire(exclusive=False)
             elif self.polled:
                 self._poll()
             self._hold = READ
@@ -241,8 +251,7 @@ class SharedFrame:
             if self._hold == READ:
                 raise RuntimeError("a change cannot start inside a read of the same handle")
             if self.lock is not None:
-                if self.lock.acquire(exclusive=True):
-                    self.refresh()
+                self._acquire(exclusive=True)
                 self._hold = WRITE
                 try:
                     yield

@@ -93,7 +93,7 @@ def from_dask(
     chunks = tuple(int(c) for c in chunks)
     if regular != chunks:
         darr = darr.rechunk(chunks)
-    target = _existing_sparse(urlpath) if mode == "w" else None
+    target = _existing_sparse(urlpath, bool(kwargs.get("locking"))) if mode == "w" else None
     if target is None:
         nd = empty(
             darr.shape,
@@ -146,14 +146,14 @@ def from_dask(
     return open(urlpath, mode="a", **locking)  # type: ignore[return-value]
 
 
-def _existing_sparse(urlpath: str) -> Frame | None:
+def _existing_sparse(urlpath: str, locking: bool) -> Frame | None:
     """The sparse frame at the local ``urlpath``, or None when there is none (then a new one
     is created in its place; a file or a directory that does not open is removed first)."""
     path = local_path(urlpath)
     if is_url(urlpath) or not os.path.isdir(path):
         return None
     try:
-        return open_frame(path, Storage(urlpath=path, mode="a"))
+        return open_frame(path, Storage(urlpath=path, mode="a", locking=locking))
     except (FormatError, FileNotFoundError):
         return None
 
