@@ -80,7 +80,8 @@ class FileStore:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         if durable:
-            sync_directory(os.path.dirname(os.path.abspath(path)))
+            with contextlib.suppress(OSError):  # the file is there: the call succeeded
+                sync_directory(os.path.dirname(os.path.abspath(path)))
         return cls(path, writable=True)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -161,16 +162,17 @@ class FileStore:
             out.write(keep, tail)
             if durable:
                 out.sync()
+            os.replace(tmp, self.path)  # the commit point
         except BaseException:
             out.close()
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        out.close()
-        os.replace(tmp, self.path)
+        os.close(self._fd)  # from here on, the new file (nothing left that can fail)
+        self._fd, out._fd = out._fd, -1
         if durable:
-            sync_directory(os.path.dirname(os.path.abspath(self.path)))
-        self.reopen()
+            with contextlib.suppress(OSError):
+                sync_directory(os.path.dirname(os.path.abspath(self.path)))
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -327,11 +327,10 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
 
     @contextlib.contextmanager
     def holding_lock(self) -> Iterator[SChunk]:
-        """Hold the exclusive frame lock across several operations, so that together they
-        are atomic to other locking handles (re-entrant). The frame is re-read on entry when
-        another handle changed it, so what the block reads is current. With ``locking`` off,
-        this handle's threads and other pyblosc2 writers are excluded, and a handle whose
-        frame changed since it read it raises :class:`~pyblosc2.FrameChangedError`.
+        """Hold the exclusive frame lock across several operations, atomic together to other
+        locking handles (re-entrant; the frame is re-read on entry when another handle
+        changed it). With ``locking`` off, this handle's threads and other pyblosc2 writers
+        are excluded; a handle whose frame changed raises ``FrameChangedError``.
 
         >>> s = SChunk(chunksize=40, cparams={"typesize": 4})
         >>> with s.holding_lock():
@@ -343,12 +342,8 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             yield self
 
     def refresh(self) -> bool:
-        """Re-read the frame from its storage (what another handle wrote becomes visible);
-        returns whether anything changed (always False in memory), as python-blosc2's does.
-
-        >>> SChunk(chunksize=40).refresh()
-        False
-        """
+        """Re-read the frame (what another handle wrote becomes visible); returns whether
+        anything changed (always False in memory), as python-blosc2's does."""
         return self._frame.refresh()
 
     def __reduce__(self) -> tuple[Any, ...]:
