@@ -33,7 +33,7 @@ def chunks(i: int) -> tuple[int, int]:
 def create(path: str) -> None:
     import pyblosc2 as pb
 
-    pb.asarray(content(-1), chunks=(10, 5), urlpath=path, contiguous=False, mode="w")
+    pb.asarray(content(-1), chunks=(20, 10), urlpath=path, contiguous=False, mode="w")
 
 
 def matches(path: str, done: int, mod: Any) -> int | None:

@@ -51,7 +51,7 @@ def check_key(key: Any) -> None:
                 raise ParamError(f"slice step cannot be zero (in {k!r})")
         elif isinstance(k, float | complex | np.floating | np.complexfloating):
             raise BoundsError(f"index {k!r}: {_VALID}")
-        elif isinstance(k, np.ndarray | list) and len(k):
+        elif isinstance(k, np.ndarray) or (isinstance(k, list) and k):
             kind = k.dtype.kind if isinstance(k, np.ndarray) else np.asarray(k).dtype.kind
             if kind in "fc":
                 raise BoundsError(
