@@ -30,6 +30,8 @@ LAYERS = {
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "packing": 8.5,  # pack/pack_tensor & co., over api and ndarray
     "compat": 9,
+    "hdf5": 9.5,  # Blosc/Blosc2 in HDF5 through h5py (extra hdf5), over api and ndarray
+    "xarray": 9.6,  # the xarray backend and writer (extra xarray), over ndarray
     "__init__": 11,
     "cli": 10,
     "__main__": 10.5,
