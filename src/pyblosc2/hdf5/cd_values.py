@@ -15,7 +15,11 @@ Blosc2 (``hdf5-blosc2``, filter revision 1)::
     [0] filter revision (1)      [1] block size in bytes (0: automatic)   [2] type size
     [3] chunk size in bytes      [4] clevel (5)     [5] filter id (1)     [6] compressor (0)
     [7] chunk rank, then [8 + i] chunk dimension i: present (b2nd chunks) when
-        1 <= rank <= 8; without them a chunk is a plain one-chunk super-chunk
+        2 <= rank <= 8; without them a chunk is a plain one-chunk super-chunk
+
+(The plugin's current source also records rank 1; hdf5plugin 7.1 and PyTables 3.11 do not,
+and hdf5plugin 7.1 fails to read 1-d b2nd chunks: pyblosc2 writes what they write and reads
+both.)
 
 The "type size" is the size of the base type of an HDF5 array type (``('<f4', (3,))`` has
 type size 4). A reader MUST NOT trust these values to size anything: the chunk's own header
@@ -216,7 +220,7 @@ class Blosc2Values:
         codec: int,
         blocksize: int = 0,
     ) -> Blosc2Values:
-        """The values the plugin's ``set_local`` records for a dataset (checked)."""
+        """The values the released plugin's ``set_local`` records for a dataset (checked)."""
         ts = base_typesize(dtype)
         v = cls(
             typesize=ts,
@@ -225,7 +229,7 @@ class Blosc2Values:
             filter=filter,
             codec=codec,
             blocksize=blocksize,
-            chunkshape=tuple(chunks) if 1 <= len(chunks) <= BLOSC2_MAX_DIM else None,
+            chunkshape=tuple(chunks) if 2 <= len(chunks) <= BLOSC2_MAX_DIM else None,
         )
         _check_params(v.clevel, v.filter, v.codec, BLOSC2_CODECS)
         if blocksize < 0:

@@ -81,10 +81,15 @@ def create_dataset(
     if compression not in _COMPRESSION:
         raise ParamError(f"compression must be 'blosc2' or 'blosc', got {compression!r}")
     if data is not None:
-        arr = np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype)
-        if shape is not None and tuple(shape) != arr.shape:
-            raise ParamError(f"shape {tuple(shape)} does not match the data's {arr.shape}")
-        shape, dt = arr.shape, arr.dtype
+        dt = np.asarray(data).dtype if dtype is None else np.dtype(dtype)
+        arr = np.asarray(data, dtype=dt.base)  # a subarray dtype's axes trail
+        sub = dt.shape
+        if arr.shape[arr.ndim - len(sub) :] != sub:
+            raise ParamError(f"data of shape {arr.shape} does not end with {sub} (dtype {dt})")
+        data_shape = arr.shape[: arr.ndim - len(sub)]
+        if shape is not None and tuple(shape) != data_shape:
+            raise ParamError(f"shape {tuple(shape)} does not match the data's {data_shape}")
+        shape = data_shape
     else:
         if shape is None or dtype is None:
             raise ParamError("shape and dtype are needed without data")

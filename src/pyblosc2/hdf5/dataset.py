@@ -184,7 +184,7 @@ class Dataset:
             return
         codec = self.codec
         sel = Selection.from_key(self.shape, key)
-        vals = _to_read_order(sel, np.asarray(value, dtype=self.dtype), self.dtype)
+        vals = _to_read_order(sel, np.asarray(value, dtype=codec.item_dtype), self.dtype)
         for part in sel.parts(codec.chunks):
             chunk = self._chunk_for_update(part)
             chunk[part.local] = vals[part.out]
