@@ -1,8 +1,9 @@
 """Repository-wide pytest configuration (applies to ``tests/`` and to the doctests in ``src/``).
 
-zarr is an optional extra: without it the doctests of ``pyblosc2.compat.zarr_codec`` (which
-imports zarr) are not collected instead of stopping the run with a collection error. In CI
-(``CI=true``) nothing is ignored, so a missing zarr is a failure there.
+zarr, h5py and xarray are optional extras: without one, the doctests of the module that adapts
+it (``pyblosc2.compat.zarr_codec``, ``pyblosc2.hdf5``, ``pyblosc2.xarray``) are not collected
+instead of stopping the run with a collection error. In CI (``CI=true``) nothing is ignored,
+so a missing extra is a failure there.
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ import os
 collect_ignore: list[str] = []
 
 if os.environ.get("CI", "").lower() != "true":
-    try:
-        import zarr  # noqa: F401
-    except ImportError:
-        collect_ignore.append("src/pyblosc2/compat/zarr_codec.py")
+    import importlib
+
+    # the optional extras: their adapters' doctests need them
+    for _mod, _path in [
+        ("zarr", "src/pyblosc2/compat/zarr_codec.py"),
+        ("h5py", "src/pyblosc2/hdf5"),
+        ("xarray", "src/pyblosc2/xarray"),
+    ]:
+        try:
+            importlib.import_module(_mod)
+        except ImportError:
+            collect_ignore.append(_path)

@@ -43,6 +43,8 @@ LAYERS = {
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "compat": 9,
+    "hdf5": 9.5,  # Blosc/Blosc2 in HDF5 through h5py (extra hdf5), over api and ndarray
+    "xarray": 9.6,  # the xarray backend and writer (extra xarray), over ndarray
     "__init__": 11,  # the public API: re-exports
     "cli": 12,  # a user of the public API
     "__main__": 12.5,

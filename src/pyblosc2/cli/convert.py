@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import ParamError
 from .arrays import ArraySource
 from .codec_io import compress_input, fill_defaults, source_array, write_array
+from .hdf5_source import Hdf5Array, split_hdf5
 from .outputs import atomic_output
 from .sources import STDIO, about, open_source
 from .zarr_v3 import ZarrArray, is_zarr_store, write_zarr
@@ -40,7 +41,11 @@ def format_of(path: str, given: str | None, default: str | None = None) -> str:
 
 
 def open_any(path: str, args: Any, stack: contextlib.ExitStack) -> tuple[ArraySource, Any]:
-    """Any input as an array, plus the frame it came from (None for npy/raw/zarr)."""
+    """Any input as an array, plus the frame it came from (None for npy/raw/zarr/HDF5)."""
+    h5 = split_hdf5(path) if path != STDIO else None
+    if h5 is not None:
+        with about(path):
+            return Hdf5Array(*h5, stack), None
     if path != STDIO and is_zarr_store(path):
         with about(path):
             return ZarrArray(path), None
