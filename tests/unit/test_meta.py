@@ -127,12 +127,38 @@ def test_nan_float_roundtrip() -> None:
 
 
 @pytest.mark.parametrize(
-    "data",
-    [b"", b"\xc1", b"\x92\x01", b"\x01\x02", b"\xc4\x05ab", b"\xdd\xff\xff\xff\xff"],
-    ids=["empty", "reserved-c1", "short-array", "extra-data", "short-bin", "huge-array32"],
+    ("data", "field"),
+    [
+        (b"", r"value at offset 0 is the end of the bytes, expected 1 more item"),
+        (b"\xc1", r"marker at offset 0 is 0xc1"),
+        (b"\x92\x01", r"item count at offset 0 is 2, expected at most 1"),
+        (b"\x92\x01\xc4", r"length field at offset 3 is 0, expected 1 bytes"),
+        (b"\x92\x01\xcd\x01", r"value at offset 2 is 2, expected 3 bytes"),
+        (b"\x01\x02", r"trailing bytes at offset 1 is 1, expected 0"),
+        (b"\xc4\x05ab", r"length at offset 1 is 5, expected at most 2"),
+        (b"\xdd\xff\xff\xff\xff", r"item count at offset 0 is 4294967295, expected at most 0"),
+        (b"\xdb\xff\xff\xff\xffab", r"length at offset 1 is 4294967295, expected at most 2"),
+        (b"\xc7\x01\x2d", r"length at offset 1 is 1, expected at most 0"),
+        (b"\xc7\x00\x2d", r"value at offset 3 is the end of the bytes, expected 1 more item"),
+        (b"\xc7\x02\x2d\x01\x02", r"extension 45 payload trailing bytes at offset 4 is 1, "),
+        (b"\xd6\x2c\x00\x00\x00\x00", r"extension 44 length at offset 1 is 4, expected 16"),
+        (b"\x81\x01\x02", r"map key at offset 1 is 0x1, expected a str or bin"),
+        (b"\x81\x90\x02", r"map key at offset 1 is 0x90, expected a str or bin"),
+        (b"\xa2\xff\xfe", r"at offset 0 is undecodable \("),  # invalid UTF-8
+        (b"\xc7\x01\x2d\x01", r"extension 45 \(set\) at offset 3 is int, expected an array"),
+        (b"\xc7\x02\x2d\x91\x90", r"extension 45 \(set\) at offset 3 is .*expected hashable"),
+        (b"\xc7\x03\x2d\x91\x90\x00", r"extension 45 payload trailing bytes at offset 5 is 1"),
+    ],
+    ids=[
+        *("empty", "reserved-c1", "short-array", "short-bin8-length", "short-uint16"),
+        *("extra-data", "short-bin", "huge-array32"),
+        *("huge-str32", "ext-past-end", "empty-ext-payload", "ext-payload-extra"),
+        *("complex-short", "int-key", "list-key", "bad-utf8", "set-of-int", "set-of-lists"),
+        "set-payload-extra",
+    ],
 )
-def test_bad_msgpack(data: bytes) -> None:
-    with pytest.raises(FormatError, match=r"^metalayer value: msgpack is undecodable \("):
+def test_bad_msgpack(data: bytes, field: str) -> None:
+    with pytest.raises(FormatError, match=rf"^metalayer value: msgpack {field}"):
         unpackb(data)
 
 
@@ -141,17 +167,19 @@ COMPOSITE = packb({"a": [1, (2, 3), b"xyz"], "b": {"c": 1.5, "d": 1 + 1j}, "e": 
 
 @pytest.mark.parametrize("cut", range(len(COMPOSITE)))
 def test_truncated_at_every_offset(cut: int) -> None:
-    """msgpack is prefix-free: every proper prefix is incomplete."""
-    with pytest.raises(FormatError, match=r"^metalayer value: msgpack is undecodable"):
+    """msgpack is prefix-free: every proper prefix is incomplete, and the scan says where."""
+    fields = "(value|length|length field|item count|ext type)"
+    with pytest.raises(FormatError, match=rf"^metalayer value: msgpack {fields} at offset"):
         unpackb(COMPOSITE[:cut])
 
 
-@pytest.mark.parametrize("code", [42, 43, 0, 7, 47, 127])
+@pytest.mark.parametrize("code", [42, 43, 0, 7, 47, 127, -1])
 def test_unknown_or_unsafe_ext(code: int) -> None:
-    """42 (embedded cframe) and 43 (references) are refused as python-blosc2's safe mode does."""
-    data = msgpack.packb(msgpack.ExtType(code, b"\x00" * 4))
+    """42 (embedded cframe) and 43 (references) are refused as python-blosc2's safe mode does;
+    so is -1 (msgpack's timestamp, which msgpack would decode without asking)."""
+    data = bytes([0xD6, code % 256]) + bytes(4)  # fixext 4
     with pytest.raises(
-        FormatError, match=rf"^metalayer value: msgpack ext type is {code}, expected 44"
+        FormatError, match=rf"^metalayer value: msgpack ext type at offset 1 is {code % 256}, "
     ):
         unpackb(data)
 
