@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import pyblosc2 as pb
 from pyblosc2 import FormatError
 from pyblosc2.frame.header import FrameHeader
-from pyblosc2.meta import RawMetalayer, packb, unpackb
+from pyblosc2.meta import MAX_DEPTH, RawMetalayer, packb, unpackb
 
 # (name, value, msgpack hex)
 VECTORS = [
@@ -201,3 +201,109 @@ def test_raw_metalayer_is_stored_as_given() -> None:
     )
     h = FrameHeader.from_bytes(s.to_cframe())
     assert dict(h.metalayers) == {"raw": b"\x01\x02\x03", "packed": bytes.fromhex("920102")}
+
+
+# -- what is written reads back (issue 25) -----------------------------------------------------
+
+
+def test_array_inside_a_list_reads_back(tmp_path) -> None:
+    """``[np.arange(3), 1]`` was written but not read (the tuple check compared an array)."""
+    path = str(tmp_path / "v.b2frame")
+    pb.SChunk(urlpath=path, mode="w").vlmeta["x"] = [np.arange(3), 1]
+    got = pb.open(path).vlmeta["x"]
+    assert isinstance(got, list) and got[1] == 1
+    np.testing.assert_array_equal(got[0], np.arange(3))
+
+
+def _deep(depth: int) -> list:
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+REFUSED = [
+    (["__tuple__", 1], "a list whose first item is '__tuple__' reads back as a tuple"),
+    ({"a": [["__tuple__"]]}, "reads back as a tuple"),
+    ({1: 2}, "map key at offset 1 is 0x1, expected a str or bin"),
+    ({(1, 2): 3}, "map key"),
+    ({None: 3}, "map key"),
+    (_deep(65), "nesting depth at offset 64 is 65, expected at most 64"),
+    ({frozenset(range(3)), 1}, "a set holding a set or an array reads back unhashable"),
+    ({(1, frozenset()), 1}, "reads back unhashable"),
+    (
+        np.zeros(2, dtype=np.dtype({"names": ["a"], "formats": ["<i4"], "itemsize": 8})),
+        "does not read back",
+    ),
+    (np.zeros(2, dtype=[("o", object)]), "a structured dtype with object fields"),
+    (np.datetime64("2024-01-01"), "cannot serialize datetime64"),
+    (2**64, "cannot serialize int"),
+    ("\ud800", "cannot be stored"),
+]
+
+
+@pytest.mark.parametrize(
+    ("value", "why"), REFUSED, ids=[f"refused{i}" for i in range(len(REFUSED))]
+)
+def test_values_that_would_not_read_back_are_refused(value, why) -> None:
+    with pytest.raises(pb.ParamError, match=why):
+        packb(value)
+
+
+def test_a_refused_vlmeta_value_writes_nothing(tmp_path) -> None:
+    path = str(tmp_path / "v.b2frame")
+    s = pb.SChunk(urlpath=path, mode="w")
+    s.vlmeta["keep"] = (1, 2)
+    with pytest.raises(pb.ParamError, match=r"^vlmeta 'x': .*map key"):
+        s.vlmeta[:] = {"y": 1, "x": {1: 2}}
+    assert pb.open(path).vlmeta[:] == {"keep": (1, 2)}
+
+
+def test_the_deepest_value_reads_back() -> None:
+    assert unpackb(packb(_deep(MAX_DEPTH))) == _deep(MAX_DEPTH)
+
+
+KEYS = st.one_of(st.text(max_size=4), st.binary(max_size=4), st.integers(-3, 3))
+SET_ITEMS = st.one_of(
+    st.integers(-5, 5),
+    st.just("__tuple__"),
+    st.tuples(st.integers(), st.text(max_size=2)),
+    st.frozensets(st.integers(-5, 5), max_size=2),
+)
+ANY_VALUES = st.recursive(
+    st.one_of(SCALARS, st.just("__tuple__"), st.complex_numbers(allow_nan=False)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(KEYS, inner, max_size=4),
+        st.frozensets(st.integers(-5, 5), max_size=3).map(set),
+        st.frozensets(SET_ITEMS, max_size=3),
+        st.lists(st.integers(-100, 100), max_size=5).map(lambda xs: np.array(xs, dtype="<i2")),
+    ),
+    max_leaves=30,
+)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, frozenset):  # python-blosc2's convention: every set reads back a set
+        return type(b) is set and a == b
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+@given(ANY_VALUES)
+def test_what_is_written_reads_back(value) -> None:
+    """Symmetry: any value either is refused on write or reads back as written (int keys,
+    lists led by '__tuple__' and sets of sets included among the inputs)."""
+    try:
+        packed = packb(value)
+    except pb.ParamError:
+        return
+    assert _same(value, unpackb(packed))

@@ -12,8 +12,9 @@ payloads are decoded innermost first, each by one msgpack call that is not neste
 so neither the C stack nor Python's recursion grows with the value's nesting. Writing is
 symmetric: a value is refused (:class:`ParamError`) unless it reads back as written — nesting
 deeper than :data:`MAX_DEPTH`, map keys that are not ``str``/``bytes``, lists whose first item
-is the string ``"__tuple__"`` (they would read back as tuples), structured dtypes that their
-``descr`` does not rebuild, and numpy scalars python-blosc2 does not convert.
+is the string ``"__tuple__"`` (they would read back as tuples), sets holding sets or arrays
+(they would read back unhashable), structured dtypes that their ``descr`` does not rebuild,
+and numpy scalars python-blosc2 does not convert.
 """
 
 from __future__ import annotations
@@ -147,6 +148,10 @@ def packb(value: Any, where: str = "metalayer value") -> bytes:
         raise ParamError(f"{exc} (the value would not read back)") from None
     if spans.tuple_heads != packer.tuples:
         raise ParamError(f"{where}: a list whose first item is {_TUPLE!r} reads back as a tuple")
+    if any(
+        c == EXT_SET and kids for (c, _, _), kids in zip(spans.spans, spans.children, strict=True)
+    ):
+        raise ParamError(f"{where}: a set holding a set or an array reads back unhashable")
     return out
 
 
