@@ -511,6 +511,8 @@ class FsspecDirectory:
         if held is None:
             path = self._p(name)
             size = self._local_size(name) if _is_local(self.fs) else None
+            if limit is not None and size is not None and size > limit:
+                raise FormatError(self.url, f"object {name} size", None, f"at most {limit}", size)
             held = bytes(
                 _retrying(
                     self.url,
