@@ -309,6 +309,9 @@ CASES: dict[str, Case] = {
     "vlmeta-sets-10000": Case(
         with_vlmeta(vl(nested_sets(10_000))), "vlmeta:v", "FormatError", DEPTH_ERROR
     ),
+    # open() decodes no value: the file opens, the value fails when read
+    "open-meta-sets-200": Case(with_meta(nested_sets(200)), "open", None, r"SChunk"),
+    "open-vlmeta-sets-10000": Case(with_vlmeta(vl(nested_sets(10_000))), "open", None, r"SChunk"),
     "vlmeta-values-sets-200": Case(
         with_vlmeta(vl(nested_sets(200))), "values", "FormatError", DEPTH_ERROR
     ),
