@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.helpers import same_value
 
 VALUES: dict[str, Any] = {
     "array-in-list": [np.arange(3), 1],
@@ -37,24 +38,6 @@ for _ in range(63):  # 64 arrays deep: the deepest value pyblosc2 reads (MAX_DEP
     VALUES["deep-64"] = [VALUES["deep-64"]]
 
 
-def same(a: Any, b: Any) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
-            return False
-        if a.dtype != b.dtype or a.shape != b.shape:
-            return False
-        if a.dtype == object:
-            return all(same(x, y) for x, y in zip(a.ravel(), b.ravel(), strict=True))
-        return a.tobytes() == b.tobytes()
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
 def _plain(value: Any) -> Any:
     """``value`` with numpy scalars as the Python values both libraries store."""
     if isinstance(value, list):
@@ -74,7 +57,7 @@ def test_vlmeta_values_both_ways(cblosc2, tmp_path, name: str, writer: str) -> N
     for lib in (r, w):
         handle = lib.open(path)  # python-blosc2's vlmeta needs its SChunk alive
         got = handle.vlmeta["x"]
-        assert same(got, _plain(value)), f"{lib.__name__} read {got!r}"
+        assert same_value(_plain(value), got), f"{lib.__name__} read {got!r}"
 
 
 # python-blosc2's ``meta=`` packs without its extension types (§9.2): plain values only
@@ -95,7 +78,7 @@ def test_meta_values_both_ways(cblosc2, tmp_path, name: str, writer: str) -> Non
     del del_me
     for lib in (r, w):
         handle = lib.open(path)
-        assert same(handle.meta["m"], value)
+        assert same_value(value, handle.meta["m"])
 
 
 @pytest.mark.parametrize("name", ["array-in-list", "set-and-complex", "structured"])
@@ -103,7 +86,7 @@ def test_meta_values_with_ext_types_to_python_blosc2(cblosc2, tmp_path, name: st
     path = str(tmp_path / "m.b2frame")
     pb.SChunk(urlpath=path, mode="w", meta={"m": VALUES[name]})
     handle = cblosc2.open(path)
-    assert same(handle.meta["m"], VALUES[name])
+    assert same_value(VALUES[name], handle.meta["m"])
 
 
 # python-blosc2 stores these, then reads back something else or nothing at all
@@ -133,9 +116,9 @@ def test_values_that_do_not_read_back_are_refused(cblosc2, tmp_path, name: str) 
     except (ValueError, RecursionError):
         theirs = None
     if name != "deeper-than-64":
-        assert not same(theirs, value)
+        assert not same_value(value, theirs)
     if theirs is None or name == "deeper-than-64":
         with pytest.raises(pb.FormatError):
             pb.open(str(tmp_path / "c.b2frame")).vlmeta["x"]
     else:
-        assert same(pb.open(str(tmp_path / "c.b2frame")).vlmeta["x"], theirs)
+        assert same_value(theirs, pb.open(str(tmp_path / "c.b2frame")).vlmeta["x"])

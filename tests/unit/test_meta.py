@@ -18,6 +18,7 @@ import pyblosc2 as pb
 from pyblosc2 import FormatError
 from pyblosc2.frame.header import FrameHeader
 from pyblosc2.meta import MAX_DEPTH, RawMetalayer, packb, unpackb
+from tests.helpers import same_value
 
 # (name, value, msgpack hex)
 VECTORS = [
@@ -284,20 +285,6 @@ ANY_VALUES = st.recursive(
 )
 
 
-def _same(a, b) -> bool:
-    if isinstance(a, frozenset):  # python-blosc2's convention: every set reads back a set
-        return type(b) is set and a == b
-    if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
 @given(ANY_VALUES)
 def test_what_is_written_reads_back(value) -> None:
     """Symmetry: any value either is refused on write or reads back as written (int keys,
@@ -306,4 +293,4 @@ def test_what_is_written_reads_back(value) -> None:
         packed = packb(value)
     except pb.ParamError:
         return
-    assert _same(value, unpackb(packed))
+    assert same_value(value, unpackb(packed))
