@@ -47,6 +47,7 @@ def _timeout(*_: object) -> None:
 PER_SEED = {"metadata": 100}
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # a mutant dtype "a5" (numpy 2)
 @pytest.mark.parametrize("target", sorted(fuzz_targets.TARGETS))
 def test_mutated_seeds_raise_only_pyblosc2_errors(target: str) -> None:
     rng = np.random.default_rng(sorted(fuzz_targets.TARGETS).index(target))
