@@ -444,6 +444,12 @@ def _reopen_directory(
     return FsspecDirectory(url, options, cache_storage=cache)
 
 
+def _is_local(fs: Any) -> bool:
+    """Whether ``fs`` is fsspec's local file system (``local://`` or a chained ``file://``)."""
+    protocol = fs.protocol if isinstance(fs.protocol, tuple | list) else (fs.protocol,)
+    return bool({"file", "local"} & set(protocol))
+
+
 def _join(url: str, name: str) -> str:
     """The URL of object ``name`` inside directory ``url`` (chained URLs: in the first link).
 
@@ -499,15 +505,33 @@ class FsspecDirectory:
         what = f"size of {name}"
         return int(_retrying(self.url, what, lambda: self.fs.size(self._p(name)), missing=True))
 
-    def read_object(self, name: str) -> bytes:
+    def read_object(self, name: str, limit: int | None = None) -> bytes:
         with self._lock:
             held = self._held.pop(name, None)
-        if held is not None:
-            return held
-        what = f"reading {name}"
-        return bytes(
-            _retrying(self.url, what, lambda: self.fs.cat_file(self._p(name)), missing=True)
-        )
+        if held is None:
+            path = self._p(name)
+            size = self._local_size(name) if _is_local(self.fs) else None
+            if limit is not None and size is not None and size > limit:
+                raise FormatError(self.url, f"object {name} size", None, f"at most {limit}", size)
+            held = bytes(
+                _retrying(
+                    self.url,
+                    f"reading {name}",
+                    lambda: self.fs.cat_file(path, end=size),
+                    missing=True,
+                )
+            )
+        if limit is not None and len(held) > limit:
+            raise FormatError(self.url, f"object {name} size", None, f"at most {limit}", len(held))
+        return held
+
+    def _local_size(self, name: str) -> int:
+        """The size of a local object, refused unless it is a regular file (fsspec's local
+        file system follows symlinks to devices and opens FIFOs, which would never end)."""
+        info = self.fs.info(self._p(name))
+        if info.get("type") != "file":
+            raise FormatError(self.url, f"object {name}", None, "a regular file", info.get("type"))
+        return int(info["size"])
 
     def prefetch_objects(self, names: list[str]) -> None:
         """Fetch ``names`` concurrently; each is then read once from memory."""

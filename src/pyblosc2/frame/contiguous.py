@@ -259,7 +259,7 @@ class FrameReader:
                     str(exc),
                 ) from None
         if self.directory is not None:
-            data = read_chunk_object(self.directory, off, n)
+            data = read_chunk_object(self.directory, off, n, h.cbytes)
             self._check_size(n, ChunkHeader.from_bytes(data), None)
             return data
         if off > h.cbytes - EXTENDED_HEADER_LENGTH:

@@ -99,9 +99,11 @@ def open_frame(
     if storage.mmap_mode == "r":
         return Frame(MmapStore(path, offset))
     if storage.mmap_mode == "c":  # copy-on-write: changes never reach the file
-        with open(path, "rb") as f:
-            f.seek(offset)
-            return Frame(MemoryStore(f.read()))
+        source = FileStore(path, offset)  # a regular file, read up to its size
+        try:
+            return Frame(MemoryStore(bytes(source.read(0, source.size))))
+        finally:
+            source.close()
     return Frame(FileStore(path, offset, writable=writable), lock=lock, durable=storage.fsync)
 
 
