@@ -78,7 +78,7 @@ def test_a_truncated_file_says_truncated_and_is_a_runtime_error(
 
 def test_a_truncated_chunk_says_truncated() -> None:
     chunk = pb.compress2(A, typesize=8)
-    with pytest.raises(TruncatedError, match="^chunk header: cbytes at offset 12 .*: truncated$"):
+    with pytest.raises(TruncatedError, match=r"^chunk header: cbytes at offset 12 .*: truncated$"):
         pb.decompress2(chunk[:-10])
 
 
