@@ -66,7 +66,14 @@ from .constants import (
     SplitMode,
     Tuner,
 )
-from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
+from .errors import (
+    Blosc2Error,
+    CodecError,
+    FormatError,
+    FrameChangedError,
+    ParamError,
+    TruncatedError,
+)
 from .ndarray.b2nd_meta import MAX_DIM
 from .ndarray.combine import astype, concat, stack
 from .ndarray.constructors import (
@@ -170,6 +177,7 @@ __all__ = [
     "SpecialValue",
     "SplitMode",
     "Storage",
+    "TruncatedError",
     "Tuner",
     "__version__",
     "arange",

@@ -25,6 +25,7 @@ __all__ = [
     "ParamError",
     "ParamTypeError",
     "RemoteError",
+    "TruncatedError",
     "stream_error",
 ]
 
@@ -71,8 +72,10 @@ class BoundsError(Blosc2Error, IndexError):
     :class:`IndexError`, as python-blosc2 and numpy raise for these."""
 
 
-class FormatError(Blosc2Error):
-    """Input bytes that do not form a valid Blosc structure.
+class FormatError(Blosc2Error, RuntimeError):
+    """Input bytes that do not form a valid Blosc structure. Also a ``RuntimeError``: what
+    python-blosc2 raises when C-Blosc2 cannot open or read them, so ``except RuntimeError``
+    written for python-blosc2 catches it too.
 
     ``where`` names the structure ("chunk header", "block 3 stream 1"), ``field`` the field,
     ``offset`` its byte offset from the start of the buffer, and ``expected``/``got`` what the
@@ -99,7 +102,22 @@ class FormatError(Blosc2Error):
         super().__init__(f"{where}: {field}{at} is {got}, expected {expected}")
 
 
-class NotAFrameError(FormatError, RuntimeError):
+class TruncatedError(FormatError):
+    """The bytes end before the structure does: a file or buffer cut short (a copy or a
+    download that stopped, a disk that filled). Its message ends by saying so.
+
+    >>> str(TruncatedError("frame header", "frame_len", 16, "at most 174 (bytes available)", 349))
+    'frame header: frame_len at offset 16 is 349, expected at most 174 (bytes available): truncated'
+    """
+
+    def __init__(
+        self, where: str, field: str, offset: int | None, expected: object, got: object
+    ) -> None:
+        super().__init__(where, field, offset, expected, got)
+        self.args = (f"{self.args[0]}: truncated",)
+
+
+class NotAFrameError(FormatError):
     """The bytes at the given offset do not start with a frame's magic: a
     :class:`FormatError`, and also the ``RuntimeError`` python-blosc2 raises when it cannot
     open a frame there.

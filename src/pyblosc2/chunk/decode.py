@@ -20,7 +20,7 @@ from .._bytes import fill_bytes
 from .._threads import run_parallel, scratch, threads_for
 from ..codecs.registry import codec_for_format
 from ..constants import Filter, SpecialValue
-from ..errors import FormatError, ParamError
+from ..errors import FormatError, ParamError, TruncatedError
 from ..filters.registry import lookup_filter
 from ..filters.shuffle import Shuffle, unshuffle
 from .fused import decode_block_fused, decode_planes, plane_batches
@@ -55,7 +55,7 @@ class ChunkReader(ChunkStreams):
         stream header."""
         h = ChunkHeader.from_bytes(buf)
         if h.cbytes > len(buf):
-            raise FormatError(
+            raise TruncatedError(
                 "chunk header", "cbytes", OFF_CBYTES, f"at most {len(buf)} (buffer size)", h.cbytes
             )
         view = memoryview(buf)[: h.cbytes]

@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass, field, replace
 
 from ..constants import MAX_TYPESIZE
-from ..errors import FormatError, NotAFrameError, ParamError
+from ..errors import FormatError, NotAFrameError, ParamError, TruncatedError
 from .msgindex import MAX_NAME_LEN, pack_index, parse_index
 from .trailer import TRAILER_MINLEN
 
@@ -171,6 +171,14 @@ class FrameHeader:
         if ftype not in (CONTIGUOUS, SPARSE):
             raise _err("frame_type", POS_FRAME_TYPE, "0 (contiguous) or 1 (sparse)", ftype)
         limit = buffer_len if buffer_len is not None else frame_len
+        if HEADER_MINLEN + META_SECTION_MIN + TRAILER_MINLEN <= limit < frame_len:
+            raise TruncatedError(
+                "frame header",
+                "frame_len",
+                POS_FRAME_LEN,
+                f"at most {limit} (bytes available)",
+                frame_len,
+            )
         if not HEADER_MINLEN + META_SECTION_MIN + TRAILER_MINLEN <= frame_len <= limit:
             raise _err(
                 "frame_len",

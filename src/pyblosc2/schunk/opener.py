@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import ParamError, ParamTypeError
 from ..frame.location import REMOTE_OPTIONS, exists, is_url, open_frame
 from ..params import DParams, parse_int
-from ..storage import Storage
+from ..storage import MODES, Storage
 from .members import open_members
 from .schunk import SChunk
 
@@ -27,6 +27,8 @@ def open(
             f"urlpath must be a path, got {len(urlpath)} bytes of data "
             "(open in-memory frames with schunk_from_cframe or ndarray_from_cframe)"
         )
+    if mode is not None and mode not in MODES:
+        raise ParamError(f"mode must be one of {MODES}, got {mode!r}")
     offset = parse_int(offset, "offset", 0)
     path = os.fsdecode(urlpath)
     remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}
