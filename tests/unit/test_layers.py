@@ -36,7 +36,7 @@ LAYERS = {
 }
 REFERENCE_LIBS = {"blosc2", "blosc", "numcodecs", "zarr"}
 # zarr is an optional dependency, imported only by the zarr codec adapter.
-ALLOWED = {("compat", "zarr_codec.py"): {"zarr"}}
+ALLOWED = {("compat", "zarr_codec.py"): {"zarr"}, ("compat", "zarr_blosc2.py"): {"zarr"}}
 
 
 def _layer(parts: tuple[str, ...]) -> int:
