@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Before publishing: build the sdist and, from it, the wheel (python -m build), check them
 # with twine, install the wheel with every extra and the test requirements in a fresh venv,
-# and run the whole suite from the unpacked sdist (its src/ removed: the wheel is what runs).
+# and run the whole suite from the unpacked sdist on the installed wheel (its src/ stays for
+# mypy and ruff; the tests import and run the wheel's pyblosc2, which the script checks).
 #   bash tools/release_check.sh [pytest args...]     (default: -q -n 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,11 +19,13 @@ SDIST=$(ls "$WORK"/dist/*.tar.gz)
 WHEEL=$(ls "$WORK"/dist/*.whl)
 tar xzf "$SDIST" -C "$WORK"
 TREE="$WORK/$(basename "$SDIST" .tar.gz)"
-rm -rf "$TREE/src"
 "$PY" -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install -q "$WHEEL[all]" -r "$TREE/requirements-test.txt"
 ARGS=("$@")
 [ ${#ARGS[@]} -eq 0 ] && ARGS=(-q -n 2)
 cd "$TREE"
-"$WORK/venv/bin/python" -c "import pyblosc2, sys; print('release_check: testing', pyblosc2.__file__)"
+"$WORK/venv/bin/python" -c "
+import pyblosc2, sys
+assert pyblosc2.__file__.startswith(sys.prefix), pyblosc2.__file__
+print('release_check: testing', pyblosc2.__file__)"
 "$WORK/venv/bin/python" -m pytest -p no:cacheprovider "${ARGS[@]}" tests

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).parents[2] / "src" / "pyblosc2"
+import pyblosc2
+
+SRC = Path(pyblosc2.__file__).resolve().parent  # the package under test
 # A module in layer N may import pyblosc2 modules of layers < N only (same layer: same package).
 LAYERS = {
     "errors": 0,
