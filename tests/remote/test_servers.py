@@ -236,3 +236,16 @@ def test_plain_binary_file_objects_are_read_in_place(tmp_path: Path, data: np.nd
         pyblosc2.open(io.BytesIO(cframe))[0] = 1
     with open(path, "ab") as w, pytest.raises(ParamError, match="not open for reading"):
         pyblosc2.open(w)
+
+
+def test_rangeless_spill_goes_to_cache_storage(
+    http: RangeServer, served: str, data: np.ndarray, tmp_path: Path
+) -> None:
+    """With ``cache_storage`` (a directory not made yet) the temporary file is made there."""
+    http.mode = "no-ranges"
+    where = tmp_path / "cache" / "sub"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RemoteWarning)
+        a = pyblosc2.open(http.url(served), cache_storage=str(where))
+    assert where.is_dir()
+    np.testing.assert_array_equal(a[...], data)

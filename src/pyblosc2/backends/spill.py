@@ -33,6 +33,7 @@ class Spill:
 
     def __init__(self, directory: str | None = None, expected: int | None = None) -> None:
         where = directory or tempfile.gettempdir()
+        os.makedirs(where, exist_ok=True)
         if expected is not None:
             free = shutil.disk_usage(where).free
             if expected + _MARGIN > free:
