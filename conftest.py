@@ -22,6 +22,7 @@ OPTIONAL_DOCTESTS = {
     "src/pyblosc2/compat/zarr_codec.py": "zarr",
     "src/pyblosc2/compat/zarr_blosc2.py": "zarr",
     "src/pyblosc2/backends/fsspec.py": "fsspec",
+    "src/pyblosc2/backends/http_probe.py": "fsspec",
     "src/pyblosc2/ndarray/dask_io.py": "dask",
 }
 

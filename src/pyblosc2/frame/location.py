@@ -84,9 +84,14 @@ def as_urlpath(urlpath: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any
     """An fsspec file object (``fsspec.open(url)``, ``fs.open(path)``) as its URL, with its
     file system's options as ``storage_options``; anything else unchanged.
 
-    >>> import fsspec; fsspec.filesystem("memory").pipe_file("/loc/a.b2frame", b"")
-    >>> as_urlpath(fsspec.open("memory://loc/a.b2frame"), {})
-    ('memory:///loc/a.b2frame', {'storage_options': {}})
+    >>> class FS:  # what fsspec file systems have
+    ...     storage_options = {"anon": True}
+    ...     def unstrip_protocol(self, path): return "s3://" + path
+    >>> class OpenFile: fs, path = FS(), "bucket/a.b2nd"
+    >>> as_urlpath(OpenFile(), {"mode": "r"})
+    ('s3://bucket/a.b2nd', {'mode': 'r', 'storage_options': {'anon': True}})
+    >>> as_urlpath("a.b2nd", {})
+    ('a.b2nd', {})
     """
     fs: Any = getattr(urlpath, "fs", None)
     path = getattr(urlpath, "path", None)
