@@ -25,6 +25,7 @@ __all__ = [
     "ParamError",
     "ParamTypeError",
     "RemoteError",
+    "RemoteWarning",
     "TruncatedError",
     "stream_error",
 ]
@@ -160,3 +161,8 @@ class RemoteError(Blosc2Error, OSError):
     """Reading a remote object failed (an HTTP error status, a dropped connection, a short
     body) after the bounded retries: names the URL, the byte range and the cause. Also an
     :class:`OSError`, as a failed local read would be."""
+
+
+class RemoteWarning(UserWarning):
+    """A remote object is read in a costly way the server imposes (e.g. a server without
+    Range support: the whole object is downloaded once, to a temporary file)."""

@@ -28,7 +28,10 @@ from .sources import CliError, about, open_source
 __all__ = ["build_parser", "main"]
 
 PROG = "pyblosc2"
-CODECS = [c.name.lower() for c in pyblosc2.Codec]
+#: the codecs offered: what pyblosc2 writes and C-Blosc2 (python-blosc2) reads
+CODECS = ["zstd", "lz4", "lz4hc", "blosclz", "zlib"]
+#: written only with --allow-snappy: C-Blosc2 cannot read it
+SNAPPY = "snappy"
 FILTERS = ["nofilter", "shuffle", "bitshuffle", "delta", "trunc_prec", "bytedelta", "int_trunc"]
 
 EXAMPLES = {
@@ -38,7 +41,8 @@ EXAMPLES = {
         pyblosc2 info --json *.b2nd | jq '.[0].ratio'
         pyblosc2 info --plot ratio.png data.b2nd""",
     "verify": """\
-        pyblosc2 verify data.b2nd other.b2frame  # exit 0 intact, 1 damaged, 2 unreadable""",
+        pyblosc2 verify data.b2nd other.b2frame  # exit 0 intact, 1 damaged (also truncated),
+                                                 # 2 unreadable (not a frame, missing)""",
     "compress": """\
         pyblosc2 compress table.npy table.b2nd --codec lz4 --chunks 1000,100
         pyblosc2 compress raw.bin raw.b2frame --typesize 8 --filter bitshuffle
@@ -62,13 +66,26 @@ def _epilog(cmd: str) -> str:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress (shown only on a terminal)"
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
 
 
 def _compression(p: argparse.ArgumentParser, defaults: str) -> None:
     g = p.add_argument_group(f"compression (defaults: {defaults})")
-    g.add_argument("--codec", choices=CODECS)
+    g.add_argument(
+        "--codec",
+        choices=[*CODECS, SNAPPY],
+        metavar="{" + ",".join(CODECS) + "}",
+        help="every one is read by C-Blosc2 and python-blosc2",
+    )
+    g.add_argument(
+        "--allow-snappy",
+        action="store_true",
+        help="allow --codec snappy: pyblosc2 reads it back, but C-Blosc2 (python-blosc2) "
+        "cannot read it, nor can the C-Blosc 1.x of numcodecs/zarr",
+    )
     g.add_argument("--clevel", type=int, metavar="0-9")
     g.add_argument(
         "--filter",
@@ -116,7 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="OUT.png", help="draw the compression ratio per chunk")
     p.add_argument("--axes", default="0,1", help="the two axes of an N-d plot (default 0,1)")
 
-    p = command("verify", "decode every chunk and check fingerprint digests")
+    p = command(
+        "verify",
+        "decode every chunk and check fingerprint digests; exit status 0: every file intact, "
+        "1: a file damaged (a chunk that does not decode or whose digest differs, or a frame "
+        "shorter than its header says: truncated), 2: a file unreadable (not a frame or chunk "
+        "file, or missing)",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH")
 
     p = command("compress", "raw bytes or .npy (- for stdin) to .b2frame or .b2nd")
@@ -155,7 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", metavar="PATH")
     p.add_argument("index", metavar="INDEX", help='numpy-style index, e.g. "[0:10, ::2, 5]"')
     p.add_argument("--out", metavar="OUT.npy", help="save the slice as .npy instead")
-    p.add_argument("--dtype", help="item type of an SChunk's items")
+    p.add_argument(
+        "--dtype",
+        help="item type of an SChunk's or chunk's items, e.g. float64 (they record only their "
+        "typesize: without it they show as unsigned ints of that size); an NDArray uses the "
+        "dtype it records",
+    )
     return parser
 
 
@@ -191,25 +219,32 @@ def run_info(args: Any, stack: contextlib.ExitStack) -> int:
 
 
 def run_verify(args: Any, stack: contextlib.ExitStack) -> int:
-    status = 0
+    status, reports = 0, []
     for path in args.paths:
         try:
             source = open_source(path, stack)
             with about(path):
                 report = verify_mod.verify(source, show_progress=not args.quiet)
         except CliError as exc:
-            _report(exc, args)
-            status = 2
-            continue
+            cut = verify_mod.truncation(path) if path != "-" else None
+            if cut is None:
+                _report(exc, args)
+                status = 2
+                continue
+            report = verify_mod.Report(path, truncated=cut)  # damaged, not unreadable
         print("\n".join(report.lines()))
         status = max(status, report.status)
+        reports.append(report)
+    for note in verify_mod.notes(reports):
+        print(note)
     return status
 
 
 def run_compress(args: Any, stack: contextlib.ExitStack) -> int:
     fmt = args.format or ("b2nd" if args.output.endswith(".b2nd") else "b2frame")
     args.format = fmt
-    fill_defaults(args, None)
+    with about("--codec"):
+        fill_defaults(args, None)
     with about(args.input):
         src = compress_input(args, stack, need_shape=fmt == "b2nd")
     with about(args.output), atomic_output(args.output) as tmp:
@@ -236,6 +271,8 @@ def run_slice(args: Any, stack: contextlib.ExitStack) -> int:
     with about(args.path):
         key = slicing.parse_index(args.index)
         result = slicing.read_slice(source.kind, source.obj, key, args.dtype)
+    if source.kind != "ndarray" and args.dtype is None:
+        print(slicing.raw_items_note(source.kind, result.dtype), file=sys.stderr)
     if args.out:
         with about(args.out), atomic_output(args.out) as tmp, open(tmp, "wb") as f:
             np.save(f, result)

@@ -6,8 +6,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..backends.fileobj import is_binary_file
 from ..errors import ParamError, ParamTypeError
-from ..frame.location import REMOTE_OPTIONS, exists, is_url, open_frame
+from ..frame.location import (
+    REMOTE_OPTIONS,
+    as_urlpath,
+    exists,
+    is_url,
+    open_file_object,
+    open_frame,
+)
 from ..params import DParams, parse_int
 from ..storage import MODES, Storage
 from .members import open_members
@@ -29,6 +37,9 @@ def open(
         )
     if mode is not None and mode not in MODES:
         raise ParamError(f"mode must be one of {MODES}, got {mode!r}")
+    urlpath, kwargs = as_urlpath(urlpath, kwargs)  # an fsspec file object: by its URL
+    if is_binary_file(urlpath):  # another binary file object: read in place, read-only
+        return SChunk._from_frame(open_file_object(urlpath, offset, mode), Storage(mode="r"))
     offset = parse_int(offset, "offset", 0)
     path = os.fsdecode(urlpath)
     remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}
