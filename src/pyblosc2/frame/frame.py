@@ -34,7 +34,6 @@ from .edit import (
     SparsePlacement,
     check_chunk,
     first_chunksize,
-    index_bytes,
     plan_chunks,
     special_kind,
 )
@@ -43,7 +42,7 @@ from .header import FrameHeader
 from .index import SPECIAL_OFFSET_OF
 from .sparse import SPARSE_INDEX, commit_sparse, live_cbytes, next_chunk_id
 from .trailer import Trailer
-from .writer import build_cframe
+from .writer import IndexEncoder, build_cframe
 
 __all__ = ["HIDDEN_VLMETA", "Frame"]
 
@@ -70,6 +69,7 @@ class Frame:
         self.lock = lock
         self._mutex = threading.RLock()  # one handle, many threads
         self._writing = False  # this handle holds its write guard (re-entrancy)
+        self._index = IndexEncoder()  # keeps the unchanged blocks of the index chunk
         # whether other handles can see this frame (then changes check they are not stale)
         self.shared = not isinstance(store, MemoryStore)
         if lock is not None:
@@ -421,7 +421,7 @@ class Frame:
         if digests is not None:
             trailer = digests.in_trailer(trailer)
         header = replace(header, has_vlmeta=bool(trailer.vlmeta))
-        index, tbytes = index_bytes(offsets), trailer.to_bytes()
+        index, tbytes = self._index.encode(offsets), trailer.to_bytes()
         if self.directory is None:
             data = placement.data if isinstance(placement, ContiguousPlacement) else b""
             try:
