@@ -5,7 +5,8 @@ Run::
     python benchmarks/bench_append.py                         # 1,000 / 10,000 / 100,000 chunks
     python benchmarks/bench_append.py --sizes 1000 40000 --codec blosclz --json out.json
 
-Each library appends 8 KiB int64 chunks (``append_data``, on-disk contiguous frame, 1 thread)
+Each library appends 8 KiB int64 chunks (``append_data``, on-disk contiguous frame or, with
+``--sparse``, sparse frame, 1 thread)
 to its own file; the two files grow in lock step, ``--window`` appends of one library, then
 of the other, so both see the same machine load. At each size of ``--sizes`` a row reports,
 per library, the median time of one append over the last ``--samples`` windows, the time to
@@ -37,6 +38,7 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=50, help="appends per timed window")
     ap.add_argument("--samples", type=int, default=9, help="windows per size (median)")
     ap.add_argument("--repeat", type=int, default=7, help="open / read repeats (median)")
+    ap.add_argument("--sparse", action="store_true", help="sparse frames (a directory)")
     ap.add_argument("--json", help="write the rows here as JSON")
     args = ap.parse_args()
 
@@ -52,7 +54,8 @@ def main() -> None:
     kernels = active().name
     print(
         f"# bench_append | pyblosc2 {P.__version__} ({kernels} kernels) | python-blosc2 "
-        f"{C.__version__} | codec {args.codec} | 8 KiB chunks | 1 thread | load "
+        f"{C.__version__} | codec {args.codec} | {'sparse' if args.sparse else 'contiguous'} "
+        f"frames | 8 KiB chunks | 1 thread | load "
         f"{os.getloadavg()[0]:.1f}"
     )
     print(f"# command: python {' '.join(sys.argv)}\n")
@@ -62,14 +65,15 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        paths = {k: os.path.join(tmp, f"{k}.b2frame") for k in libs}
+        ext = "b2frame" if not args.sparse else "sframe"
+        paths = {k: os.path.join(tmp, f"{k}.{ext}") for k in libs}
         sch = {}
         for k, m in libs.items():
             cp = m.CParams(codec=getattr(m.Codec, args.codec.upper()), typesize=8, nthreads=1)
             sch[k] = m.SChunk(
                 chunksize=PER_CHUNK * 8,
                 urlpath=paths[k],
-                contiguous=True,
+                contiguous=not args.sparse,
                 mode="w",
                 cparams=cp,
                 dparams=m.DParams(nthreads=1),

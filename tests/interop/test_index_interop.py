@@ -103,3 +103,16 @@ def test_encoder_keeps_unchanged_blocks_and_redoes_changed_ones() -> None:
     assert _block_streams(second)[0] != _block_streams(first)[0]
     assert second == encode_index(offsets)  # the same bytes as a fresh encoder
     assert pb.decompress2(second) == offsets.tobytes()
+
+
+def test_sparse_appends_read_in_c_and_count_their_objects(cblosc2, tmp_path) -> None:
+    path = tmp_path / "s.b2frame"
+    s = pb.SChunk(chunksize=16, urlpath=str(path), contiguous=False, cparams={"typesize": 4})
+    n = PER_BLOCK + 10
+    for i in range(n):
+        s.append_chunk(_chunk(pb, i))
+    sizes = sum(p.stat().st_size for p in path.glob("*.chunk"))
+    assert s._frame.header.cbytes == sizes  # what a rewrite would count
+    del s
+    _check_reads(cblosc2.open(str(path), mode="r"), n)
+    _check_reads(pb.open(str(path), mode="r"), n)
