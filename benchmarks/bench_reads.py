@@ -162,7 +162,7 @@ def main() -> None:
     print(
         f"# bench_reads | pyblosc2 {P.__version__} | python-blosc2 {C.__version__} | numpy "
         f"{np.__version__} | cores {os.cpu_count()} | nthreads {NTHREADS} | {args.size_mb} MB"
-        f" | best of {args.repeat}"
+        f" | median of {args.repeat}"
     )
     print(f"# command: python {' '.join(sys.argv)} | load {os.getloadavg()[0]:.1f}\n")
     heads = "".join(f" pyblosc2 {n} s (range) | ratio {n} |" for n in sets)
