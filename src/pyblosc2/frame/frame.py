@@ -34,7 +34,6 @@ from .edit import (
     SparsePlacement,
     check_chunk,
     first_chunksize,
-    index_bytes,
     plan_chunks,
     special_kind,
 )
@@ -43,7 +42,7 @@ from .header import FrameHeader
 from .index import SPECIAL_OFFSET_OF
 from .sparse import SPARSE_INDEX, commit_sparse, live_cbytes, next_chunk_id
 from .trailer import Trailer
-from .writer import build_cframe
+from .writer import IndexEncoder, build_cframe
 
 __all__ = ["HIDDEN_VLMETA", "Frame"]
 
@@ -70,6 +69,7 @@ class Frame:
         self.lock = lock
         self._mutex = threading.RLock()  # one handle, many threads
         self._writing = False  # this handle holds its write guard (re-entrancy)
+        self._index = IndexEncoder()  # keeps the unchanged blocks of the index chunk
         # whether other handles can see this frame (then changes check they are not stale)
         self.shared = not isinstance(store, MemoryStore)
         if lock is not None:
@@ -279,10 +279,8 @@ class Frame:
         self._commit(self.header, self.offsets, self.trailer, None, DigestList())
 
     def append(self, chunk: bytes, requested: int | None) -> None:
-        """Append one compressed chunk; only it (and the index and trailer) is written."""
-        if self.directory is not None:
-            self.rewrite([*range(self.nchunks), chunk], requested)
-            return
+        """Append one compressed chunk; only it (and the index and trailer) is written, in
+        time that does not grow with the number of chunks (but for copies of the index)."""
         ch = check_chunk(chunk)
         h = self.header
         chunksize = h.chunksize
@@ -293,7 +291,11 @@ class Frame:
         if ch.typesize != h.typesize and ch.typesize != 1 and h.typesize <= MAX_HEADER_TYPESIZE:
             raise ParamError(f"chunk typesize {ch.typesize} differs from the SChunk's {h.typesize}")
         offsets = self.offsets.copy()
-        placement = ContiguousPlacement(h.cbytes)
+        placement: Placement
+        if self.directory is None:
+            placement = ContiguousPlacement(h.cbytes)
+        else:
+            placement = SparsePlacement(next_chunk_id(offsets))
         if chunksize == 0 and h.chunksize > 0 and (offsets < 0).any():
             # Special offsets record no size, which a variable-size frame needs: store those
             # chunks as 32-byte chunks (C would write the offsets and then fail to read them).
@@ -305,15 +307,17 @@ class Frame:
         else:
             offset = placement.place(chunk[: ch.cbytes])
         offsets = np.append(offsets, np.int64(offset))
-        header = replace(h, nbytes=h.nbytes + ch.nbytes, cbytes=placement.end, chunksize=chunksize)
+        header = replace(h, nbytes=h.nbytes + ch.nbytes, chunksize=chunksize)
+        if isinstance(placement, ContiguousPlacement):
+            header = replace(header, cbytes=placement.end)
         if chunksize == 0:
             header = header.with_variable_chunks()
-        digests = self.digests
+        digests = self.digests if self.directory is None else None
         if digests is not None:
             new = offset_digest(offset) if offset < 0 else chunk_digest(placement.placed[offset])
             after = digests.after_append(self.nchunks, new) if len(placement.placed) <= 1 else None
             digests = after or self._all_digests(offsets, placement)
-        self._commit(header, offsets, self.trailer, placement, digests)
+        self._commit(header, offsets, self.trailer, placement, digests, appended=True)
 
     def rewrite(
         self,
@@ -347,6 +351,46 @@ class Frame:
         if self.digests is not None and self.directory is None:
             digests = self._moved_digests(refs, offsets, placement)
         self._commit(header, offsets, self.trailer, placement, digests)
+
+    def replace_tail(
+        self,
+        keep: int,
+        chunks: Sequence[bytes],
+        requested: int | None,
+        metalayers: tuple[tuple[str, bytes], ...] | None = None,
+    ) -> None:
+        """:meth:`rewrite` of ``[0, ..., keep - 1, *chunks]`` (what growing a 1-d array does),
+        in time that does not grow with ``keep`` when the frame is contiguous, has fixed-size
+        chunks that stay fixed, and no fingerprint; else through :meth:`rewrite`."""
+        h = self.header
+        cs = h.chunksize
+        headers = [check_chunk(c) for c in chunks]
+        sizes = [ch.nbytes for ch in headers]
+        kept_full = keep < self.nchunks or h.nbytes == cs * self.nchunks
+        if (
+            self.directory is not None
+            or self.digests is not None
+            or cs <= 0
+            or not 0 < keep <= self.nchunks
+            or not kept_full
+            or any(x != cs for x in sizes[:-1])
+            or (sizes and not 0 < sizes[-1] <= cs)
+        ):
+            self.rewrite([*range(keep), *chunks], requested, metalayers)
+            return
+        placement = ContiguousPlacement(h.cbytes)
+        new = np.empty(len(chunks), np.int64)
+        for i, (c, ch) in enumerate(zip(chunks, headers, strict=True)):
+            kind = special_kind(ch)
+            if kind is not None:
+                new[i] = SPECIAL_OFFSET_OF[kind]
+            else:
+                new[i] = placement.place(c[: ch.cbytes])
+        offsets = np.concatenate([self.offsets[:keep], new])
+        header = replace(h, nbytes=keep * cs + sum(sizes), cbytes=placement.end)
+        if metalayers is not None:
+            header = replace(header, metalayers=metalayers)
+        self._commit(header, offsets, self.trailer, placement, None)
 
     def _place(self, refs: Sequence[Ref], plan: Plan, placement: Placement) -> np.ndarray:
         """The index of ``refs``: kept chunks keep their offsets, new ones are placed."""
@@ -416,12 +460,14 @@ class Frame:
         trailer: Trailer,
         placement: Placement | None,
         digests: DigestList | None,
+        appended: bool = False,
     ) -> None:
-        """The one commit point of every change (see the module docstring)."""
+        """The one commit point of every change (see the module docstring); ``appended``:
+        the change only added chunks (a sparse frame then needs no scan of its objects)."""
         if digests is not None:
             trailer = digests.in_trailer(trailer)
         header = replace(header, has_vlmeta=bool(trailer.vlmeta))
-        index, tbytes = index_bytes(offsets), trailer.to_bytes()
+        index, tbytes = self._index.encode(offsets), trailer.to_bytes()
         if self.directory is None:
             data = placement.data if isinstance(placement, ContiguousPlacement) else b""
             try:
@@ -436,20 +482,27 @@ class Frame:
             self._seen = header.to_bytes() + index + tbytes
             return
         objects = placement.placed if isinstance(placement, SparsePlacement) else {}
+        if appended:  # the objects in use are the old ones and the new ones
+            cbytes = self.header.cbytes + sum(map(len, objects.values()))
+        else:
+            cbytes = live_cbytes(self.directory, offsets, objects)
         header = replace(
-            header,
-            cbytes=live_cbytes(self.directory, offsets, objects),
-            frame_len=header.header_len + len(index) + len(tbytes),
+            header, cbytes=cbytes, frame_len=header.header_len + len(index) + len(tbytes)
         )
         frame = header.to_bytes() + index + tbytes
         writable = self.store.writable
         self.store.close()
+        old = self.offsets[:0] if appended else self.offsets  # an append leaves nothing stale
         try:
-            commit_sparse(self.directory, frame, objects, self.offsets, offsets)
-        finally:
+            commit_sparse(self.directory, frame, objects, old, offsets[:0] if appended else offsets)
+        except BaseException:
             self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
             self.reader = FrameReader.open(self.store, directory=self.directory)
             self._seen = self._on_disk()
+            raise
+        self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
+        self.reader = FrameReader(self.store, header, trailer, offsets, self.directory)
+        self._seen = frame
 
     def close(self) -> None:
         self.store.close()

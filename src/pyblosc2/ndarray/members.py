@@ -377,7 +377,21 @@ class NDArrayMembers(ArrayCore):
             values = values[()]
         new = np.asarray(values, dtype=self.dtype).reshape(-1)
         n = self.shape[0]
-        if new.size:
-            self.resize((n + new.size,))
-            self[n:] = new
+        if not new.size:
+            return n
+        # One commit that keeps the whole chunks and rewrites the rest (the partial last
+        # chunk and the new ones), in time that does not grow with the array: the same
+        # chunks as resize then assignment would write.
+        c = self.chunks[0]
+        keep = n // c
+        data = np.concatenate([self[keep * c : n], new]) if n % c else new
+        geo = self._geometry.resized((n + new.size,))
+        chunks = []
+        for i in range(0, data.size, c):
+            arr = np.zeros(geo.ext, self.dtype)
+            part = data[i : i + c]
+            arr[: part.size] = part
+            chunks.append(self._compress(arr))
+        self.schunk.replace_tail(keep, chunks, {"b2nd": geo.to_meta().to_bytes()})
+        self._geometry = geo
         return self.shape[0]

@@ -428,6 +428,19 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         self._frame.rewrite(refs, self._requested_chunksize, metalayers)
         return self.nchunks
 
+    @writes
+    def replace_tail(self, keep: int, chunks: list[bytes], meta: dict[str, bytes]) -> int:
+        """:meth:`set_chunks` of ``[0, ..., keep - 1, *chunks]``, in time that does not grow
+        with ``keep`` (see :meth:`Frame.replace_tail`; a pyblosc2 extension)."""
+        self._check_writable()
+        current = dict(self.header.metalayers)
+        for name, content in meta.items():
+            if name not in current or len(content) != len(current[name]):
+                raise ParamError(f"metalayer {name!r} must exist and keep its size")
+        metalayers = tuple((k, meta.get(k, v)) for k, v in self.header.metalayers)
+        self._frame.replace_tail(keep, chunks, self._requested_chunksize, metalayers)
+        return self.nchunks
+
     @reads
     def verify(self) -> list[int]:
         """Rehash every chunk; return the indices of damaged chunks (empty: all intact).
