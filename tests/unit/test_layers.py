@@ -30,6 +30,7 @@ LAYERS = {
     "backends": 1.2,
     "storage": 1.8,
     "params": 2,
+    "schema": 2.1,  # python-blosc2's table column types (blosc2.int64(), blosc2.field)
     "kernels": 2.5,  # the hot loops behind one protocol: filters and codecs ask it
     "codecs": 3,
     "filters": 3,
@@ -42,6 +43,10 @@ LAYERS = {
     "ndarray": 8,
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
+    "stores": 8.8,  # DictStore/TreeStore/EmbedStore (.b2d/.b2z/.b2e) and open() over them
+    "dict_store": 8.91,  # python-blosc2's module names for the stores (re-exports)
+    "tree_store": 8.92,
+    "embed_store": 8.93,
     "compat": 9,
     "__init__": 11,  # the public API: re-exports
     "cli": 12,  # a user of the public API
