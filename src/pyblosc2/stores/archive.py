@@ -24,11 +24,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..backends.base import ByteStore
+from .keys import EMBED_NAME, NOT_STORED
 from .zipindex import check_member_name
 
 __all__ = ["StoreReader", "extract_archive", "store_files", "write_archive"]
 
-EMBED_NAME = "embed.b2e"
 TMP_SUFFIX = ".b2z.tmp"
 
 
@@ -40,7 +40,7 @@ def store_files(working_dir: str) -> list[tuple[str, str]]:
         for name in files:
             path = os.path.join(root, name)
             arcname = os.path.relpath(path, working_dir).replace(os.sep, "/")
-            if arcname == EMBED_NAME or name.endswith(TMP_SUFFIX) or name.endswith(".tmp"):
+            if arcname == EMBED_NAME or name.endswith(NOT_STORED):
                 continue
             found.append((os.path.getsize(path), arcname, path))
     found.sort(key=lambda t: (-t[0], t[1]))

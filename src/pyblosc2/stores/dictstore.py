@@ -44,9 +44,9 @@ from ..schunk import open as open_schunk
 from ..schunk.members import InfoReport
 from ..storage import Storage
 from .archive import extract_archive, store_files, write_archive
-from .discovery import EMBED_NAME, leaves_in_archive, leaves_in_directory
+from .discovery import leaves_in_archive, leaves_in_directory
 from .embed import EmbedStore
-from .keys import check_key, path_of_key
+from .keys import EMBED_NAME, check_key, path_of_key
 from .leaves import (
     check_deserialize,
     container_of,

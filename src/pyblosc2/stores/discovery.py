@@ -17,16 +17,13 @@ import warnings
 from collections.abc import Callable, Iterable
 
 from ..schunk import SChunk
-from .keys import EXTERNAL_SUFFIXES, key_of_path
+from .keys import EMBED_NAME, EXTERNAL_SUFFIXES, NOT_STORED, key_of_path
 from .leaves import CONTAINER_OPENERS, leaf_suffix
 from .zipindex import ZipIndex
 
 __all__ = ["EMBED_NAME", "frame_kind", "leaves_in_archive", "leaves_in_directory"]
 
-EMBED_NAME = "embed.b2e"
 CANONICAL = frozenset(EXTERNAL_SUFFIXES.values())
-# files in a store directory that are never leaves: lock sidecars and staging files
-_NOT_LEAVES = (".b2lock", ".tmp")
 # metalayers of frames a store does not hold as leaves (python-blosc2 warns and skips them)
 _UNSUPPORTED = {"LazyArray": "LazyArray", "proxy-source": "Proxy"}
 Probe = Callable[[str], SChunk]
@@ -83,7 +80,7 @@ def _probe(relpath: str, probe: Probe) -> bool:
 def _map(relpaths: Iterable[str], probe: Probe) -> dict[str, str]:
     found: dict[str, str] = {}
     for rel in relpaths:
-        if rel == EMBED_NAME or rel.endswith(_NOT_LEAVES):
+        if rel == EMBED_NAME or rel.endswith(NOT_STORED):
             continue
         if posixpath.splitext(rel)[1] in CANONICAL or _probe(rel, probe):
             found[key_of_path(rel)] = rel

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..backends.lock import locking_requested
-from ..errors import FormatError, ParamError
+from ..errors import FormatError, ParamError, ParamTypeError
 from ..meta import unpack_vlmeta
 from ..ndarray.constructors import asarray
 from ..params import CParams, DParams
@@ -317,7 +317,7 @@ class EmbedStore:
 def _cframe_of(value: Any) -> bytes:
     to_cframe = getattr(value, "to_cframe", None)
     if to_cframe is None:
-        raise ParamError(
+        raise ParamTypeError(
             "a store holds NDArray, SChunk, numpy arrays and containers with a super-chunk, "
             f"got {type(value).__name__}"
         )

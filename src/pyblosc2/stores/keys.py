@@ -18,7 +18,9 @@ from typing import Any
 from ..errors import ParamError, ParamTypeError
 
 __all__ = [
+    "EMBED_NAME",
     "EXTERNAL_SUFFIXES",
+    "NOT_STORED",
     "VLMETA_LEAF",
     "check_key",
     "key_of_path",
@@ -28,6 +30,11 @@ __all__ = [
 
 #: suffix of an external leaf by what it holds (python-blosc2 4.x)
 EXTERNAL_SUFFIXES = {"ndarray": ".b2nd", "schunk": ".b2f", "batcharray": ".b2b"}
+#: the file of a store's embedded store (its directory's, or its archive's member)
+EMBED_NAME = "embed.b2e"
+#: suffixes of files in a store directory that are no part of the store: frame lock
+#: sidecars and the staging files of a write (left by a crash)
+NOT_STORED = (".b2lock", ".tmp")
 #: the last segment of the key under which a TreeStore keeps a group's vlmeta
 VLMETA_LEAF = "__vlmeta__"
 # characters python-blosc2 refuses in embedded keys

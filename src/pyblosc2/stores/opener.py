@@ -21,8 +21,8 @@ from ..frame.location import is_url
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
 from .dictstore import DictStore
-from .discovery import EMBED_NAME
 from .embed import EmbedStore
+from .keys import EMBED_NAME
 from .leaves import check_deserialize, container_of, schunk_in_window
 from .treestore import TreeStore
 from .zipindex import ZipIndex
@@ -95,6 +95,8 @@ def store_class(path: str, options: dict[str, Any] | None = None) -> type[Any] |
     'DictStore'
     """
     layers = _store_layers(path, options or {})
+    if path.endswith(".b2e") and layers & set(_BY_LAYER):
+        return EmbedStore  # a DictStore's embed.b2e is an EmbedStore too
     for layer, cls in _BY_LAYER.items():
         if layer in layers:
             return cls

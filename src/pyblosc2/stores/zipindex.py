@@ -163,9 +163,14 @@ class ZipIndex:
             raise FormatError(WHERE, "size", None, f"at least {EOCD.size} bytes", size)
         span = min(size, EOCD.size + MAX_COMMENT)
         tail = bytes(store.read(size - span, span))
-        pos = tail.rfind(EOCD_SIG.to_bytes(4, "little"))
-        while pos >= 0 and pos + EOCD.size + EOCD.unpack_from(tail, pos)[7] > len(tail):
-            pos = tail.rfind(EOCD_SIG.to_bytes(4, "little"), 0, pos)
+        sig = EOCD_SIG.to_bytes(4, "little")
+        pos = tail.rfind(sig)
+        # the record is the last signature whose fixed part and comment fit in the file
+        while pos >= 0 and (
+            pos + EOCD.size > len(tail)
+            or pos + EOCD.size + EOCD.unpack_from(tail, pos)[7] > len(tail)
+        ):
+            pos = tail.rfind(sig, 0, pos)
         if pos < 0:
             raise FormatError(WHERE, "end of central directory", None, "a record", "none")
         eocd_at = size - span + pos
