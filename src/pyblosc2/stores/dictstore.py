@@ -124,13 +124,14 @@ class DictStore:
         self.offsets: dict[str, dict[str, Any]] = {}
         self.map_tree: dict[str, str] = {}
         self._archive: ZipIndex | None = None
+        self._remote_archive: Any = None  # the FsspecStore of an archive at a URL
         self._modified = False
         self._seen: tuple[tuple[str, bytes], ...] | None = None
+        if self._url and mode != "r":
+            raise ParamError(f"a store at a URL is read-only: open {self.localpath} with mode='r'")
         self._setup_paths(tmpdir)
         if locking and self.is_zip_store:
             raise ParamError("locking is not supported for zip (.b2z) stores; share them read-only")
-        if self._url and mode != "r":
-            raise ParamError(f"a store at a URL is read-only: open {self.localpath} with mode='r'")
         self._closed = False
         try:
             if mode == "r":
@@ -160,7 +161,8 @@ class DictStore:
         else:
             self.b2z_path = path
             if self.mode == "r":  # a namespace only: nothing is ever written there
-                self.working_dir = os.path.splitext(os.path.abspath(path))[0]
+                base = path if self._url else os.path.abspath(path)
+                self.working_dir = os.path.splitext(base)[0]
             elif tmpdir is None:
                 parent = os.path.dirname(os.path.abspath(path))
                 self._temp_dir_obj = tempfile.TemporaryDirectory(
@@ -233,8 +235,12 @@ class DictStore:
 
     def _get_zip_offsets(self) -> ZipIndex:
         """Read the archive's index (python-blosc2 keeps it as ``offsets``)."""
-        with contextlib.closing(self._archive_store()) as archive:
+        archive = self._archive_store()
+        try:
             index = ZipIndex.read(archive)
+        finally:
+            if archive is not self._remote_archive:
+                archive.close()
         self._archive = index
         self.offsets = {
             name: {"offset": m.offset, "length": m.length, "stored": m.stored}
@@ -242,25 +248,38 @@ class DictStore:
         }
         return index
 
-    def _archive_store(self, offset: int = 0) -> Any:
-        """The bytes of the archive from ``offset`` on: a file, a map, or an fsspec URL."""
+    def _archive_store(self) -> Any:
+        """The bytes of the archive: a file, a map, or (shared by all members) a URL."""
         if self._url:
-            from ..backends.fsspec import FsspecStore
+            if self._remote_archive is None:
+                from ..backends.fsspec import FsspecStore
 
-            return FsspecStore(self.localpath, self._remote.get("storage_options"), offset=offset)
+                so = self._remote.get("storage_options")
+                self._remote_archive = FsspecStore(self.localpath, so)
+            return self._remote_archive
         if self.mmap_mode == "r":
-            return MmapStore(self.localpath, offset)
-        return FileStore(self.localpath, offset)
+            return MmapStore(self.localpath)
+        return FileStore(self.localpath)
 
     def _member(self, name: str) -> Any:
         """The super-chunk of archive member ``name``, opened where it lies."""
         assert self._archive is not None
         m = self._archive[name]
-        store = self._archive_store(m.offset)
+        store = self._archive_store()
+        owned = store is not self._remote_archive
         try:
-            return schunk_in_window(store, m.length, self.b2z_path, m.offset, self.dparams)
+            return schunk_in_window(
+                store,
+                m.offset,
+                m.length,
+                self.b2z_path,
+                self.dparams,
+                owned=owned,
+                remote=self._remote,
+            )
         except FormatError as exc:
-            store.close()
+            if owned:
+                store.close()
             raise FormatError(
                 f"zip archive {self.b2z_path}", f"member {name!r}", m.offset, "a Blosc2 frame", exc
             ) from None
@@ -384,13 +403,16 @@ class DictStore:
         self._check_writable()
         self._modified = True
         with self._mutation():
+            found = False
+            if key in self._estore:  # first: a value a crash left hidden behind a file
+                del self._estore[key]
+                found = True
             if key in self.map_tree:
                 rel = self.map_tree.pop(key)
                 _remove(os.path.join(self.working_dir, rel))
                 self._bump_tick()
-            elif key in self._estore:
-                del self._estore[key]
-            else:
+                found = True
+            if not found:
                 raise KeyError(f"Key '{key}' not found")
 
     def __contains__(self, key: object) -> bool:
@@ -501,8 +523,12 @@ class DictStore:
         staging = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".", dir=parent)
         try:
             if self.is_zip_store and self.mode == "r":
-                with contextlib.closing(self._archive_store()) as archive:
+                archive = self._archive_store()
+                try:
                     extract_archive(archive, staging)
+                finally:
+                    if archive is not self._remote_archive:
+                        archive.close()
             else:
                 with self._reading():
                     for arcname, path in store_files(self.working_dir):

@@ -296,9 +296,27 @@ class EmbedStore:
             yield key, self[key]
 
     def entry(self, key: str) -> dict[str, Any]:
-        """Where ``key`` lies in the super-chunk: ``{"offset", "length"}`` (a copy)."""
+        """Where ``key`` lies in the super-chunk: ``{"offset", "length"}`` (a copy; a
+        pyblosc2 extension).
+
+        >>> e = EmbedStore(); e["/a"] = np.arange(3); e.entry("/a")["offset"]
+        0
+        """
         self._sync_metadata()
         return dict(self._embed_map[key])
+
+    def cframe(self, key: str) -> bytes:
+        """The frame of the value under ``key`` as stored, whatever it holds (a pyblosc2
+        extension, for tools that check frames).
+
+        >>> e = EmbedStore(); e["/a"] = np.arange(3); e.cframe("/a")[:10]
+        b'\\x9e\\xa8b2frame\\x00'
+        """
+        with self._reading():
+            entry = self.entry(key)
+            if "urlbase" in entry:
+                raise NotImplementedError(f"{key!r} is a reference to a C2Array, not a frame")
+            return self._store[entry["offset"] : entry["offset"] + entry["length"]]
 
     def to_cframe(self) -> bytes:
         """The store as a cframe (:func:`pyblosc2.from_cframe` opens it again)."""

@@ -118,30 +118,32 @@ def leaf_at(
 
 
 class Window:
-    """The ``length`` bytes of ``inner`` from its start, read-only: a member of an archive,
-    so that a frame can never read past its member (a :class:`ByteStore`)."""
+    """The ``length`` bytes of ``inner`` from ``offset`` on, read-only: an archive member,
+    so that a frame can never read past its member (a :class:`ByteStore`). ``owned``: closing
+    the window closes ``inner`` (a store shared by the members of a remote archive is not)."""
 
-    def __init__(self, inner: ByteStore, length: int) -> None:
-        self.inner, self.length = inner, length
+    def __init__(self, inner: ByteStore, offset: int, length: int, *, owned: bool = True):
+        self.inner, self.offset, self.length, self.owned = inner, offset, length, owned
         self.bytes_read = 0
 
     @property
     def size(self) -> int:
-        return min(self.inner.size, self.length)
+        return max(0, min(self.inner.size - self.offset, self.length))
 
     @property
     def writable(self) -> bool:
         return False
 
     def read(self, pos: int, n: int) -> bytes | memoryview:
-        data = self.inner.read(pos, max(0, min(n, self.size - pos)))
+        data = self.inner.read(self.offset + pos, max(0, min(n, self.size - pos)))
         self.bytes_read += len(data)
         return data
 
     def prefetch(self, spans: list[tuple[int, int]]) -> None:
         fetch = getattr(self.inner, "prefetch", None)
         if fetch is not None:
-            fetch([(a, min(b, self.length)) for a, b in spans if a < self.length])
+            end = self.size
+            fetch([(self.offset + a, self.offset + min(b, end)) for a, b in spans if a < end])
 
     def write(self, pos: int, data: bytes | memoryview) -> None:
         raise ParamError(READ_ONLY)
@@ -153,17 +155,34 @@ class Window:
         pass
 
     def close(self) -> None:
-        self.inner.close()
+        if self.owned:
+            self.inner.close()
+
+
+#: what a frame reader reads first: its header, and its index and trailer at its end
+_HEAD, _TAIL = 1 << 12, 1 << 14
 
 
 def schunk_in_window(
-    inner: ByteStore, length: int, path: str, offset: int, dparams: Any = None
+    inner: ByteStore,
+    offset: int,
+    length: int,
+    path: str,
+    dparams: Any = None,
+    *,
+    owned: bool = True,
+    remote: dict[str, Any] | None = None,
 ) -> SChunk:
-    """The super-chunk whose frame is the first ``length`` bytes of ``inner`` (the member
-    at ``offset`` of the archive ``path``), read where it lies."""
+    """The super-chunk whose frame is the ``length`` bytes at ``offset`` of ``inner`` (the
+    member of the archive ``path``), read where it lies; a remote archive's member has its
+    head and tail fetched together first."""
+    window = Window(inner, offset, length, owned=owned)
+    if hasattr(inner, "prefetch"):
+        window.prefetch([(0, min(_HEAD, length)), (max(0, length - _TAIL), length)])
     storage = Storage(urlpath=path, mode="r", contiguous=True)
-    s = SChunk._from_frame(Frame(Window(inner, length)), storage)
+    s = SChunk._from_frame(Frame(window), storage)
     s._offset = offset
+    s._remote = dict(remote or {})
     if dparams is not None:
         s.dparams = DParams.from_any(dparams)
     return s

@@ -68,7 +68,8 @@ def _store_layers(path: str, options: dict[str, Any]) -> set[str]:
             index = ZipIndex.read(archive)
             if EMBED_NAME in index and index[EMBED_NAME].stored:
                 m = index[EMBED_NAME]
-                return _layers_at(path, m.offset, options)
+                s = schunk_in_window(archive, m.offset, m.length, path, owned=False)
+                return {name for name, _ in s.metalayers}
         return set()
     if path.endswith(".b2e"):
         return _layers_at(path)
@@ -80,7 +81,7 @@ def _store_layers(path: str, options: dict[str, Any]) -> set[str]:
             index = ZipIndex.read(f)
             if EMBED_NAME in index and index[EMBED_NAME].stored:
                 m = index[EMBED_NAME]
-                s = schunk_in_window(FileStore(path, m.offset), m.length, path, m.offset)
+                s = schunk_in_window(FileStore(path), m.offset, m.length, path)
                 return {name for name, _ in s.metalayers}
     return set()
 
