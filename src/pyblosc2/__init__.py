@@ -138,7 +138,15 @@ from .schema import (
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
 
 # -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
-from .stores import DictStore, EmbedStore, TreeStore, estore_from_cframe, from_cframe, open
+from .stores import (
+    DictStore,
+    EmbedStore,
+    TreeStore,
+    URLPath,
+    estore_from_cframe,
+    from_cframe,
+    open,
+)
 from .stores import ext as blosc2_ext
 
 __version__ = VERSION
@@ -276,7 +284,7 @@ __all__ += [
 ]
 
 # -- stores (issue 21) ------------------------------------------------------------------------
-__all__ += ["DictStore", "EmbedStore", "TreeStore", "blosc2_ext", "estore_from_cframe"]
+__all__ += ["DictStore", "EmbedStore", "TreeStore", "URLPath", "blosc2_ext", "estore_from_cframe"]
 # python-blosc2's table column types (the table itself, CTable, is not implemented)
 __all__ += [
     "field",

@@ -83,6 +83,21 @@ def test_missing_remote_store(http: RangeServer) -> None:
         pyblosc2.open(http.url("none.b2z"))
 
 
+def test_embed_store_over_http(http: RangeServer, cblosc2: ModuleType) -> None:
+    e = cblosc2.EmbedStore(os.path.join(http.root, "e.b2e"), mode="w")
+    e["/a"] = np.arange(100)
+    r = pyblosc2.open(http.url("e.b2e"))
+    assert isinstance(r, pyblosc2.EmbedStore) and set(r.keys()) == {"/a"}
+    np.testing.assert_array_equal(r["/a"][:], np.arange(100))
+    with pytest.raises(ValueError, match="read-only"):
+        pyblosc2.open(http.url("e.b2e"), mode="a")
+
+
+def test_remote_directory_store_is_named(http: RangeServer) -> None:
+    with pytest.raises(NotImplementedError, match=r"remote \.b2d"):
+        pyblosc2.DictStore(http.url("d.b2d"), mode="r")
+
+
 def test_b2z_on_s3(s3_options: dict[str, Any], cblosc2: ModuleType, tmp_path: Path) -> None:
     import s3fs
 

@@ -346,3 +346,24 @@ def test_no_warnings_on_a_clean_store(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         DictStore(str(path), mode="r")
+
+
+def test_stale_staging_files_removed_on_open(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.b2d"
+    with DictStore(str(path), mode="w") as d:
+        d["/g/a"] = np.arange(100)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    frame = (path / "g" / "a.b2nd").read_bytes()
+    (path / "g" / f"b.b2nd.{int(dead.stdout)}.tmp").write_bytes(frame)  # killed before rename
+    (path / "g" / f"c.b2nd.{os.getpid()}.tmp").write_bytes(frame)  # a live writer's
+    with DictStore(str(path), mode="a") as d:
+        assert sorted(d) == ["/g/a"]
+    assert sorted(os.listdir(path / "g")) == ["a.b2nd", f"c.b2nd.{os.getpid()}.tmp"]

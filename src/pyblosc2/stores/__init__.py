@@ -13,7 +13,7 @@ members of an archive lie), :mod:`.archive` (writing and unpacking archives), :m
 from . import ext
 from .dictstore import DictStore
 from .embed import EmbedStore, estore_from_cframe
-from .leaves import CONTAINER_OPENERS, container_of
+from .leaves import CONTAINER_OPENERS, URLPath, container_of
 from .opener import from_cframe, open, store_class
 from .treestore import TreeStore
 
@@ -22,6 +22,7 @@ __all__ = [
     "DictStore",
     "EmbedStore",
     "TreeStore",
+    "URLPath",
     "container_of",
     "estore_from_cframe",
     "ext",

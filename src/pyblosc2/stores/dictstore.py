@@ -44,7 +44,7 @@ from ..schunk import open as open_schunk
 from ..schunk.members import InfoReport
 from ..storage import Storage
 from .archive import extract_archive, store_files, write_archive
-from .discovery import leaves_in_archive, leaves_in_directory
+from .discovery import leaves_in_archive, leaves_in_directory, remove_stale_staging
 from .embed import EmbedStore
 from .keys import EMBED_NAME, check_key, path_of_key
 from .leaves import (
@@ -129,6 +129,11 @@ class DictStore:
         self._seen: tuple[tuple[str, bytes], ...] | None = None
         if self._url and mode != "r":
             raise ParamError(f"a store at a URL is read-only: open {self.localpath} with mode='r'")
+        if self._url and not self.localpath.endswith(".b2z"):
+            raise NotImplementedError(
+                f"a store at a URL is read as a .b2z archive; {self.localpath} is not one "
+                "(remote .b2d directories are not read: pack the store with to_b2z)"
+            )
         self._setup_paths(tmpdir)
         if locking and self.is_zip_store:
             raise ParamError("locking is not supported for zip (.b2z) stores; share them read-only")
@@ -214,6 +219,8 @@ class DictStore:
         elif self.mode == "w" and os.path.isdir(path):
             _clear_store_directory(path)
         os.makedirs(self.working_dir, exist_ok=True)
+        if not self.is_zip_store:  # recovery: what killed writers left half done
+            remove_stale_staging(self.working_dir)
         storage = Storage(
             contiguous=True, urlpath=self.estore_path, mode=self.mode, locking=self._locking
         )

@@ -11,8 +11,10 @@ path without the suffix (:func:`.keys.key_of_path`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
+import re
 import warnings
 from collections.abc import Callable, Iterable
 
@@ -21,12 +23,20 @@ from .keys import EMBED_NAME, EXTERNAL_SUFFIXES, NOT_STORED, key_of_path
 from .leaves import CONTAINER_OPENERS, leaf_suffix
 from .zipindex import ZipIndex
 
-__all__ = ["EMBED_NAME", "frame_kind", "leaves_in_archive", "leaves_in_directory"]
+__all__ = [
+    "EMBED_NAME",
+    "frame_kind",
+    "leaves_in_archive",
+    "leaves_in_directory",
+    "remove_stale_staging",
+]
 
 CANONICAL = frozenset(EXTERNAL_SUFFIXES.values())
 # metalayers of frames a store does not hold as leaves (python-blosc2 warns and skips them)
 _UNSUPPORTED = {"LazyArray": "LazyArray", "proxy-source": "Proxy"}
 Probe = Callable[[str], SChunk]
+# the staging file of a leaf being written: "<leaf>.<pid>.tmp" (python-blosc2's naming too)
+_STAGING = re.compile(r"\.(\d+)\.tmp$")
 
 
 def frame_kind(schunk: SChunk) -> tuple[str | None, str]:
@@ -103,3 +113,30 @@ def leaves_in_archive(index: ZipIndex, probe: Probe) -> dict[str, str]:
     """key -> member name of the stored leaves of an archive; ``probe(name)`` opens a member
     whose suffix is not canonical."""
     return _map((name for name in index if index[name].stored), probe)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def remove_stale_staging(working_dir: str) -> list[str]:
+    """Remove the staging files (``<leaf>.<pid>.tmp``) that writers killed before their
+    rename left behind, those of processes no longer alive; returns their relative paths.
+    (python-blosc2 would otherwise open such a file as a leaf of a key ending in
+    ``.<pid>``.)"""
+    removed = []
+    for root, _, files in os.walk(working_dir):
+        for name in files:
+            found = _STAGING.search(name)
+            if found is None or _alive(int(found.group(1))):
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(root, name))
+                removed.append(os.path.relpath(os.path.join(root, name), working_dir))
+    return removed

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..backends.base import READ_ONLY, ByteStore
@@ -29,6 +30,7 @@ from .keys import EXTERNAL_SUFFIXES
 
 __all__ = [
     "CONTAINER_OPENERS",
+    "URLPath",
     "check_deserialize",
     "container_of",
     "leaf_at",
@@ -54,6 +56,21 @@ _OBJECT_LAYERS = {
     "b2o": "serialized Blosc2 object (b2o)",
 }
 DESERIALIZE_MODES = ("safe", "full")
+
+
+@dataclass(frozen=True)
+class URLPath:
+    """python-blosc2's name of a dataset on a Caterva2 server (``path`` under ``urlbase``),
+    which an EmbedStore may hold a reference to. pyblosc2 does not talk to Caterva2:
+    opening one raises :class:`NotImplementedError`.
+
+    >>> URLPath("@public/examples/ds-1d.b2nd", "https://cat2.cloud/demo").path
+    '@public/examples/ds-1d.b2nd'
+    """
+
+    path: str
+    urlbase: str | None = None
+    auth_token: str | None = None
 
 
 def check_deserialize(mode: Any) -> str:

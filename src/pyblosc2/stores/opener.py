@@ -23,7 +23,7 @@ from ..schunk import open as open_schunk
 from .dictstore import DictStore
 from .embed import EmbedStore
 from .keys import EMBED_NAME
-from .leaves import check_deserialize, container_of, schunk_in_window
+from .leaves import URLPath, check_deserialize, container_of, schunk_in_window
 from .treestore import TreeStore
 from .zipindex import ZipIndex
 
@@ -110,6 +110,12 @@ def store_class(path: str, options: dict[str, Any] | None = None) -> type[Any] |
 def _open_store(cls: type[Any], path: str, mode: str, offset: int, kwargs: dict[str, Any]) -> Any:
     if offset:
         raise ParamError(f"Offset must be 0 for {cls.__name__}")
+    if cls is EmbedStore and is_url(path):  # one frame at a URL, read by ranges
+        if mode != "r":
+            raise ParamError(f"a store at a URL is read-only: open {path} with mode='r'")
+        remote = {k: kwargs[k] for k in ("storage_options",) if kwargs.get(k)}
+        schunk = open_schunk(path, "r", 0, **remote)
+        return EmbedStore(_from_schunk=schunk, deserialize=kwargs.get("deserialize"))
     allowed = _STORE_ARGS[EmbedStore if cls is EmbedStore else DictStore]
     unknown = sorted(set(kwargs) - allowed - {"deserialize"})
     if unknown:
@@ -130,6 +136,10 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> Any:
     >>> type(store).__name__, store["/group/a"][1:3]
     ('TreeStore', array([1, 2]))
     """
+    if isinstance(urlpath, URLPath):
+        raise NotImplementedError(
+            f"opening {urlpath.path!r} at {urlpath.urlbase!r}: a Caterva2 dataset (C2Array)"
+        )
     if isinstance(urlpath, str | os.PathLike):
         path = os.fsdecode(urlpath)
         if "deserialize" in kwargs:
