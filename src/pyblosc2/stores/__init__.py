@@ -6,7 +6,8 @@ subtrees and ``walk``); and ``open``/``from_cframe``, which recognise them.
 Modules, from the bytes up: :mod:`.keys` (keys and file names), :mod:`.zipindex` (where the
 members of an archive lie), :mod:`.archive` (writing and unpacking archives), :mod:`.leaves`
 (what a stored frame holds), :mod:`.discovery` (which files are leaves), :mod:`.embed`,
-:mod:`.dictstore`, :mod:`.treevlmeta`, :mod:`.treestore`, :mod:`.opener`, and :mod:`.ext`
+:mod:`.forms` (packing, unpacking, the working copy), :mod:`.dictstore`, :mod:`.treevlmeta`,
+:mod:`.treestore`, :mod:`.opener`, and :mod:`.ext`
 (python-blosc2's ``blosc2_ext.open``).
 """
 

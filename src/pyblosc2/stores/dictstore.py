@@ -29,7 +29,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -43,9 +43,10 @@ from ..params import CParams, DParams
 from ..schunk import open as open_schunk
 from ..schunk.members import InfoReport
 from ..storage import Storage
-from .archive import extract_archive, store_files, write_archive
+from .archive import extract_archive
 from .discovery import leaves_in_archive, leaves_in_directory, remove_stale_staging
 from .embed import EmbedStore
+from .forms import StoreForms, clear_store_directory, remove_path
 from .keys import EMBED_NAME, check_key, path_of_key
 from .leaves import (
     check_deserialize,
@@ -66,7 +67,7 @@ TICK = "dstore_tick"
 MODES = ("r", "a", "w")
 
 
-class DictStore:
+class DictStore(StoreForms):
     """A dict-like store of arrays, in a ``.b2d`` directory or a ``.b2z`` zip archive.
 
     >>> import tempfile
@@ -212,12 +213,12 @@ class DictStore:
         if self.is_zip_store:
             os.makedirs(self.working_dir, exist_ok=True)
             if self._temp_dir_obj is None:  # a tmpdir of the caller: start from nothing
-                _clear_store_directory(self.working_dir)
+                clear_store_directory(self.working_dir)
             if self.mode == "a" and os.path.exists(path):
                 with contextlib.closing(FileStore(path)) as archive:
                     extract_archive(archive, self.working_dir)
         elif self.mode == "w" and os.path.isdir(path):
-            _clear_store_directory(path)
+            clear_store_directory(path)
         os.makedirs(self.working_dir, exist_ok=True)
         if not self.is_zip_store:  # recovery: what killed writers left half done
             remove_stale_staging(self.working_dir)
@@ -351,7 +352,7 @@ class DictStore:
                 self._write_leaf(value, rel)
                 self.map_tree[key] = rel
                 if old is not None and old != rel:
-                    _remove(os.path.join(self.working_dir, old))
+                    remove_path(os.path.join(self.working_dir, old))
                 if key in self._estore:
                     del self._estore[key]
                 self._bump_tick()
@@ -359,7 +360,7 @@ class DictStore:
             self._estore._put(key, value)
             if old is not None:
                 del self.map_tree[key]
-                _remove(os.path.join(self.working_dir, old))
+                remove_path(os.path.join(self.working_dir, old))
                 self._bump_tick()
 
     def _write_leaf(self, value: Any, rel: str) -> None:
@@ -377,7 +378,7 @@ class DictStore:
                     f.write(value.to_cframe())
             os.replace(tmp, dest)
         except BaseException:
-            _remove(tmp)
+            remove_path(tmp)
             raise
 
     def __getitem__(self, key: str) -> Any:
@@ -416,7 +417,7 @@ class DictStore:
                 found = True
             if key in self.map_tree:
                 rel = self.map_tree.pop(key)
-                _remove(os.path.join(self.working_dir, rel))
+                remove_path(os.path.join(self.working_dir, rel))
                 self._bump_tick()
                 found = True
             if not found:
@@ -498,116 +499,5 @@ class DictStore:
         """A printable summary of the store (without opening its leaves)."""
         return InfoReport(self.info_items)
 
-    # -- packing, unpacking, closing --------------------------------------------------------
-    def to_b2z(self, overwrite: bool | str | os.PathLike[str] = False, filename: Any = None) -> str:
-        """Pack the store into the ``.b2z`` file ``filename`` (default: the store's own),
-        atomically (a reader sees the old archive or the new one); returns its absolute
-        path. ``filename`` may be passed first."""
-        if isinstance(overwrite, str | os.PathLike) and filename is None:
-            filename, overwrite = overwrite, False
-        if self.mode == "r" and self.is_zip_store:
-            raise ParamError("Cannot call to_b2z() on a .b2z DictStore opened in read mode.")
-        target = os.fspath(self.b2z_path if filename is None else filename)
-        if not target.endswith(".b2z"):
-            raise ParamError("b2z_path must have a .b2z extension")
-        if os.path.exists(target) and not overwrite:
-            raise FileExistsError(f"'{target}' already exists. Use overwrite=True to overwrite.")
-        with self._reading():
-            return write_archive(target, store_files(self.working_dir))
-
-    def to_b2d(self, dirname: Any = None, *, overwrite: bool = False) -> str:
-        """Unpack (or copy) the store into the directory ``dirname`` (default: beside the
-        archive, ``.b2d``); returns its absolute path."""
-        if dirname is None:
-            dirname = self.localpath if not self.is_zip_store else self.b2z_path[:-4] + ".b2d"
-        target = os.path.abspath(os.fspath(dirname))
-        if not self.is_zip_store and target == os.path.abspath(self.working_dir):
-            return target
-        if os.path.exists(target) and not overwrite:
-            raise FileExistsError(f"'{target}' already exists. Use overwrite=True to overwrite.")
-        parent = os.path.dirname(target)
-        os.makedirs(parent, exist_ok=True)
-        staging = tempfile.mkdtemp(prefix="." + os.path.basename(target) + ".", dir=parent)
-        try:
-            if self.is_zip_store and self.mode == "r":
-                archive = self._archive_store()
-                try:
-                    extract_archive(archive, staging)
-                finally:
-                    if archive is not self._remote_archive:
-                        archive.close()
-            else:
-                with self._reading():
-                    for arcname, path in store_files(self.working_dir):
-                        dest = os.path.join(staging, *arcname.split("/"))
-                        os.makedirs(os.path.dirname(dest), exist_ok=True)
-                        shutil.copyfile(path, dest)
-            if os.path.exists(target):
-                _remove(target)
-            os.rename(staging, target)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return target
-
-    def close(self) -> None:
-        """Pack a ``.b2z`` opened for writing back into its archive, and release the
-        temporary directory."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if self.is_zip_store and self.mode in ("w", "a"):
-                self.to_b2z(overwrite=True)
-        finally:
-            self._cleanup()
-
-    def discard(self) -> None:
-        """Release the temporary directory without packing anything back."""
-        self._closed = True
-        self._cleanup()
-
-    def _cleanup(self) -> None:
-        if self._temp_dir_obj is not None:
-            self._temp_dir_obj.cleanup()
-            self._temp_dir_obj = None
-
-    def __del__(self) -> None:
-        # Changes made through this handle are packed back, as python-blosc2 does; a handle
-        # that changed nothing never rewrites the archive.
-        with contextlib.suppress(Exception):
-            if not self._closed and not self._modified:
-                self.discard()
-            else:
-                self.close()
-
-    def __enter__(self) -> DictStore:
-        return self
-
-    def __exit__(self, *exc: object) -> Literal[False]:
-        self.close()
-        return False
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.localpath!r}, mode={self.mode!r})"
-
-
-def _remove(path: str) -> None:
-    """Remove a file or a directory; a missing one is a no-op."""
-    if os.path.isdir(path):
-        shutil.rmtree(path)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-
-
-def _clear_store_directory(path: str) -> None:
-    """Empty the directory of a store (or of its unpacked copy) before it is written anew;
-    a non-empty directory that holds no store is refused rather than emptied."""
-    names = os.listdir(path)
-    if names and EMBED_NAME not in names:
-        raise ParamError(
-            f"{path} is a non-empty directory that holds no store (no {EMBED_NAME}): not emptied"
-        )
-    for name in names:
-        _remove(os.path.join(path, name))
