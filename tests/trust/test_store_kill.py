@@ -83,7 +83,8 @@ def test_random_kills(tmp_path: Path, form: str, cblosc2: Any) -> None:
 def _kill_at(tmp_path: Path, form: str, seed: int, op: int, nth: int) -> tuple[bool, int]:
     path = str(tmp_path / f"k{op}_{nth}.{form}")
     create(path)
-    log = tmp_path / f"log{op}_{nth}"
+    log = tmp_path / f"log{op}_{nth}_{form}"
+    log.unlink(missing_ok=True)
     r = subprocess.run(
         [*CHILD, path, str(seed), str(op + 1), str(log), f"{op}:{nth}"],
         env=ENV,
