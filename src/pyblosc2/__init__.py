@@ -83,7 +83,6 @@ from .ndarray.constructors import (
     full,
     ndarray_from_cframe,
     ones,
-    open,
     zeros,
 )
 from .ndarray.dask_io import from_dask
@@ -91,7 +90,7 @@ from .ndarray.dask_io import from_dask
 # -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
 from .ndarray.evaluate import evaluate
 from .ndarray.extra import arange, frombuffer, linspace
-from .ndarray.io import from_cframe, get_slice_nchunks, load, save
+from .ndarray.io import get_slice_nchunks, load, save
 from .ndarray.members import NDField  # NDArray indexing (issue 11)
 from .ndarray.ndarray import NDArray
 from .ndarray.numpylike import (
@@ -130,7 +129,32 @@ from .packing import (
     unpack_tensor,
 )
 from .params import CParams, DParams
+from .schema import (
+    field,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
+
+# -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
+from .stores import (
+    DictStore,
+    EmbedStore,
+    TreeStore,
+    URLPath,
+    estore_from_cframe,
+    from_cframe,
+    open,
+)
+from .stores import ext as blosc2_ext
 
 __version__ = VERSION
 
@@ -265,4 +289,21 @@ __all__ += [
     "unpack_array",
     "unpack_tensor",
     "zeros_like",
+]
+
+# -- stores (issue 21) ------------------------------------------------------------------------
+__all__ += ["DictStore", "EmbedStore", "TreeStore", "URLPath", "blosc2_ext", "estore_from_cframe"]
+# python-blosc2's table column types (the table itself, CTable, is not implemented)
+__all__ += [
+    "field",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]

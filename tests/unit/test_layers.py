@@ -32,6 +32,7 @@ LAYERS = {
     "backends": 1.2,
     "storage": 1.8,
     "params": 2,
+    "schema": 2.1,  # python-blosc2's table column types (blosc2.int64(), blosc2.field)
     "kernels": 2.5,  # the hot loops behind one protocol: filters and codecs ask it
     "codecs": 3,
     "filters": 3,
@@ -44,6 +45,10 @@ LAYERS = {
     "ndarray": 8,
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
+    "stores": 8.8,  # DictStore/TreeStore/EmbedStore (.b2d/.b2z/.b2e) and open() over them
+    "dict_store": 8.91,  # python-blosc2's module names for the stores (re-exports)
+    "tree_store": 8.92,
+    "embed_store": 8.93,
     "compat": 9,
     "hdf5": 9.5,  # Blosc/Blosc2 in HDF5 through h5py (extra hdf5), over api and ndarray
     "xarray": 9.6,  # the xarray backend and writer (extra xarray), over ndarray

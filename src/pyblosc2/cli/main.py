@@ -20,6 +20,7 @@ import pyblosc2
 
 from ..errors import ParamError
 from . import convert, info, slicing
+from . import stores as store_cli
 from . import verify as verify_mod
 from .codec_io import compress_input, fill_defaults, source_array, write_array
 from .outputs import atomic_output
@@ -39,10 +40,12 @@ EXAMPLES = {
         pyblosc2 info data.b2nd                  # shape, dtype, codec, ratio, metadata
         pyblosc2 info --chunks data.b2frame      # plus one row per chunk
         pyblosc2 info --json *.b2nd | jq '.[0].ratio'
-        pyblosc2 info --plot ratio.png data.b2nd""",
+        pyblosc2 info --plot ratio.png data.b2nd
+        pyblosc2 info bundle.b2z                 # a store: one row per array it holds""",
     "verify": """\
         pyblosc2 verify data.b2nd other.b2frame  # exit 0 intact, 1 damaged (also truncated),
-                                                 # 2 unreadable (not a frame, missing)""",
+                                                 # 2 unreadable (not a frame, missing)
+        pyblosc2 verify bundle.b2z               # every array of a store""",
     "compress": """\
         pyblosc2 compress table.npy table.b2nd --codec lz4 --chunks 1000,100
         pyblosc2 compress raw.bin raw.b2frame --typesize 8 --filter bitshuffle
@@ -53,7 +56,8 @@ EXAMPLES = {
     "convert": """\
         pyblosc2 convert data.b2nd data.zarr            # zarr v3 with the blosc codec
         pyblosc2 convert data.zarr data.b2nd --chunks 100,100
-        pyblosc2 convert old.b2nd new.b2nd --codec zstd --clevel 9 --filter bitshuffle""",
+        pyblosc2 convert old.b2nd new.b2nd --codec zstd --clevel 9 --filter bitshuffle
+        pyblosc2 convert bundle.b2z bundle.b2d          # a store's zip form <-> directory form""",
     "slice": """\
         pyblosc2 slice data.b2nd "[0:10, ::2, 5]"
         pyblosc2 slice data.b2nd "[-1]" --out last.npy
@@ -126,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         _common(p)
         return p
 
-    p = command("info", "describe frames (.b2frame/.b2nd) and chunk files")
+    p = command("info", "describe frames (.b2frame/.b2nd), chunk files and stores (.b2z/.b2d)")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--chunks", action="store_true", help="add a table with one row per chunk")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per file")
@@ -169,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", help="item type of an SChunk's items")
     p.add_argument(
         "--format",
-        choices=list(convert.FORMATS),
+        choices=[*convert.FORMATS, "b2z", "b2d"],
         help="output format (default: from OUT's extension)",
     )
     _compression(p, "the input's, else zstd, clevel 5, shuffle")
@@ -198,6 +202,12 @@ def run_info(args: Any, stack: contextlib.ExitStack) -> int:
     status, found = 0, []
     for path in args.paths:
         try:
+            if store_cli.handles(path):  # a .b2z/.b2d/.b2e: one row per leaf
+                d = store_cli.describe(path, chunks=args.chunks)
+                found.append(d)
+                if not args.json:
+                    print(store_cli.format_text(d))
+                continue
             source = open_source(path, stack)
             with about(path):
                 d = info.describe(source, chunks=args.chunks, show_progress=not args.quiet)
@@ -222,6 +232,11 @@ def run_verify(args: Any, stack: contextlib.ExitStack) -> int:
     status, reports = 0, []
     for path in args.paths:
         try:
+            if store_cli.handles(path):  # every leaf of a store
+                lines, found = store_cli.verify(path, show_progress=not args.quiet)
+                print("\n".join(lines))
+                status = max(status, found)
+                continue
             source = open_source(path, stack)
             with about(path):
                 report = verify_mod.verify(source, show_progress=not args.quiet)
@@ -262,6 +277,8 @@ def run_decompress(args: Any, stack: contextlib.ExitStack) -> int:
 
 
 def run_convert(args: Any, stack: contextlib.ExitStack) -> int:
+    if store_cli.handles(args.input):  # .b2z <-> .b2d
+        return store_cli.convert(args)
     convert.run_convert(args, stack)
     return 0
 

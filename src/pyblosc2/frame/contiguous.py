@@ -90,7 +90,7 @@ class FrameReader:
                 "magic",
                 0,
                 "a Blosc2 frame",
-                "a zip archive (a python-blosc2 DictStore .b2z? pyblosc2 does not read those)",
+                "a zip archive (a DictStore/TreeStore .b2z: open it with pyblosc2.open)",
             )
         check_magic(prefix)
         header_len = int.from_bytes(prefix[_HEADER_LEN], "big", signed=True)

@@ -437,11 +437,18 @@ class Frame:
 
         return DigestList.of(offsets, stored)
 
-    def set_vlmeta(self, entries: tuple[tuple[str, bytes], ...]) -> None:
-        """Make ``entries`` the user's vlmeta (pyblosc2's hidden entries are kept)."""
+    def set_vlmeta(
+        self, entries: tuple[tuple[str, bytes], ...], requested: int | None = None
+    ) -> None:
+        """Make ``entries`` the user's vlmeta (pyblosc2's hidden entries are kept). A frame
+        still without a chunk size records ``requested`` (the container's), as C-Blosc2
+        writes its chunk size into every header it rewrites (C readers need it to grow it)."""
         hidden = tuple((k, v) for k, v in self.trailer.vlmeta if k in HIDDEN_VLMETA)
         trailer = replace(self.trailer, vlmeta=(*entries, *hidden))
-        self._commit(self.header, self.offsets, trailer, None, None)
+        header = self.header
+        if header.chunksize < 0 and requested:
+            header = replace(header, chunksize=requested)
+        self._commit(header, self.offsets, trailer, None, None)
 
     def update_metalayers(self, metalayers: tuple[tuple[str, bytes], ...]) -> None:
         """Rewrite the header in place with new metalayer contents of the same sizes."""

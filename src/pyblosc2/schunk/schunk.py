@@ -381,7 +381,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         hidden = sorted(HIDDEN_VLMETA & {k for k, _ in entries})
         if hidden:
             raise ParamError(f"vlmeta names {hidden} are reserved by pyblosc2")
-        self._frame.set_vlmeta(entries)
+        self._frame.set_vlmeta(entries, self._requested_chunksize)
 
     @property
     def vlmeta_nthreads(self) -> int:
