@@ -123,6 +123,7 @@ from .packing import (
     unpack_tensor,
 )
 from .params import CParams, DParams
+from .plugins import register_codec, register_filter, ucodecs_registry, ufilters_registry
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
 
 __version__ = VERSION
@@ -258,3 +259,6 @@ __all__ += [
     "unpack_tensor",
     "zeros_like",
 ]
+
+# -- issue 21: user codecs and filters ----------------------------------------------------------
+__all__ += ["register_codec", "register_filter", "ucodecs_registry", "ufilters_registry"]

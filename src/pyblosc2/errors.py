@@ -24,6 +24,7 @@ __all__ = [
     "ParamAttributeError",
     "ParamError",
     "ParamTypeError",
+    "RegistrationError",
     "RemoteError",
     "stream_error",
 ]
@@ -64,6 +65,11 @@ class ParamAttributeError(ParamError, AttributeError):
     >>> issubclass(ParamAttributeError, ValueError | AttributeError)
     True
     """
+
+
+class RegistrationError(ParamError, RuntimeError):
+    """A codec or filter id is already registered under another name (python-blosc2 raises
+    ``RuntimeError`` there, C-Blosc2 refuses the registration)."""
 
 
 class BoundsError(Blosc2Error, IndexError):

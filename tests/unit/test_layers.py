@@ -29,6 +29,7 @@ LAYERS = {
     "_threads": 1.1,
     "backends": 1.2,
     "storage": 1.8,
+    "context": 1.9,  # what a chunk's plug-ins know of its super-chunk
     "params": 2,
     "kernels": 2.5,  # the hot loops behind one protocol: filters and codecs ask it
     "codecs": 3,
@@ -37,6 +38,7 @@ LAYERS = {
     "meta": 4.5,  # below frame: the digest list is a vlmeta entry
     "frame": 5,
     "api": 6,  # the chunk-level public API
+    "plugins": 6.5,  # python-blosc2's register_codec/register_filter over the registries
     "schunk": 7,
     "packing": 7.5,  # pack/pack_tensor & co.: arrays in chunks and frames, over api and schunk
     "ndarray": 8,
