@@ -30,6 +30,7 @@ from .api import (
 from .chunk.header import ChunkHeader
 from .codecs.registry import UDCODEC_FORMAT
 from .constants import VERSION, Codec
+from .errors import UnsupportedError
 from .kernels import active, kernel_sets
 from .params import parse_blocksize, parse_codec
 
@@ -141,7 +142,10 @@ def _lib_version(codec: Codec) -> str:
 
 def clib_info(codec: Codec | int) -> tuple[bytes, bytes]:
     """``(library name, library version)`` of ``codec``, as bytes (python-blosc2's
-    ``clib_info``); BloscLZ is pyblosc2's own implementation.
+    ``clib_info``); BloscLZ is pyblosc2's own implementation. Codecs pyblosc2 does not
+    implement (C plugins: NDLZ, ZFP, HTJ2K) raise :class:`UnsupportedError`, a
+    ``NotImplementedError`` and the ``ValueError`` python-blosc2 raises for a codec its build
+    lacks.
 
     >>> clib_info(Codec.LZ4HC)[0]
     b'LZ4'
@@ -149,7 +153,9 @@ def clib_info(codec: Codec | int) -> tuple[bytes, bytes]:
     codec = parse_codec(codec)
     name = _CODEC_LIBS.get(codec)  # type: ignore[call-overload]
     if name is None:
-        raise NotImplementedError(f"codec {codec!r} is not implemented by pyblosc2")
+        raise UnsupportedError(
+            f"codec {codec!r} (a C-Blosc2 plugin) is not implemented by pyblosc2"
+        )
     return name.encode(), _lib_version(Codec(codec)).encode()
 
 

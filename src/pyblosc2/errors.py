@@ -26,6 +26,7 @@ __all__ = [
     "ParamTypeError",
     "RegistrationError",
     "RemoteError",
+    "UnsupportedError",
     "stream_error",
 ]
 
@@ -64,6 +65,16 @@ class ParamAttributeError(ParamError, AttributeError):
 
     >>> issubclass(ParamAttributeError, ValueError | AttributeError)
     True
+    """
+
+
+class UnsupportedError(ParamError, NotImplementedError):
+    """A value python-blosc2 accepts for a feature pyblosc2 does not implement (a C plugin
+    codec such as ZFP or NDLZ): a :class:`NotImplementedError` naming it, and the
+    ``ValueError`` python-blosc2 raises when its build lacks the feature.
+
+    >>> [issubclass(UnsupportedError, e) for e in (ValueError, NotImplementedError)]
+    [True, True]
     """
 
 
