@@ -25,6 +25,7 @@ array([[ 4,  6],
 import os as _os
 from dataclasses import fields as _fields
 
+from . import blosc2_ext as blosc2_ext
 from .api import (
     compress,
     compress2,

@@ -38,6 +38,7 @@ LAYERS = {
     "meta": 4.5,  # below frame: the digest list is a vlmeta entry
     "frame": 5,
     "api": 6,  # the chunk-level public API
+    "blosc2_ext": 6.2,  # python-blosc2's blosc2_ext VL-chunk functions
     "plugins": 6.5,  # python-blosc2's register_codec/register_filter over the registries
     "schunk": 7,
     "packing": 7.5,  # pack/pack_tensor & co.: arrays in chunks and frames, over api and schunk

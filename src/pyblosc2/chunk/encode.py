@@ -56,7 +56,14 @@ from .special import special_chunk
 if TYPE_CHECKING:
     from ..params import CParams
 
-__all__ = ["EncodeSpec", "encode_chunk", "special_chunk"]
+__all__ = [
+    "EncodeSpec",
+    "bound_filter",
+    "check_pipeline",
+    "context_for",
+    "encode_chunk",
+    "special_chunk",
+]
 
 _I32 = struct.Struct("<i")
 
@@ -107,7 +114,7 @@ class EncodeSpec:
         )
 
 
-def _check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], ...]:
+def check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], ...]:
     """Validate the filter slots (each filter bound to the chunk's super-chunk, see
     :func:`bound_filter`); returns the (id, meta byte) of the 6 slots."""
     slots = list(zip(spec.filters, spec.filters_meta, strict=True))
@@ -179,7 +186,7 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         )
     if spec.blosc1 and codec.compcode > Codec.ZSTD:
         raise ParamError(f"Blosc1 chunks cannot use codec {codec.name}")
-    slots = _check_pipeline(spec, ts_c)
+    slots = check_pipeline(spec, ts_c)
     filters = tuple(f for f, _ in slots)
     use_dict = spec.use_dict and spec.clevel > 0
     if spec.use_dict and not codec.supports_dict:
