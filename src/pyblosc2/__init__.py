@@ -44,11 +44,13 @@ from .clib import (
     VERSION_DATE,
     VERSION_STRING,
     clib_info,
+    cpu_info,
     detect_number_of_cores,
     free_resources,
     get_blocksize,
     get_clib,
     get_compressor,
+    get_cpu_info,
     print_versions,
     set_blocksize,
     set_compressor,
@@ -77,7 +79,6 @@ from .ndarray.constructors import (
     full,
     ndarray_from_cframe,
     ones,
-    open,
     zeros,
 )
 from .ndarray.dask_io import from_dask
@@ -85,7 +86,7 @@ from .ndarray.dask_io import from_dask
 # -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
 from .ndarray.evaluate import evaluate
 from .ndarray.extra import arange, frombuffer, linspace
-from .ndarray.io import from_cframe, get_slice_nchunks, load, save
+from .ndarray.io import get_slice_nchunks, load, save
 from .ndarray.members import NDField  # NDArray indexing (issue 11)
 from .ndarray.ndarray import NDArray
 from .ndarray.numpylike import (
@@ -126,6 +127,18 @@ from .packing import (
 from .params import CParams, DParams
 from .plugins import register_codec, register_filter, ucodecs_registry, ufilters_registry
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
+from .vlarrays import (
+    Batch,
+    BatchArray,
+    DeserializeMode,
+    ListArray,
+    ObjectArray,
+    Ref,
+    UnsafeDeserializationError,
+    from_cframe,
+    objectarray_from_cframe,
+    open,
+)
 
 __version__ = VERSION
 
@@ -261,5 +274,78 @@ __all__ += [
     "zeros_like",
 ]
 
-# -- issue 21: user codecs and filters ----------------------------------------------------------
-__all__ += ["register_codec", "register_filter", "ucodecs_registry", "ufilters_registry"]
+# -- issue 21: user codecs and filters, variable-length containers -------------------------------
+__all__ += [
+    "Batch",
+    "BatchArray",
+    "DeserializeMode",
+    "ListArray",
+    "ObjectArray",
+    "Ref",
+    "UnsafeDeserializationError",
+    "blosc2_ext",
+    "cpu_info",
+    "get_cpu_info",
+    "msgpack_utils",
+    "objectarray_from_cframe",
+    "register_codec",
+    "register_filter",
+    "schema",
+    "ucodecs_registry",
+    "ufilters_registry",
+]
+
+# python-blosc2's schema specs (ListArray item types); ``bool``, ``bytes`` and ``list`` shadow
+# the builtins in this namespace only, as in python-blosc2
+from . import c2array as c2array  # noqa: E402
+from . import msgpack_utils as msgpack_utils  # noqa: E402
+from . import schema as schema  # noqa: E402
+from .c2array import C2Array  # noqa: E402
+from .dsl import DSLKernel, dsl_kernel  # noqa: E402
+from .schema import (  # noqa: E402
+    bool,
+    bytes,
+    complex64,
+    complex128,
+    field,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    list,
+    string,
+    struct,
+    timestamp,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+__all__ += [
+    "C2Array",
+    "DSLKernel",
+    "bool",
+    "bytes",
+    "c2array",
+    "complex64",
+    "complex128",
+    "dsl_kernel",
+    "field",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "list",
+    "string",
+    "struct",
+    "timestamp",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+]

@@ -43,6 +43,11 @@ LAYERS = {
     "schunk": 7,
     "packing": 7.5,  # pack/pack_tensor & co.: arrays in chunks and frames, over api and schunk
     "ndarray": 8,
+    "schema": 8.1,  # python-blosc2's schema specs (ListArray item types)
+    "vlarrays": 8.2,  # ObjectArray, BatchArray, ListArray: variable-length containers
+    "msgpack_utils": 8.3,  # python-blosc2's msgpack_utils names
+    "c2array": 8.35,  # python-blosc2's Caterva2 client names (not implemented)
+    "dsl": 8.36,  # python-blosc2's dsl_kernel (kernels called as Python)
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "compat": 9,
