@@ -229,9 +229,7 @@ class BatchArray(ChunkList):
         user = {k: v for k, v in self.vlmeta.getall().items() if k != LENGTHS_KEY}
         storage = self._make_storage()
         storage.meta = {**(storage.meta or {}), TAG: self._layout_meta(dict(self.meta[TAG]))}
-        self._recreate(storage)
-        for key, value in user.items():
-            self.vlmeta[key] = value
+        self._recreate(storage, user)
 
     def _encode(self, value: Any) -> tuple[bytes, Any]:
         items = self._normalize_batch(value)

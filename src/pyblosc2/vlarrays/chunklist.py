@@ -47,6 +47,16 @@ def storage_of(storage: Any, kwargs: dict[str, Any]) -> Storage:
     raise ParamTypeError(f"storage must be a Storage or a dict, got {type(storage).__name__}")
 
 
+def _replace_file(path: str, data: bytes) -> None:
+    """Put ``data`` at ``path`` in one step (a synced temporary file renamed over it)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def _typesize_one(cparams: Any) -> CParams:
     cp = CParams.from_any(cparams) if cparams is not None else CParams()
     return replace(cp, typesize=1)
@@ -125,17 +135,30 @@ class ChunkList:
     def _copy_meta(self) -> dict[str, Any]:
         return {name: self.meta[name] for name in self.meta}
 
-    def _recreate(self, storage: Storage) -> None:
-        """Replace the super-chunk by a new empty one with the same parameters (``clear``)."""
-        if storage.path is not None:
-            remove_urlpath(storage.path)
+    def _recreate(self, storage: Storage, vlmeta: dict[str, Any] | None = None) -> None:
+        """Replace the super-chunk by a new empty one with the same parameters, metalayers
+        from ``storage`` and the user ``vlmeta`` entries given (``clear``, or a layout fixed
+        by the first entry).
+
+        A contiguous file is replaced in one step: the new frame is written beside it and
+        renamed over it, so a killed process leaves the old file or the new one. A sparse
+        frame (a directory) is removed, then created again.
+        """
         deserialize = get_deserialize(self.schunk)
-        schunk = SChunk(
-            chunksize=-1,
-            cparams=_copy.deepcopy(self.cparams),
-            dparams=_copy.deepcopy(self.dparams),
-            storage=storage,
-        )
+        cp, dp = _copy.deepcopy(self.cparams), _copy.deepcopy(self.dparams)
+        path = storage.path
+        if path is not None and storage.contiguous:
+            in_memory = replace(storage, urlpath=None, mode="w", mmap_mode=None)
+            mem = SChunk(chunksize=-1, cparams=cp, dparams=dp, storage=in_memory)
+            mem.vlmeta.update_all(vlmeta or {})
+            _replace_file(path, mem.to_cframe())
+            schunk = open_schunk(path, "a", cparams=cp, dparams=dp)
+        else:
+            if path is not None:
+                remove_urlpath(path)
+            schunk = SChunk(chunksize=-1, cparams=cp, dparams=dp, storage=storage)
+            if vlmeta:
+                schunk.vlmeta.update_all(vlmeta)
         set_deserialize(schunk, deserialize)
         self._attach(schunk)
 
