@@ -411,7 +411,9 @@ class ListSpec(SchemaSpec):
         return out
 
     def display_label(self) -> str:
-        return f"list[{self.item_spec.display_label()}]"
+        """``list[<item kind>]`` (nested lists spelled out), as python-blosc2 labels it."""
+        item = self.item_spec
+        return f"list[{item.display_label() if isinstance(item, ListSpec) else item.kind}]"
 
     @classmethod
     def from_metadata_dict(cls, data: dict[str, Any]) -> ListSpec:
@@ -456,7 +458,8 @@ def spec_from_metadata_dict(data: Any) -> SchemaSpec:
         fields = {}
         for entry in rest.pop("fields"):
             entry = dict(entry)
-            fields[entry.pop("name")] = spec_from_metadata_dict(entry)
+            name = entry.pop("name")
+            fields[name] = spec_from_metadata_dict(entry)
         return StructSpec(fields, **rest)
     if kind in _CTABLE_ONLY:
         raise NotImplementedError(f"the CTable column kind {kind!r} is not implemented by pyblosc2")

@@ -139,6 +139,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             filters_meta=tuple(m & 0xFF for m in (cp.filters_meta + [0] * 6)[:6]),
             blocksize=cp.blocksize,
             frame_type=CONTIGUOUS if path is None or storage.contiguous else SPARSE,
+            use_dict=cp.use_dict,
         )
         self._init(create_frame(storage, empty, remote), storage, chunksize, cp, dparams)
         self._remote = remote
