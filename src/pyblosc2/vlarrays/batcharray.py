@@ -137,6 +137,8 @@ class BatchArray(ChunkList):
         self._items_per_block = meta.get("items_per_block", self._items_per_block)
         self._arrow_schema = meta.get("arrow_schema", self._arrow_schema)
         self._batch_lengths = self._load_batch_lengths()
+        if self._batch_lengths is None and not len(self):
+            self._batch_lengths = []  # nothing stored: the lengths are known
         self._items = BatchArrayItems(self)
         self._prefix: np.ndarray | None = None
         if self._serializer not in _SERIALIZERS:
@@ -182,9 +184,7 @@ class BatchArray(ChunkList):
         return None if self._batch_lengths is None else self._batch_lengths[index]
 
     def _inserted(self, index: int, info: Any) -> None:
-        if self._batch_lengths is None and len(self) == 1:
-            self._batch_lengths = []
-        if self._batch_lengths is not None:
+        if self._batch_lengths is not None:  # (None: unknown, computed when needed)
             self._batch_lengths.insert(index, info)
         self._prefix = None
 

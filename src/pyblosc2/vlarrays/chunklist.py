@@ -27,6 +27,9 @@ from .policy import DeserializeMode, get_deserialize, set_deserialize
 __all__ = ["ChunkList", "storage_of"]
 
 _STORAGE_FIELDS = tuple(f.name for f in fields(Storage))
+#: ``extend`` commits after this many entries or bytes of chunks
+EXTEND_GROUP = 4096
+EXTEND_BYTES = 64 * 2**20
 
 
 def storage_of(storage: Any, kwargs: dict[str, Any]) -> Storage:
@@ -253,13 +256,30 @@ class ChunkList:
         return n
 
     def extend(self, values: Iterable[Any]) -> None:
-        """Append every entry of ``values``."""
+        """Append every entry of ``values``: up to ``EXTEND_GROUP`` entries (or
+        ``EXTEND_BYTES`` of chunks) per commit, each commit one crash-safe step."""
         self._check_writable()
+        pending: list[tuple[bytes, Any]] = []
+        size = 0
         for value in values:
-            chunk, info = self._encode(value)
-            n = self.schunk.append_chunk(chunk)
-            self._inserted(n - 1, info)
+            pending.append(self._encode(value))
+            size += len(pending[-1][0])
+            if len(pending) >= EXTEND_GROUP or size >= EXTEND_BYTES:
+                self._append_all(pending)
+                pending, size = [], 0
+        if pending:
+            self._append_all(pending)
         self._changed()
+
+    def _append_all(self, entries: list[tuple[bytes, Any]]) -> None:
+        """Append the chunks of ``entries`` in one commit (one index write, not one each)."""
+        first = len(self)
+        if len(entries) == 1:
+            self.schunk.append_chunk(entries[0][0])
+        else:
+            self.schunk.set_chunks([*range(first), *(chunk for chunk, _ in entries)])
+        for k, (_, info) in enumerate(entries):
+            self._inserted(first + k, info)
 
     def delete(self, index: int | slice) -> int:
         """Delete the entry (or entries) at ``index``; returns the new number of entries."""
