@@ -202,3 +202,14 @@ def test_property_batcharray_same_chunks(cblosc2, batches, ipb, clevel) -> None:
         theirs.schunk.get_chunk(i) for i in range(len(batches))
     ]
     assert [b[:] for b in pb.from_cframe(theirs.to_cframe())] == batches
+
+
+def test_int_map_keys_python_blosc2_writes_but_cannot_read(cblosc2) -> None:
+    """python-blosc2 stores ``{1: "a"}`` but its reader refuses non-string map keys (msgpack's
+    strict_map_key); pyblosc2 reads back what was stored, and writes the same bytes."""
+    theirs = cblosc2.ObjectArray()
+    theirs.append({1: "a"})
+    with pytest.raises(ValueError, match="map key"):
+        theirs[0]
+    assert pb.from_cframe(theirs.to_cframe())[0] == {1: "a"}
+    assert pb.msgpack_utils.msgpack_packb({1: "a"}) == cblosc2.msgpack_utils.msgpack_packb({1: "a"})
