@@ -1,18 +1,59 @@
 """Repository-wide pytest configuration (applies to ``tests/`` and to the doctests in ``src/``).
 
-zarr is an optional extra: without it the doctests of ``pyblosc2.compat.zarr_codec`` (which
-imports zarr) are not collected instead of stopping the run with a collection error. In CI
-(``CI=true``) nothing is ignored, so a missing zarr is a failure there.
+* Optional extras: without zarr, fsspec, dask, h5py or xarray the doctests of the modules that adapt them
+  are not collected instead of stopping the run with a collection error. In CI (``CI=true``)
+  nothing is ignored, so a missing extra is a failure there.
+* numpy 1.x (the floors run, ``tools/floors.sh``): the doctests show numpy 2's scalar reprs
+  (``np.float64(2.0)``); under numpy 1.x their expected output is read in numpy 1's form
+  (``2.0``), which is what numpy 1.x prints for the same value.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
+from typing import Any
+
+import numpy as np
+
+#: module (relative to this directory) -> the optional package its doctests need
+OPTIONAL_DOCTESTS = {
+    "src/pyblosc2/compat/zarr_codec.py": "zarr",
+    "src/pyblosc2/compat/zarr_blosc2.py": "zarr",
+    "src/pyblosc2/backends/fsspec.py": "fsspec",
+    "src/pyblosc2/backends/http_probe.py": "fsspec",
+    "src/pyblosc2/ndarray/dask_io.py": "dask",
+    "src/pyblosc2/hdf5": "h5py",
+    "src/pyblosc2/xarray": "xarray",
+}
 
 collect_ignore: list[str] = []
 
 if os.environ.get("CI", "").lower() != "true":
-    try:
-        import zarr  # noqa: F401
-    except ImportError:
-        collect_ignore.append("src/pyblosc2/compat/zarr_codec.py")
+    for _module, _package in OPTIONAL_DOCTESTS.items():
+        try:
+            importlib.import_module(_package)
+        except ImportError:  # missing, or failing to import
+            collect_ignore.append(_module)
+
+NUMPY1 = int(np.__version__.split(".")[0]) < 2
+_SCALAR_REPR = re.compile(r"np\.(?:[a-z]+\d*_?)\(([^()]*)\)|np\.(True|False)_")
+
+
+def numpy1_repr(want: str) -> str:
+    """numpy 2 scalar reprs in a doctest's expected output, as numpy 1.x prints them.
+
+    >>> numpy1_repr("(np.uint64(0), 2, np.float64(2.5), np.True_)")
+    '(0, 2, 2.5, True)'
+    """
+    return _SCALAR_REPR.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), want)
+
+
+def pytest_collection_modifyitems(items: list[Any]) -> None:
+    if not NUMPY1:
+        return
+    for item in items:
+        dtest = getattr(item, "dtest", None)
+        for example in getattr(dtest, "examples", ()):
+            example.want = numpy1_repr(example.want)

@@ -7,10 +7,14 @@ Run::
 
 Every row uses zstd clevel 5 + shuffle and nthreads 2 (``decompress2`` rows name their codec
 and filter), files in the page cache. Each repeat times python-blosc2 and then pyblosc2 on the
-same operation and data; a row reports the best time of each over the repeats, and
-``ratio`` = python-blosc2's time / ours (1.0 = parity, higher is better). Peak RSS growth of
-the whole reads (``s[:]``, ``a[:]``) is measured in a fresh interpreter per library
-(``VmHWM`` over the interpreter with the file open; Linux), next to the result size. The table is
+same operation and data, pyblosc2 once per kernel set (``--kernels``; default: every set
+that loads, e.g. numpy and numba side by side); a row reports the median time of each over
+the repeats with its range, and ``ratio`` = python-blosc2's time / ours (1.0 = parity, higher
+is better). With the numba set, the last rows give the JIT's cost: the first ``a[:]`` in a
+fresh process against the next one, with an empty numba cache and then a warm one.
+Peak RSS growth of the whole reads (``s[:]``, ``a[:]``) is measured in a fresh interpreter
+per library (``VmHWM`` over the interpreter with the file open; Linux), next to the result
+size. The table is
 printed as markdown and, with ``--json``, written as JSON.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +43,8 @@ def hwm():  # this process's peak RSS in kB (ru_maxrss would include the parent'
         return next(int(x.split()[1]) for x in f if x.startswith("VmHWM"))
 lib, kind, path = sys.argv[1:4]
 m = __import__("blosc2" if lib == "C" else "pyblosc2")
+if lib != "C":
+    m.kernels.active()  # the kernel set (numba's ~100 MB) loaded before the baseline
 obj = m.open(path, mode="r", dparams={"nthreads": 2})
 base = hwm()
 r = obj[:]
@@ -47,15 +54,66 @@ print(json.dumps({"rss_mb": grow / 1024, "result_mb": size / 2**20}))
 """
 
 
-def best_of(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
-    """Best wall time of each function, the libraries interleaved in every repeat."""
-    best = dict.fromkeys(fns, float("inf"))
+def timed(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
+    """Wall times of each function, the libraries (and kernel sets) interleaved in every
+    repeat."""
+    times: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
             t = time.perf_counter()
             fn()
-            best[name] = min(best[name], time.perf_counter() - t)
-    return best
+            times[name].append(time.perf_counter() - t)
+    return times
+
+
+def with_sets(fns: dict[str, Callable[[], Any]], sets: list[str]) -> dict[str, Callable[[], Any]]:
+    """``fns`` with pyblosc2's function run once per kernel set (``ours:numpy``, ...)."""
+    from pyblosc2.kernels import kernels_in_use
+
+    out = {"C": fns["C"]}
+    for name in sets:
+
+        def run(fn: Callable[[], Any] = fns["ours"], name: str = name) -> Any:
+            with kernels_in_use(name):
+                return fn()
+
+        out[f"ours:{name}"] = run
+    return out
+
+
+FIRST_READ = r"""
+import sys, time
+t0 = time.perf_counter()
+import pyblosc2 as P
+a = P.open(sys.argv[1], mode="r")
+t1 = time.perf_counter(); a[:]; t2 = time.perf_counter(); a[:]; t3 = time.perf_counter()
+print(P.kernels.active().name, t1 - t0, t2 - t1, t3 - t2)
+"""
+
+
+def first_reads(path: str) -> list[dict[str, Any]]:
+    """The JIT's cost in a fresh process: import, open and the first ``a[:]`` against the
+    next ``a[:]``, with the numpy set, with numba and an empty cache (cold), then with the
+    cache that run filled (warm)."""
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        for label, kset in (("numpy", "numpy"), ("cold cache", "numba"), ("warm cache", "numba")):
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYBLOSC2_KERNELS": kset}
+            p = subprocess.run(
+                [sys.executable, "-c", FIRST_READ, path],
+                capture_output=True, text=True, check=True, env=env,
+            )  # fmt: skip
+            name, imp, first, nxt = p.stdout.split()
+            rows.append(
+                {
+                    "operation": f"first a[:] in a fresh process, {label} ({name})",
+                    "import_open_s": float(imp),
+                    "first_s": float(first),
+                    "next_s": float(nxt),
+                    "extra_s": float(imp) + float(first) - float(nxt),
+                }
+            )
+    return rows
 
 
 def main() -> None:
@@ -64,12 +122,20 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", help="write the rows here as JSON")
     ap.add_argument("--only", help="run only rows whose label contains this text")
+    ap.add_argument(
+        "--kernels",
+        nargs="+",
+        default=None,
+        help="pyblosc2 kernel sets to run side by side (default: every set that loads)",
+    )
     args = ap.parse_args()
 
     import blosc2 as C
 
     import pyblosc2 as P
+    from pyblosc2.kernels import kernel_sets, kernels_in_use
 
+    sets = args.kernels or [n for n in kernel_sets() if kernels_in_use(n).__enter__().name == n]
     libs = {"C": C, "ours": P}
     cp = {k: m.CParams(codec=m.Codec.ZSTD, clevel=5, nthreads=NTHREADS) for k, m in libs.items()}
     dp = {k: m.DParams(nthreads=NTHREADS) for k, m in libs.items()}
@@ -78,21 +144,30 @@ def main() -> None:
     def row(label: str, fns: dict[str, Callable[[], Any]], **extra: Any) -> None:
         if args.only and args.only not in label:
             return
-        t = best_of(fns, args.repeat)
-        r = {"operation": label, "C_s": t["C"], "ours_s": t["ours"], "ratio": t["C"] / t["ours"]}
+        t = timed(with_sets(fns, sets), args.repeat)
+        c = statistics.median(t["C"])
+        r: dict[str, Any] = {"operation": label, "C_s": c, "C_range_s": (min(t["C"]), max(t["C"]))}
+        cells = [label, f"{c:.4f}"]
+        for name in sets:
+            ours = t[f"ours:{name}"]
+            m = statistics.median(ours)
+            r[f"{name}_s"], r[f"{name}_range_s"] = m, (min(ours), max(ours))
+            r[f"{name}_ratio"] = c / m
+            cells += [f"{m:.4f} ({min(ours):.4f}-{max(ours):.4f})", f"{c / m:.2f}"]
         r.update(extra)
         rows.append(r)
-        print(f"| {label} | {t['C']:.4f} | {t['ours']:.4f} | {r['ratio']:.2f} |", flush=True)
+        print("| " + " | ".join(cells) + " |", flush=True)
 
     size = args.size_mb * 2**20
     print(
         f"# bench_reads | pyblosc2 {P.__version__} | python-blosc2 {C.__version__} | numpy "
         f"{np.__version__} | cores {os.cpu_count()} | nthreads {NTHREADS} | {args.size_mb} MB"
-        f" | best of {args.repeat}"
+        f" | median of {args.repeat}"
     )
-    print(f"# command: python {' '.join(sys.argv)}\n")
-    print("| operation | python-blosc2 s | pyblosc2 s | ratio |")
-    print("|---|---|---|---|")
+    print(f"# command: python {' '.join(sys.argv)} | load {os.getloadavg()[0]:.1f}\n")
+    heads = "".join(f" pyblosc2 {n} s (range) | ratio {n} |" for n in sets)
+    print(f"| operation | python-blosc2 s |{heads}")
+    print("|---|---|" + "---|---|" * len(sets))
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         # -- SChunk ---------------------------------------------------------------------
@@ -214,6 +289,15 @@ def main() -> None:
                 f"{r['ours_rss_mb']:.0f} | {r['rss_ratio']:.2f} (ours / C) |",
                 flush=True,
             )
+        if "numba" in sets and not (args.only and args.only not in "first a[:]"):
+            for r in first_reads(apath["ours"]):
+                rows.append(r)
+                print(
+                    f"| {r['operation']} | import+open {r['import_open_s']:.3f} s | first "
+                    f"{r['first_s']:.3f} s | next {r['next_s']:.3f} s | import+open+first-next "
+                    f"{r['extra_s']:.3f} s |",
+                    flush=True,
+                )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"size_mb": args.size_mb, "repeat": args.repeat, "rows": rows}, f, indent=1)

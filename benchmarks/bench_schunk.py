@@ -6,7 +6,9 @@ Run::
     python benchmarks/bench_schunk.py --size-mb 256    # smaller
 
 Each measurement runs in a fresh interpreter so that peak RSS (ru_maxrss) belongs to it alone.
-Rows: ``append`` (the whole file, chunk by chunk), ``1000 slices`` (random 100-item slices of
+pyblosc2 runs once per kernel set (``--kernels``; default: every set that loads), its
+interpreter choosing the set by ``PYBLOSC2_KERNELS``. Rows: ``append`` (the whole file, chunk
+by chunk), ``1000 slices`` (random 100-item slices of
 an existing file, reopened), ``full read`` (``schunk[:]`` into memory). ``x`` = C's time / ours
 (1.0 = parity, higher is better). ``bytes read`` counts what pyblosc2 read from the file per
 small slice (python-blosc2 exposes no counter). ``RSS`` is the growth of the peak resident
@@ -36,11 +38,14 @@ else:
     import pyblosc2 as m
     cp = m.CParams(typesize=8, codec=m.Codec.ZSTD, clevel=5, nthreads=int(nthreads))
     dp = m.DParams(nthreads=int(nthreads))
+    m.kernels.active()  # the kernel set loaded before the clock and the RSS baseline
 out = {}
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t0 = time.perf_counter()
 if op == "append":
-    s = m.SChunk(chunksize=chunk, urlpath=path, contiguous=True, cparams=cp, dparams=dp)
+    s = m.SChunk(
+        chunksize=chunk, urlpath=path, contiguous=True, mode="w", cparams=cp, dparams=dp
+    )
     for i in range(0, n_items, per_chunk):
         s.append_data(np.linspace(i, i + per_chunk, per_chunk))
 elif op == "slices":
@@ -62,7 +67,8 @@ print(json.dumps(out))
 """
 
 
-def run(lib: str, op: str, path: str, args: argparse.Namespace) -> dict:
+def run(lib: str, op: str, path: str, args: argparse.Namespace, kernels: str = "") -> dict:
+    env = {**os.environ, "PYBLOSC2_KERNELS": kernels} if kernels else None
     res = subprocess.run(
         [
             sys.executable,
@@ -78,6 +84,7 @@ def run(lib: str, op: str, path: str, args: argparse.Namespace) -> dict:
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     return json.loads(res.stdout)
 
@@ -87,6 +94,7 @@ def main() -> None:
     ap.add_argument("--size-mb", type=float, default=1024)
     ap.add_argument("--chunk-mb", type=float, default=4)
     ap.add_argument("--nthreads", type=int, default=2)
+    ap.add_argument("--kernels", nargs="+", default=None, help="pyblosc2 kernel sets to run")
     args = ap.parse_args()
     import blosc2
     import numpy as np
@@ -97,12 +105,15 @@ def main() -> None:
         f"# bench_schunk | pyblosc2 {pyblosc2.__version__} | python-blosc2 {blosc2.__version__}"
         f" | numpy {np.__version__} | cores {os.cpu_count()} | nthreads {args.nthreads}"
     )
-    print(f"# command: python {' '.join(sys.argv)}\n")
+    from pyblosc2.kernels import kernel_sets, kernels_in_use
+
+    sets = args.kernels or [n for n in kernel_sets() if kernels_in_use(n).__enter__().name == n]
+    print(f"# command: python {' '.join(sys.argv)} | load {os.getloadavg()[0]:.1f}\n")
     print(
-        "| operation | ours s | C s | x | ours RSS growth MB | C RSS growth MB | "
+        "| operation | kernels | ours s | C s | x | ours RSS growth MB | C RSS growth MB | "
         "ours bytes read / slice |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         paths = {lib: os.path.join(tmp, f"{lib}.b2frame") for lib in ("ours", "C")}
         for op, label in (
@@ -110,15 +121,16 @@ def main() -> None:
             ("slices", "1000 slices"),
             ("full", "full read"),
         ):
-            ours = run("ours", op, paths["ours"], args)
             theirs = run("C", op, paths["C"], args)
-            extra = f"{ours['bytes_per_slice']:.0f}" if "bytes_per_slice" in ours else ""
-            print(
-                f"| {label} | {ours['seconds']:.2f} | {theirs['seconds']:.2f} | "
-                f"{theirs['seconds'] / ours['seconds']:.2f} | {ours['rss_mb']:.0f} | "
-                f"{theirs['rss_mb']:.0f} | {extra} |",
-                flush=True,
-            )
+            for kset in sets:
+                ours = run("ours", op, paths["ours"], args, kset)
+                extra = f"{ours['bytes_per_slice']:.0f}" if "bytes_per_slice" in ours else ""
+                print(
+                    f"| {label} | {kset} | {ours['seconds']:.2f} | {theirs['seconds']:.2f} | "
+                    f"{theirs['seconds'] / ours['seconds']:.2f} | {ours['rss_mb']:.0f} | "
+                    f"{theirs['rss_mb']:.0f} | {extra} |",
+                    flush=True,
+                )
         print(
             f"\nfile sizes: ours {os.path.getsize(paths['ours']):,} B, "
             f"C {os.path.getsize(paths['C']):,} B"

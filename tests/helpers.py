@@ -204,3 +204,31 @@ def apply_schunk_op(s, chunks: list[bytes], op: str, arg, counter: int) -> list[
             bytes(flat[i : i + MODEL_CHUNKSIZE]) for i in range(0, len(flat), MODEL_CHUNKSIZE)
         ]
     return chunks
+
+
+def same_value(written, read) -> bool:
+    """Whether a metadata value ``read`` back is the value ``written``: same types all the
+    way down (a frozenset reads back a set, python-blosc2's convention), arrays with the same
+    dtype, shape and bytes (object arrays item by item)."""
+    if isinstance(written, frozenset):
+        return type(read) is set and written == read
+    if isinstance(written, np.ndarray):
+        if not isinstance(read, np.ndarray) or (written.dtype, written.shape) != (
+            read.dtype,
+            read.shape,
+        ):
+            return False
+        if written.dtype == object:
+            pairs = zip(written.ravel(), read.ravel(), strict=True)
+            return all(same_value(x, y) for x, y in pairs)
+        return written.tobytes() == read.tobytes()
+    if type(written) is not type(read):
+        return False
+    if isinstance(written, list | tuple):
+        pairs = zip(written, read, strict=True)
+        return len(written) == len(read) and all(same_value(x, y) for x, y in pairs)
+    if isinstance(written, dict):
+        return written.keys() == read.keys() and all(
+            same_value(written[k], read[k]) for k in written
+        )
+    return bool(written == read)

@@ -3,6 +3,11 @@
     pip install atheris
     python tools/fuzz.py chunk -atheris_runs=1000000 -rss_limit_mb=2048 -timeout=10
     python tools/fuzz.py frame -max_total_time=600
+    python tools/fuzz.py metadata -atheris_runs=1000000 -rss_limit_mb=2048 -timeout=10 -max_len=4096
+
+Targets: ``chunk``, ``frame``, ``meta`` (msgpack values and the b2nd layer) and ``metadata``
+(metalayers and vlmeta from the index that names them to the decoded values, each value
+written and read again: what the writer accepts must read back).
 
 The targets are in tests/trust/fuzz_targets.py (the suite runs a smoke version). Seeds are
 C-Blosc2's golden chunks and frames; a crash is any exception that is not a pyblosc2 error or

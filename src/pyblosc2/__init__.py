@@ -25,6 +25,8 @@ array([[ 4,  6],
 import os as _os
 from dataclasses import fields as _fields
 
+# -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
+from . import blosc2_ext as blosc2_ext  # python-blosc2's C-extension names
 from .api import (
     compress,
     compress2,
@@ -43,11 +45,13 @@ from .clib import (
     VERSION_DATE,
     VERSION_STRING,
     clib_info,
+    cpu_info,
     detect_number_of_cores,
     free_resources,
     get_blocksize,
     get_clib,
     get_compressor,
+    get_cpu_info,
     print_versions,
     set_blocksize,
     set_compressor,
@@ -66,7 +70,14 @@ from .constants import (
     SplitMode,
     Tuner,
 )
-from .errors import Blosc2Error, CodecError, FormatError, FrameChangedError, ParamError
+from .errors import (
+    Blosc2Error,
+    CodecError,
+    FormatError,
+    FrameChangedError,
+    ParamError,
+    TruncatedError,
+)
 from .ndarray.b2nd_meta import MAX_DIM
 from .ndarray.combine import astype, concat, stack
 from .ndarray.constructors import (
@@ -76,7 +87,6 @@ from .ndarray.constructors import (
     full,
     ndarray_from_cframe,
     ones,
-    open,
     zeros,
 )
 from .ndarray.dask_io import from_dask
@@ -84,7 +94,7 @@ from .ndarray.dask_io import from_dask
 # -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
 from .ndarray.evaluate import evaluate
 from .ndarray.extra import arange, frombuffer, linspace
-from .ndarray.io import from_cframe, get_slice_nchunks, load, save
+from .ndarray.io import get_slice_nchunks, load, save
 from .ndarray.members import NDField  # NDArray indexing (issue 11)
 from .ndarray.ndarray import NDArray
 from .ndarray.numpylike import (
@@ -123,7 +133,27 @@ from .packing import (
     unpack_tensor,
 )
 from .params import CParams, DParams
+from .plugins import register_codec, register_filter, ucodecs_registry, ufilters_registry
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
+from .stores import (
+    DictStore,
+    EmbedStore,
+    TreeStore,
+    URLPath,
+    estore_from_cframe,
+    from_cframe,
+    open,
+)
+from .vlarrays import (
+    Batch,
+    BatchArray,
+    DeserializeMode,
+    ListArray,
+    ObjectArray,
+    Ref,
+    UnsafeDeserializationError,
+    objectarray_from_cframe,
+)
 
 __version__ = VERSION
 
@@ -170,6 +200,7 @@ __all__ = [
     "SpecialValue",
     "SplitMode",
     "Storage",
+    "TruncatedError",
     "Tuner",
     "__version__",
     "arange",
@@ -257,4 +288,83 @@ __all__ += [
     "unpack_array",
     "unpack_tensor",
     "zeros_like",
+]
+
+# -- stores (issue 21) ------------------------------------------------------------------------
+__all__ += ["DictStore", "EmbedStore", "TreeStore", "URLPath", "estore_from_cframe"]
+
+# -- issue 21: user codecs and filters, variable-length containers -------------------------------
+__all__ += [
+    "Batch",
+    "BatchArray",
+    "DeserializeMode",
+    "ListArray",
+    "ObjectArray",
+    "Ref",
+    "UnsafeDeserializationError",
+    "blosc2_ext",
+    "cpu_info",
+    "get_cpu_info",
+    "msgpack_utils",
+    "objectarray_from_cframe",
+    "register_codec",
+    "register_filter",
+    "schema",
+    "ucodecs_registry",
+    "ufilters_registry",
+]
+
+# python-blosc2's schema specs (ListArray item types); ``bool``, ``bytes`` and ``list`` shadow
+# the builtins in this namespace only, as in python-blosc2
+from . import c2array as c2array  # noqa: E402
+from . import msgpack_utils as msgpack_utils  # noqa: E402
+from . import schema as schema  # noqa: E402
+from .c2array import C2Array  # noqa: E402
+from .dsl import DSLKernel, dsl_kernel  # noqa: E402
+from .schema import (  # noqa: E402
+    bool,
+    bytes,
+    complex64,
+    complex128,
+    field,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    list,
+    string,
+    struct,
+    timestamp,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+__all__ += [
+    "C2Array",
+    "DSLKernel",
+    "bool",
+    "bytes",
+    "c2array",
+    "complex64",
+    "complex128",
+    "dsl_kernel",
+    "field",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "list",
+    "string",
+    "struct",
+    "timestamp",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]

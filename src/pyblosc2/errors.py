@@ -24,7 +24,11 @@ __all__ = [
     "ParamAttributeError",
     "ParamError",
     "ParamTypeError",
+    "RegistrationError",
     "RemoteError",
+    "RemoteWarning",
+    "TruncatedError",
+    "UnsupportedError",
     "stream_error",
 ]
 
@@ -66,13 +70,30 @@ class ParamAttributeError(ParamError, AttributeError):
     """
 
 
+class UnsupportedError(ParamError, NotImplementedError):
+    """A value python-blosc2 accepts for a feature pyblosc2 does not implement (a C plugin
+    codec such as ZFP or NDLZ): a :class:`NotImplementedError` naming it, and the
+    ``ValueError`` python-blosc2 raises when its build lacks the feature.
+
+    >>> [issubclass(UnsupportedError, e) for e in (ValueError, NotImplementedError)]
+    [True, True]
+    """
+
+
+class RegistrationError(ParamError, RuntimeError):
+    """A codec or filter id is already registered under another name (python-blosc2 raises
+    ``RuntimeError`` there, C-Blosc2 refuses the registration)."""
+
+
 class BoundsError(Blosc2Error, IndexError):
     """An index or position out of range (a chunk number, an item index): also an
     :class:`IndexError`, as python-blosc2 and numpy raise for these."""
 
 
-class FormatError(Blosc2Error):
-    """Input bytes that do not form a valid Blosc structure.
+class FormatError(Blosc2Error, RuntimeError):
+    """Input bytes that do not form a valid Blosc structure. Also a ``RuntimeError``: what
+    python-blosc2 raises when C-Blosc2 cannot open or read them, so ``except RuntimeError``
+    written for python-blosc2 catches it too.
 
     ``where`` names the structure ("chunk header", "block 3 stream 1"), ``field`` the field,
     ``offset`` its byte offset from the start of the buffer, and ``expected``/``got`` what the
@@ -99,7 +120,22 @@ class FormatError(Blosc2Error):
         super().__init__(f"{where}: {field}{at} is {got}, expected {expected}")
 
 
-class NotAFrameError(FormatError, RuntimeError):
+class TruncatedError(FormatError):
+    """The bytes end before the structure does: a file or buffer cut short (a copy or a
+    download that stopped, a disk that filled). Its message ends by saying so.
+
+    >>> str(TruncatedError("frame header", "frame_len", 16, "at most 174 (bytes available)", 349))
+    'frame header: frame_len at offset 16 is 349, expected at most 174 (bytes available): truncated'
+    """
+
+    def __init__(
+        self, where: str, field: str, offset: int | None, expected: object, got: object
+    ) -> None:
+        super().__init__(where, field, offset, expected, got)
+        self.args = (f"{self.args[0]}: truncated",)
+
+
+class NotAFrameError(FormatError):
     """The bytes at the given offset do not start with a frame's magic: a
     :class:`FormatError`, and also the ``RuntimeError`` python-blosc2 raises when it cannot
     open a frame there.
@@ -142,3 +178,8 @@ class RemoteError(Blosc2Error, OSError):
     """Reading a remote object failed (an HTTP error status, a dropped connection, a short
     body) after the bounded retries: names the URL, the byte range and the cause. Also an
     :class:`OSError`, as a failed local read would be."""
+
+
+class RemoteWarning(UserWarning):
+    """A remote object is read in a costly way the server imposes (e.g. a server without
+    Range support: the whole object is downloaded once, to a temporary file)."""

@@ -24,8 +24,8 @@ import numpy as np
 from ._bytes import BufferLike
 from .api import compress, decompress
 from .constants import Codec, Filter, header_typesize
-from .errors import FormatError, ParamAttributeError
-from .params import DParams, parse_clevel, parse_typesize
+from .errors import FormatError, ParamAttributeError, ParamTypeError
+from .params import CParams, DParams, parse_clevel, parse_typesize
 from .schunk import SChunk, schunk_from_cframe
 from .schunk import open as open_schunk
 
@@ -196,8 +196,11 @@ def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict, kind: str = "num
     arr = np.ascontiguousarray(arr)
     if chunksize is None:
         chunksize = max(1, min(arr.nbytes, MAX_PACK_CHUNKSIZE))
-    cp = dict(kwargs.pop("cparams", None) or {})
-    cp.setdefault("typesize", header_typesize(arr.dtype.itemsize))
+    cp = kwargs.pop("cparams", None)
+    if not isinstance(cp, CParams):  # a CParams is taken whole, as python-blosc2 does
+        if cp is not None and not isinstance(cp, Mapping):
+            raise ParamTypeError(f"cparams must be a CParams or a dict, got {type(cp).__name__}")
+        cp = {"typesize": header_typesize(arr.dtype.itemsize), **(cp or {})}
     s = SChunk(chunksize=chunksize, data=arr, cparams=cp, **kwargs)
     dtype = arr.dtype.descr if arr.dtype.kind == "V" else arr.dtype.str
     s.vlmeta[PACK_KEY] = (kind, tuple(arr.shape), dtype)

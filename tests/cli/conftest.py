@@ -14,7 +14,10 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-SRC = Path(__file__).parents[2] / "src"
+import pyblosc2
+
+#: where the pyblosc2 under test lives (the source tree, or an installed wheel)
+SRC = Path(pyblosc2.__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 

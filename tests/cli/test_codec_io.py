@@ -157,3 +157,64 @@ def test_raw_stdin_to_b2nd_and_frame_from_stdin(cli, tmp_path: Path, c_b2frame: 
     assert back.shape == (5000,) and back[:].tobytes() == raw
     r = cli("decompress", "-", "-", stdin=c_b2frame.read_bytes())  # a frame on stdin
     assert r.returncode == 0 and r.raw == pyblosc2.open(str(c_b2frame))[:]
+
+
+# -- the codecs offered (issue 23): what pyblosc2 writes and C-Blosc2 reads ---------------------
+
+
+def test_offered_codecs_are_those_c_blosc2_reads() -> None:
+    from pyblosc2.cli.main import CODECS, SNAPPY, build_parser
+
+    assert sorted(CODECS) == ["blosclz", "lz4", "lz4hc", "zlib", "zstd"]
+    compress = build_parser()._subparsers._group_actions[0].choices["compress"]  # type: ignore[union-attr]
+    [codec] = [a for a in compress._actions if a.dest == "codec"]
+    assert list(codec.choices) == [*CODECS, SNAPPY]  # snappy: only with --allow-snappy
+    help_text = compress.format_help()
+    for plugin in ("ndlz", "zfp_acc", "zfp_prec", "zfp_rate", "openhtj2k", "grok", "openzl"):
+        assert plugin not in help_text
+    assert "j2k" not in help_text.replace("openhtj2k", "")
+
+
+@pytest.mark.parametrize("fmt", ["b2nd", "b2frame"])
+@pytest.mark.parametrize("codec", ["zstd", "lz4", "lz4hc", "blosclz", "zlib"])
+def test_every_offered_codec_writes_what_python_blosc2_reads(
+    cli, tmp_path: Path, cblosc2: ModuleType, codec: str, fmt: str
+) -> None:
+    arr = np.linspace(0, 100, 30_000).reshape(300, 100)
+    (tmp_path / "in.npy").write_bytes(_npy(arr))
+    r = cli("compress", "in.npy", f"out.{fmt}", "--codec", codec)
+    assert r.returncode == 0, r.stderr
+    back = cblosc2.open(str(tmp_path / f"out.{fmt}"))
+    got = back[:] if fmt == "b2nd" else np.frombuffer(back[:], arr.dtype).reshape(arr.shape)
+    np.testing.assert_array_equal(got, arr)
+    cparams = back.schunk.cparams if fmt == "b2nd" else back.cparams
+    assert cparams.codec.name.lower() == codec
+
+
+def test_snappy_needs_its_flag_and_c_blosc2_cannot_read_it(
+    cli, tmp_path: Path, cblosc2: ModuleType
+) -> None:
+    arr = np.arange(10_000, dtype=np.int32)
+    (tmp_path / "in.npy").write_bytes(_npy(arr))
+    r = cli("compress", "in.npy", "s.b2frame", "--codec", "snappy")
+    assert r.returncode == 2 and not (tmp_path / "s.b2frame").exists()
+    assert "C-Blosc2 (python-blosc2) cannot read; pass --allow-snappy" in r.stderr
+    r = cli("compress", "in.npy", "s.b2frame", "--codec", "snappy", "--allow-snappy")
+    assert r.returncode == 0, r.stderr
+    ours = pyblosc2.open(str(tmp_path / "s.b2frame"))
+    assert np.array_equal(np.frombuffer(ours[:], np.int32), arr)
+    with pytest.raises(RuntimeError):  # what the flag's help says
+        np.frombuffer(cblosc2.open(str(tmp_path / "s.b2frame"))[:], np.int32)
+    help_text = " ".join(cli("compress", "--help").stdout.split())
+    assert "--allow-snappy allow --codec snappy: pyblosc2 reads it back, but C-Blosc2" in help_text
+
+
+def test_a_source_codec_c_cannot_read_is_not_inherited(cli, tmp_path: Path, cblosc2) -> None:
+    arr = np.arange(10_000, dtype=np.int32)
+    (tmp_path / "in.npy").write_bytes(_npy(arr))
+    cli("compress", "in.npy", "s.b2nd", "--codec", "snappy", "--allow-snappy")
+    r = cli("convert", "s.b2nd", "t.b2nd")  # no --codec: the source's, unless C cannot read it
+    assert r.returncode == 0, r.stderr
+    back = cblosc2.open(str(tmp_path / "t.b2nd"))
+    np.testing.assert_array_equal(back[:], arr)
+    assert back.schunk.cparams.codec == cblosc2.Codec.ZSTD

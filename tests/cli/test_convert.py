@@ -125,3 +125,74 @@ def test_existing_zarr_store_is_not_overwritten(cli, tmp_path: Path, c_b2nd: Pat
     r = cli("convert", c_b2nd.name, "out.zarr")
     assert r.returncode == 2 and "already exists" in r.stderr
     assert list((tmp_path / "out.zarr").iterdir()) == []
+
+
+# -- zarr v2 stores (issue 23): read by convert, named by the other commands --------------------
+
+
+@pytest.mark.parametrize("compressor", ["blosc", "blosc2", None])
+def test_zarr_v2_store_to_b2nd(
+    cli, tmp_path: Path, zarr_mod: ModuleType, cblosc2: ModuleType, compressor: str | None
+) -> None:
+    from pyblosc2.compat import Blosc, Blosc2
+
+    codec = {"blosc": Blosc(cname="lz4"), "blosc2": Blosc2(), None: None}[compressor]
+    z = zarr_mod.create_array(
+        str(tmp_path / "v2.zarr"),
+        shape=ARRAY.shape,
+        chunks=(25, 15),
+        dtype="f8",
+        zarr_format=2,
+        compressors=codec,
+        fill_value=np.nan,
+    )
+    z[:50] = ARRAY[:50]  # chunks of rows 50.. are missing: the fill value
+    r = cli("convert", "v2.zarr", "out.b2nd")
+    assert r.returncode == 0, r.stderr
+    back = cblosc2.open(str(tmp_path / "out.b2nd"))
+    np.testing.assert_array_equal(back[:50], ARRAY[:50])
+    assert np.isnan(back[50:]).all() and back.chunks == (25, 15)
+
+
+def test_zarr_v2_store_with_another_compressor_is_named(
+    cli, tmp_path: Path, zarr_mod: ModuleType
+) -> None:
+    import numcodecs
+
+    z = zarr_mod.create_array(
+        str(tmp_path / "v2.zarr"),
+        shape=(10,),
+        dtype="i4",
+        zarr_format=2,
+        compressors=numcodecs.Zstd(),
+    )
+    z[:] = 1
+    r = cli("convert", "v2.zarr", "out.b2nd")
+    assert r.returncode == 2 and not (tmp_path / "out.b2nd").exists()
+    assert "compressor id is 'zstd', expected one of ('blosc', 'blosc2') or null" in r.stderr
+    assert "sparse frame" not in r.stderr
+
+
+@pytest.mark.parametrize("command", [["info"], ["verify"], ["slice", "[0]"]])
+def test_other_commands_name_a_zarr_store(
+    cli, tmp_path: Path, zarr_mod: ModuleType, command: list
+) -> None:
+    zarr_mod.create_array(str(tmp_path / "v2.zarr"), shape=(4,), dtype="i4", zarr_format=2)
+    zarr_mod.create_array(str(tmp_path / "v3.zarr"), shape=(4,), dtype="i4")
+    for name, kind in (("v2.zarr", "zarr v2"), ("v3.zarr", "zarr v3")):
+        args = [command[0], name, *command[1:]]
+        r = cli(*args)
+        assert r.returncode == 2
+        assert r.stderr.strip() == (
+            f"pyblosc2: error: {name}: a {kind} store, not a Blosc2 frame: "
+            "`pyblosc2 convert` reads it"
+        )
+
+
+@pytest.mark.parametrize("codec", ["zstd", "lz4", "lz4hc", "blosclz", "zlib"])
+def test_every_offered_codec_to_zarr_reads_in_zarr(
+    cli, tmp_path: Path, c_b2nd: Path, zarr_mod: ModuleType, codec: str
+) -> None:
+    r = cli("convert", c_b2nd.name, "out.zarr", "--codec", codec)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(zarr_mod.open_array(str(tmp_path / "out.zarr"))[:], ARRAY)

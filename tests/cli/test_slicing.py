@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import pyblosc2
 from pyblosc2.cli.slicing import parse_index
 from tests.cli.conftest import ARRAY
 
@@ -58,3 +59,26 @@ def test_slice_errors(cli, c_b2nd: Path) -> None:
     assert r.stderr.startswith(f"pyblosc2: error: {c_b2nd.name}: index: expected integers")
     r = cli("slice", c_b2nd.name, "[100]", "--out", "x.npy")
     assert r.returncode == 2 and not (c_b2nd.parent / "x.npy").exists()
+
+
+def test_schunk_slice_says_it_shows_raw_integers(cli, tmp_path: Path) -> None:
+    """An SChunk records only its typesize: slice shows raw unsigned ints and says how to pass
+    --dtype; with --dtype, or on an NDArray (which records its dtype), no note."""
+    s = pyblosc2.SChunk(
+        chunksize=800, urlpath=str(tmp_path / "f.b2frame"), mode="w", cparams={"typesize": 8}
+    )
+    s.append_data(np.linspace(0, 1, 100))
+    r = cli("slice", "f.b2frame", "[0:3]")
+    assert r.returncode == 0, r.stderr
+    raw = np.linspace(0, 1, 100)[:3].view(np.uint64)
+    assert np.array_equal(np.array(eval(r.stdout), dtype=np.uint64), raw)
+    assert r.stderr.strip() == (
+        "note: an SChunk records only its typesize (8 bytes), not a dtype: showing raw uint64 "
+        "items; pass --dtype (e.g. --dtype float64) to read them as another type"
+    )
+    r = cli("slice", "f.b2frame", "[0:3]", "--dtype", "float64")
+    assert r.stderr == ""
+    np.testing.assert_allclose(np.array(eval(r.stdout)), np.linspace(0, 1, 100)[:3], rtol=1e-7)
+    pyblosc2.asarray(np.linspace(0, 1, 100), urlpath=str(tmp_path / "a.b2nd"), mode="w")
+    r = cli("slice", "a.b2nd", "[0:3]")
+    assert r.stderr == "" and "0.01010101" in r.stdout

@@ -384,11 +384,17 @@ def test_pyblosc2_does_not_import_zarr_or_numcodecs() -> None:
 
 def test_pyproject_declares_the_entry_point() -> None:
     tomllib = pytest.importorskip("tomllib")
-    project = tomllib.loads((SRC.parent / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())[
+        "project"
+    ]
     assert project["entry-points"]["zarr.codecs"] == {
-        "blosc": "pyblosc2.compat.zarr_codec:BloscCodec"
+        "blosc": "pyblosc2.compat.zarr_codec:BloscCodec",
+        "numcodecs.blosc2": "pyblosc2.compat.zarr_blosc2:Blosc2Codec",
     }
-    assert project["optional-dependencies"]["zarr"] == ["zarr>=3"]
+    assert project["entry-points"]["numcodecs.codecs"] == {
+        "blosc2": "pyblosc2.compat.numcodecs_blosc2:Blosc2"
+    }
+    assert project["optional-dependencies"]["zarr"] == ["zarr>=3", "numcodecs>=0.12"]
 
 
 @pytest.mark.parametrize("how", ["config", "environment"])

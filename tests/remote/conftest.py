@@ -1,6 +1,8 @@
 """Real parts for the remote tests, all on 127.0.0.1 and started here: an HTTP server that
-honours ``Range`` and ``If-Match``, counts requests and bytes, and injects faults; an S3
-endpoint (moto's server mode) for s3fs. fsspec's ``memory://`` needs no server."""
+honours ``Range`` and ``If-Match``, counts requests and bytes, and injects faults, and can
+behave as other servers do (``mode``: refusing suffix ranges, refusing every range, or
+ignoring ``Range`` and sending whole bodies); an S3 endpoint (moto's server mode) for s3fs.
+fsspec's ``memory://`` needs no server."""
 
 from __future__ import annotations
 
@@ -38,6 +40,9 @@ class Counts:
     max_inflight: int = 0
     bytes_sent: int = 0
     ranges: list[tuple[str, int, int]] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # Range headers answered with 400
+    whole_bodies: int = 0  # 200 answers whose whole body was written
+    partial_bytes: int = 0  # bytes of bodies the client dropped before their end
 
 
 def parse_range(header: str, size: int) -> tuple[int, int]:
@@ -53,9 +58,12 @@ class RangeServer:
 
     def __init__(self, root: str) -> None:
         self.root = root
-        self.counts = Counts()
+        self._counts = Counts()
         self.faults: dict[str, Fault] = {}
         self.latency = 0.0
+        #: "ranges" (RFC 9110), "no-suffix" (400 to ``bytes=-n``, as RangeHTTPServer),
+        #: "refuse-ranges" (400 to any Range), "no-ranges" (Range ignored: 200, whole body)
+        self.mode = "ranges"
         self.lock = threading.Lock()
         server = self
 
@@ -77,14 +85,24 @@ class RangeServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
+    @property
+    def counts(self) -> Counts:
+        """The figures once every answer being sent is accounted: a client may hold the
+        last bytes of an answer before the handler thread adds them up."""
+        deadline = time.monotonic() + 5.0
+        while self._counts.inflight and time.monotonic() < deadline:
+            time.sleep(0.001)
+        return self._counts
+
     def url(self, name: str) -> str:
         return f"http://127.0.0.1:{self.port}/{name}"
 
     def reset(self) -> None:
         with self.lock:
-            self.counts = Counts()
+            self._counts = Counts()
             self.faults.clear()
             self.latency = 0.0
+            self.mode = "ranges"
 
     def _fault(self, name: str, method: str) -> str | None:
         with self.lock:
@@ -96,13 +114,13 @@ class RangeServer:
 
     def handle(self, h: BaseHTTPRequestHandler, head: bool) -> None:
         with self.lock:
-            self.counts.inflight += 1
-            self.counts.max_inflight = max(self.counts.max_inflight, self.counts.inflight)
+            self._counts.inflight += 1
+            self._counts.max_inflight = max(self._counts.max_inflight, self._counts.inflight)
         try:
             self._handle(h, head)
         finally:
             with self.lock:
-                self.counts.inflight -= 1
+                self._counts.inflight -= 1
 
     def _handle(self, h: BaseHTTPRequestHandler, head: bool) -> None:
         if self.latency:
@@ -111,9 +129,9 @@ class RangeServer:
         method = "HEAD" if head else "GET"
         with self.lock:
             if head:
-                self.counts.heads += 1
+                self._counts.heads += 1
             else:
-                self.counts.gets += 1
+                self._counts.gets += 1
         fault = self._fault(name, method)
         path = os.path.join(self.root, name)
         if fault == "drop":
@@ -140,10 +158,24 @@ class RangeServer:
         size = st.st_size
         start, end = 0, size
         rng = h.headers.get("Range")
+        if rng and self.mode == "no-ranges":
+            rng = None
+        elif (
+            rng
+            and (self.mode == "refuse-ranges" or rng.startswith("bytes=-"))
+            and (self.mode != "ranges")
+        ):
+            with self.lock:
+                self._counts.refused.append(rng)
+            h.send_response(400)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            return
         if rng:
             start, end = parse_range(rng, size)
         h.send_response(206 if rng else 200)
-        h.send_header("Accept-Ranges", "bytes")
+        if self.mode != "no-ranges":
+            h.send_header("Accept-Ranges", "bytes")
         h.send_header("ETag", etag)
         h.send_header("Content-Length", str(end - start))
         if rng:
@@ -151,17 +183,27 @@ class RangeServer:
         h.end_headers()
         if head:
             return
-        with open(path, "rb") as f:
-            f.seek(start)
-            body = f.read(end - start)
         if fault == "truncate":
-            body = body[: len(body) // 2]
+            end = start + (end - start) // 2
             h.close_connection = True
-        h.wfile.write(body)
-        h.wfile.flush()
+        sent = 0
+        try:
+            with open(path, "rb") as f:
+                f.seek(start)
+                while sent < end - start:  # in pieces: a dropped answer stops early
+                    piece = f.read(min(1 << 20, end - start - sent))
+                    h.wfile.write(piece)
+                    sent += len(piece)
+            h.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            h.close_connection = True
+            with self.lock:
+                self._counts.partial_bytes += sent
+            return
         with self.lock:
-            self.counts.bytes_sent += len(body)
-            self.counts.ranges.append((name, start, end))
+            self._counts.bytes_sent += sent
+            self._counts.ranges.append((name, start, end))
+            self._counts.whole_bodies += not rng
         if fault == "truncate":
             h.connection.shutdown(socket.SHUT_RDWR)
 

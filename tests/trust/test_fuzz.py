@@ -1,6 +1,6 @@
 """Smoke run of the fuzz targets (tools/fuzz.py runs them coverage-guided for millions of
-executions): seeds mutated by byte flips, truncations, size-field rewrites and splices must
-decode or raise a pyblosc2 error, quickly."""
+executions): seeds mutated by byte flips, truncations, size-field rewrites, splices and runs
+of nested containers must decode or raise a pyblosc2 error, quickly."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def _mutants(seed: bytes, rng: np.random.Generator, n: int) -> list[bytes]:
     out = []
     for _ in range(n):
         b = bytearray(seed)
-        how = rng.integers(4)
+        how = rng.integers(5)
         if how == 0:  # flip a few bytes
             for p in rng.integers(0, len(b), size=int(rng.integers(1, 4))):
                 b[p] ^= int(rng.integers(1, 256))
@@ -27,10 +27,14 @@ def _mutants(seed: bytes, rng: np.random.Generator, n: int) -> list[bytes]:
         elif how == 2:  # a size-like field set to 0, -1 or huge
             p = int(rng.integers(0, max(len(b) - 4, 1)))
             b[p : p + 4] = int(rng.choice([0, 0xFFFFFFFF, 0x7FFFFFFF])).to_bytes(4, "little")
-        else:  # splice two seeds
+        elif how == 3:  # splice two seeds
             other = SEEDS["chunk"][int(rng.integers(len(SEEDS["chunk"])))]
             cut = int(rng.integers(0, len(b)))
             b = b[:cut] + bytearray(other[cut:])
+        else:  # nest: open a run of one-item arrays, maps or set extensions somewhere
+            p = int(rng.integers(0, len(b) + 1))
+            unit = [b"\x91", b"\x81\xa1k", b"\xd5\x2d\x91"][int(rng.integers(3))]
+            b[p:p] = unit * int(rng.choice([10, 63, 64, 65, 300]))
         out.append(bytes(b))
     return out
 
@@ -39,15 +43,22 @@ def _timeout(*_: object) -> None:
     raise TimeoutError("an input took more than 5 s")
 
 
+#: mutants per seed (the metadata target is quick: a few thousand runs in seconds)
+PER_SEED = {"metadata": 100}
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # a mutant dtype "a5" (numpy 2)
 @pytest.mark.parametrize("target", sorted(fuzz_targets.TARGETS))
 def test_mutated_seeds_raise_only_pyblosc2_errors(target: str) -> None:
     rng = np.random.default_rng(sorted(fuzz_targets.TARGETS).index(target))
     seeds = SEEDS[target]
+    per_seed = PER_SEED.get(target, 25)
+    step = 1 if target in PER_SEED else max(1, len(seeds) // 12)
     old = signal.signal(signal.SIGALRM, _timeout)
     try:
         runs = 0
-        for seed in seeds[:: max(1, len(seeds) // 12)]:
-            for data in _mutants(seed, rng, 25):
+        for seed in seeds[::step]:
+            for data in _mutants(seed, rng, per_seed):
                 signal.alarm(5)
                 fuzz_targets.run(target, data)
                 signal.alarm(0)

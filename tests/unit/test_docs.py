@@ -40,18 +40,41 @@ def _run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[
     )
 
 
+BASH = re.findall(r"```bash\n(.*?)```", README, re.S)
+
+
 def test_readme_has_the_expected_blocks() -> None:
     assert len(BLOCKS) >= 6
-    assert README.splitlines()[3].endswith("python examples/quickstart.py")
+
+
+def test_readme_starts_with_what_it_is_and_how_to_install_it() -> None:
+    """The package page opens with what pyblosc2 is and ``pip install pyblosc2`` (in the text:
+    the first code block is exactly the two commands that work on a fresh machine, before the
+    package is on PyPI too): the main example and the test suite."""
+    first = README.split("```", 1)[0]
+    assert "pure Python" in first and "Blosc2" in first and "`pip install\npyblosc2`" in first
+    assert README.index("```bash") < README.index("```python")
+    example, tests = BASH[0].strip().splitlines()
+    assert example.endswith("&& python examples/quickstart.py")
+    assert "-r requirements-test.txt" in tests and tests.endswith("python -m pytest -q -n 2")
+
+
+def test_ci_runs_the_readme_test_command_verbatim_and_the_floors() -> None:
+    tests = BASH[0].strip().splitlines()[1]
+    run = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert tests in run
+    assert "bash tools/floors.sh" in run[run.index(tests) + 1 :]
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_block_runs(index: int, tmp_path: Path) -> None:
     block = BLOCKS[index]
-    if "zarr" in block and importlib.util.find_spec("zarr") is None:
+    imported = set(re.findall(r"^(?:import|from) (\w+)", block, re.M))
+    missing = sorted(m for m in imported if importlib.util.find_spec(m) is None)
+    if missing:  # an optional extra (zarr, fsspec, dask, ...)
         if IN_CI:
-            pytest.fail("zarr is required in CI to run the README's zarr examples")
-        pytest.skip("zarr not installed")
+            pytest.fail(f"{missing} are required in CI to run the README's examples")
+        pytest.skip(f"{missing} not installed")
     script = tmp_path / "block.py"
     script.write_text(block)
     for attempt in range(2):

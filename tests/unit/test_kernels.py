@@ -206,3 +206,81 @@ def test_filters_and_codecs_run_the_active_set(monkeypatch) -> None:
         "blosclz_decompress",
     ):
         assert name in calls, name
+
+
+@FAST
+@given(_blocks(), st.booleans())
+def test_blosc1_bitshuffle_and_block_runs_are_byte_identical(kset: KernelSet, block, b1) -> None:
+    data, t = block
+    for name in ("bitshuffle", "bitunshuffle"):
+        want, got = np.empty_like(data), np.empty_like(data)
+        getattr(NUMPY, name)(data, want, t, b1)
+        getattr(kset, name)(data, got, t, b1)
+        assert bytes(got) == bytes(want), name
+    rows = len(data) // (4 * t)
+    if rows:
+        src = data[: rows * 4 * t].reshape(4, rows * t)
+        want, got = np.empty_like(src), np.empty_like(src)
+        NUMPY.unshuffle_blocks(src, want, t)
+        kset.unshuffle_blocks(src, got, t)
+        assert bytes(got) == bytes(want)
+
+
+@FAST
+@given(_blocks(), st.integers(1, 9), st.integers(0, 4000))
+def test_blosclz_output_bounds_are_byte_identical(kset: KernelSet, block, clevel, maxout) -> None:
+    data, _ = block
+    assert kset.blosclz_compress(data, clevel, maxout) == NUMPY.blosclz_compress(
+        data, clevel, maxout
+    )
+
+
+@FAST
+@given(_blocks(), st.integers(0, 2**32 - 1))
+def test_blosclz_decoders_refuse_the_same_streams(kset: KernelSet, block, seed: int) -> None:
+    data, _ = block
+    stream = NUMPY.blosclz_compress(data, 5, max(len(data), 66))
+    if not stream:
+        return
+    rng = np.random.default_rng(seed)
+    bad = bytearray(stream)
+    for _ in range(3):
+        bad[int(rng.integers(0, len(bad)))] = int(rng.integers(0, 256))
+    size = len(data) + int(rng.integers(-2, 3))
+    try:
+        want: bytes | type = bytes(NUMPY.blosclz_decompress(bytes(bad), max(size, 0)))
+    except CodecError as exc:
+        want = type(exc)
+        with pytest.raises(CodecError, match=str(exc).split(":")[0]):
+            kset.blosclz_decompress(bytes(bad), max(size, 0))
+        return
+    assert bytes(kset.blosclz_decompress(bytes(bad), max(size, 0))) == want
+
+
+def test_without_numba_the_numpy_set_is_chosen_quietly_and_asking_for_it_warns() -> None:
+    hide = "import sys; sys.modules['numba'] = None; import importlib.util as u; "
+    hide += (
+        "u.find_spec = (lambda f: (lambda n, *a: None if n == 'numba' else f(n, *a)))(u.find_spec);"
+    )
+    code = hide + (
+        "import warnings; warnings.simplefilter('always');"
+        "import pyblosc2.kernels as k; print(k.active().name)"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYBLOSC2_KERNELS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "numpy" and "Warning" not in out.stderr
+    env["PYBLOSC2_KERNELS"] = "numba"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "numpy"
+    assert (
+        out.stderr.count("RuntimeWarning") == 1 and "'numba' kernels are not usable" in out.stderr
+    )
+
+
+@pytest.mark.skipif("numba" not in kernel_sets(), reason="no numba set")
+def test_the_chosen_set_is_named_by_clib_info() -> None:
+    import pyblosc2
+
+    with kernels_in_use("numba") as ks:
+        assert ks.name in ("numba", "numpy")
+        assert f"({ks.name} kernels)" in str(pyblosc2.clib_info(pyblosc2.Codec.BLOSCLZ))

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import pyblosc2 as pb
 from pyblosc2 import FormatError
 from pyblosc2.frame.header import FrameHeader
-from pyblosc2.meta import RawMetalayer, packb, unpackb
+from pyblosc2.meta import MAX_DEPTH, RawMetalayer, packb, unpackb
+from tests.helpers import same_value
 
 # (name, value, msgpack hex)
 VECTORS = [
@@ -127,12 +128,38 @@ def test_nan_float_roundtrip() -> None:
 
 
 @pytest.mark.parametrize(
-    "data",
-    [b"", b"\xc1", b"\x92\x01", b"\x01\x02", b"\xc4\x05ab", b"\xdd\xff\xff\xff\xff"],
-    ids=["empty", "reserved-c1", "short-array", "extra-data", "short-bin", "huge-array32"],
+    ("data", "field"),
+    [
+        (b"", r"value at offset 0 is the end of the bytes, expected 1 more item"),
+        (b"\xc1", r"marker at offset 0 is 0xc1"),
+        (b"\x92\x01", r"item count at offset 0 is 2, expected at most 1"),
+        (b"\x92\x01\xc4", r"length field at offset 3 is 0, expected 1 bytes"),
+        (b"\x92\x01\xcd\x01", r"value at offset 2 is 2, expected 3 bytes"),
+        (b"\x01\x02", r"trailing bytes at offset 1 is 1, expected 0"),
+        (b"\xc4\x05ab", r"length at offset 1 is 5, expected at most 2"),
+        (b"\xdd\xff\xff\xff\xff", r"item count at offset 0 is 4294967295, expected at most 0"),
+        (b"\xdb\xff\xff\xff\xffab", r"length at offset 1 is 4294967295, expected at most 2"),
+        (b"\xc7\x01\x2d", r"length at offset 1 is 1, expected at most 0"),
+        (b"\xc7\x00\x2d", r"value at offset 3 is the end of the bytes, expected 1 more item"),
+        (b"\xc7\x02\x2d\x01\x02", r"extension 45 payload trailing bytes at offset 4 is 1, "),
+        (b"\xd6\x2c\x00\x00\x00\x00", r"extension 44 length at offset 1 is 4, expected 16"),
+        (b"\x81\x01\x02", r"map key at offset 1 is 0x1, expected a str or bin"),
+        (b"\x81\x90\x02", r"map key at offset 1 is 0x90, expected a str or bin"),
+        (b"\xa2\xff\xfe", r"at offset 0 is undecodable \("),  # invalid UTF-8
+        (b"\xc7\x01\x2d\x01", r"extension 45 \(set\) at offset 3 is int, expected an array"),
+        (b"\xc7\x02\x2d\x91\x90", r"extension 45 \(set\) at offset 3 is .*expected hashable"),
+        (b"\xc7\x03\x2d\x91\x90\x00", r"extension 45 payload trailing bytes at offset 5 is 1"),
+    ],
+    ids=[
+        *("empty", "reserved-c1", "short-array", "short-bin8-length", "short-uint16"),
+        *("extra-data", "short-bin", "huge-array32"),
+        *("huge-str32", "ext-past-end", "empty-ext-payload", "ext-payload-extra"),
+        *("complex-short", "int-key", "list-key", "bad-utf8", "set-of-int", "set-of-lists"),
+        "set-payload-extra",
+    ],
 )
-def test_bad_msgpack(data: bytes) -> None:
-    with pytest.raises(FormatError, match=r"^metalayer value: msgpack is undecodable \("):
+def test_bad_msgpack(data: bytes, field: str) -> None:
+    with pytest.raises(FormatError, match=rf"^metalayer value: msgpack {field}"):
         unpackb(data)
 
 
@@ -141,17 +168,19 @@ COMPOSITE = packb({"a": [1, (2, 3), b"xyz"], "b": {"c": 1.5, "d": 1 + 1j}, "e": 
 
 @pytest.mark.parametrize("cut", range(len(COMPOSITE)))
 def test_truncated_at_every_offset(cut: int) -> None:
-    """msgpack is prefix-free: every proper prefix is incomplete."""
-    with pytest.raises(FormatError, match=r"^metalayer value: msgpack is undecodable"):
+    """msgpack is prefix-free: every proper prefix is incomplete, and the scan says where."""
+    fields = "(value|length|length field|item count|ext type)"
+    with pytest.raises(FormatError, match=rf"^metalayer value: msgpack {fields} at offset"):
         unpackb(COMPOSITE[:cut])
 
 
-@pytest.mark.parametrize("code", [42, 43, 0, 7, 47, 127])
+@pytest.mark.parametrize("code", [42, 43, 0, 7, 47, 127, -1])
 def test_unknown_or_unsafe_ext(code: int) -> None:
-    """42 (embedded cframe) and 43 (references) are refused as python-blosc2's safe mode does."""
-    data = msgpack.packb(msgpack.ExtType(code, b"\x00" * 4))
+    """42 (embedded cframe) and 43 (references) are refused as python-blosc2's safe mode does;
+    so is -1 (msgpack's timestamp, which msgpack would decode without asking)."""
+    data = bytes([0xD6, code % 256]) + bytes(4)  # fixext 4
     with pytest.raises(
-        FormatError, match=rf"^metalayer value: msgpack ext type is {code}, expected 44"
+        FormatError, match=rf"^metalayer value: msgpack ext type at offset 1 is {code % 256}, "
     ):
         unpackb(data)
 
@@ -173,3 +202,95 @@ def test_raw_metalayer_is_stored_as_given() -> None:
     )
     h = FrameHeader.from_bytes(s.to_cframe())
     assert dict(h.metalayers) == {"raw": b"\x01\x02\x03", "packed": bytes.fromhex("920102")}
+
+
+# -- what is written reads back (issue 25) -----------------------------------------------------
+
+
+def test_array_inside_a_list_reads_back(tmp_path) -> None:
+    """``[np.arange(3), 1]`` was written but not read (the tuple check compared an array)."""
+    path = str(tmp_path / "v.b2frame")
+    pb.SChunk(urlpath=path, mode="w").vlmeta["x"] = [np.arange(3), 1]
+    got = pb.open(path).vlmeta["x"]
+    assert isinstance(got, list) and got[1] == 1
+    np.testing.assert_array_equal(got[0], np.arange(3))
+
+
+def _deep(depth: int) -> list:
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+REFUSED = [
+    (["__tuple__", 1], "a list whose first item is '__tuple__' reads back as a tuple"),
+    ({"a": [["__tuple__"]]}, "reads back as a tuple"),
+    ({1: 2}, "map key at offset 1 is 0x1, expected a str or bin"),
+    ({(1, 2): 3}, "map key"),
+    ({None: 3}, "map key"),
+    (_deep(65), "nesting depth at offset 64 is 65, expected at most 64"),
+    ({frozenset(range(3)), 1}, "a set holding a set or an array reads back unhashable"),
+    ({(1, frozenset()), 1}, "reads back unhashable"),
+    (
+        np.zeros(2, dtype=np.dtype({"names": ["a"], "formats": ["<i4"], "itemsize": 8})),
+        "does not read back",
+    ),
+    (np.zeros(2, dtype=[("o", object)]), "a structured dtype with object fields"),
+    (np.datetime64("2024-01-01"), "cannot serialize datetime64"),
+    (2**64, "cannot serialize int"),
+    ("\ud800", "cannot be stored"),
+]
+
+
+@pytest.mark.parametrize(
+    ("value", "why"), REFUSED, ids=[f"refused{i}" for i in range(len(REFUSED))]
+)
+def test_values_that_would_not_read_back_are_refused(value, why) -> None:
+    with pytest.raises(pb.ParamError, match=why):
+        packb(value)
+
+
+def test_a_refused_vlmeta_value_writes_nothing(tmp_path) -> None:
+    path = str(tmp_path / "v.b2frame")
+    s = pb.SChunk(urlpath=path, mode="w")
+    s.vlmeta["keep"] = (1, 2)
+    with pytest.raises(pb.ParamError, match=r"^vlmeta 'x': .*map key"):
+        s.vlmeta[:] = {"y": 1, "x": {1: 2}}
+    assert pb.open(path).vlmeta[:] == {"keep": (1, 2)}
+
+
+def test_the_deepest_value_reads_back() -> None:
+    assert unpackb(packb(_deep(MAX_DEPTH))) == _deep(MAX_DEPTH)
+
+
+KEYS = st.one_of(st.text(max_size=4), st.binary(max_size=4), st.integers(-3, 3))
+SET_ITEMS = st.one_of(
+    st.integers(-5, 5),
+    st.just("__tuple__"),
+    st.tuples(st.integers(), st.text(max_size=2)),
+    st.frozensets(st.integers(-5, 5), max_size=2),
+)
+ANY_VALUES = st.recursive(
+    st.one_of(SCALARS, st.just("__tuple__"), st.complex_numbers(allow_nan=False)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(KEYS, inner, max_size=4),
+        st.frozensets(st.integers(-5, 5), max_size=3).map(set),
+        st.frozensets(SET_ITEMS, max_size=3),
+        st.lists(st.integers(-100, 100), max_size=5).map(lambda xs: np.array(xs, dtype="<i2")),
+    ),
+    max_leaves=30,
+)
+
+
+@given(ANY_VALUES)
+def test_what_is_written_reads_back(value) -> None:
+    """Symmetry: any value either is refused on write or reads back as written (int keys,
+    lists led by '__tuple__' and sets of sets included among the inputs)."""
+    try:
+        packed = packb(value)
+    except pb.ParamError:
+        return
+    assert same_value(value, unpackb(packed))

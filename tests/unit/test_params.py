@@ -48,7 +48,7 @@ CPARAMS_CASES: list[tuple[str, Any, Any]] = [
     ("clevel", np.uint8(9), 9),
     ("clevel", 10, bad(PE, "clevel must be an int in 0..9, got 10")),
     ("clevel", -1, bad(PE, "clevel must be an int in 0..9, got -1")),
-    ("clevel", np.int64(10), bad(PE, "clevel must be an int in 0..9, got np.int64(10)")),
+    ("clevel", np.int64(10), bad(PE, f"clevel must be an int in 0..9, got {np.int64(10)!r}")),
     ("clevel", True, bad(PTE, "clevel must be an int in 0..9, got True")),
     ("clevel", 5.0, bad(PTE, "clevel must be an int in 0..9, got 5.0")),
     ("clevel", "5", bad(PTE, "clevel must be an int in 0..9, got '5'")),
@@ -245,7 +245,7 @@ API_CASES = [
     (
         "numcodecs shuffle",
         lambda: Blosc(shuffle=np.int64(3)),
-        bad(PE, "shuffle must be one of (0, 1, 2, -1), got np.int64(3)"),
+        bad(PE, f"shuffle must be one of (0, 1, 2, -1), got {np.int64(3)!r}"),
     ),
     (
         "numcodecs cname",

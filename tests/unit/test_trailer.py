@@ -77,7 +77,7 @@ NAMES = st.text(min_size=1, max_size=31).filter(lambda s: len(s.encode()) <= 31)
 
 
 @given(
-    st.lists(st.tuples(NAMES, st.binary(max_size=80)), max_size=20),
+    st.lists(st.tuples(NAMES, st.binary(max_size=80)), max_size=20, unique_by=lambda e: e[0]),
     st.integers(0, 255),
     st.binary(min_size=16, max_size=16),
 )

@@ -66,8 +66,10 @@ class ObjectStore(Protocol):
         """The size of object ``name`` in bytes (``FileNotFoundError`` when missing)."""
         ...
 
-    def read_object(self, name: str) -> bytes:
-        """The whole object (``FileNotFoundError`` when missing)."""
+    def read_object(self, name: str, limit: int | None = None) -> bytes:
+        """The whole object (``FileNotFoundError`` when missing); a ``FormatError`` when it
+        is larger than ``limit`` or is not a regular file (a device, a FIFO, a symlink out
+        of the directory), before its bytes are read."""
         ...
 
     def write_object(self, name: str, data: bytes | memoryview) -> None:

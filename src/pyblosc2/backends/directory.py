@@ -2,6 +2,12 @@
 
 Objects are replaced atomically: written to a temporary name unique to this process and
 call, then renamed over the old one, so concurrent writers never share a temporary file.
+
+A directory may come from anywhere (an archive, a download), so an object is read only when it
+is a regular file inside the directory: a symlink may point to another object but not out of
+the directory, and a device (``/dev/zero`` reads forever) or a FIFO (opening it waits for a
+writer) is refused before a byte is read. Reads stop at the file's size as ``fstat`` gives
+it, and at the caller's ``limit``.
 """
 
 from __future__ import annotations
@@ -9,11 +15,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .file import FileStore
+from ..errors import FormatError
+from .file import FileStore, check_regular
 
 __all__ = ["DirectoryStore"]
 
@@ -30,6 +38,7 @@ class DirectoryStore:
         self.path = os.fspath(path)
         if create:
             os.makedirs(self.path)
+        self._real = os.path.realpath(self.path)
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -47,12 +56,47 @@ class DirectoryStore:
     def exists(self, name: str) -> bool:
         return os.path.exists(self.object_path(name))
 
-    def object_size(self, name: str) -> int:
-        return os.path.getsize(self.object_path(name))
+    def _inside(self, name: str) -> str:
+        """The path of object ``name``, refused when it is a symlink that leads out of the
+        directory."""
+        path = self.object_path(name)
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            real = os.path.realpath(path)
+            if os.path.commonpath([real, self._real]) != self._real:
+                raise FormatError(
+                    f"sparse frame {self.path}",
+                    f"object {name}",
+                    None,
+                    "a file inside the directory",
+                    f"a symlink to {real}",
+                )
+        return path
 
-    def read_object(self, name: str) -> bytes:
-        with open(self.object_path(name), "rb") as f:
-            return f.read()
+    def object_size(self, name: str) -> int:
+        path = self._inside(name)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            return check_regular(fd, f"sparse frame {self.path}", f"object {name}")
+        finally:
+            os.close(fd)
+
+    def read_object(self, name: str, limit: int | None = None) -> bytes:
+        fd = os.open(self._inside(name), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            size = check_regular(fd, f"sparse frame {self.path}", f"object {name}")
+            if limit is not None and size > limit:
+                where = f"sparse frame {self.path}"
+                raise FormatError(where, f"object {name} size", None, f"at most {limit}", size)
+            parts, got = [], 0
+            while got < size:  # a file that grows meanwhile is read up to its size at open
+                part = os.pread(fd, size - got, got)
+                if not part:
+                    break
+                parts.append(part)
+                got += len(part)
+            return b"".join(parts)
+        finally:
+            os.close(fd)
 
     def write_object(self, name: str, data: bytes | memoryview) -> None:
         target = self.object_path(name)
@@ -71,4 +115,4 @@ class DirectoryStore:
             os.unlink(self.object_path(name))
 
     def open_object(self, name: str, *, writable: bool) -> FileStore:
-        return FileStore(self.object_path(name), writable=writable)
+        return FileStore(self._inside(name), writable=writable)

@@ -15,9 +15,29 @@ from typing import Any
 from ..errors import FormatError, ParamError
 from .base import READ_ONLY
 
-__all__ = ["FileStore", "sync_directory"]
+__all__ = ["FileStore", "check_regular", "sync_directory"]
 
 COPY_PIECE = 1 << 23  # bytes copied per write when a file is replaced
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_regular(fd: int, where: str, what: str) -> int:
+    """The size of the regular file open as ``fd``; a :class:`FormatError` for anything else
+    (a device reads without end, a FIFO waits for a writer): open such paths with
+    ``O_NONBLOCK`` so that the open itself cannot wait."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+        raise FormatError(where, what, None, "a regular file", kind)
+    os.set_blocking(fd, True)
+    return st.st_size
 
 
 def sync_directory(path: str) -> None:
@@ -53,10 +73,15 @@ class FileStore:
             raise ParamError(f"offset must be a non-negative int, got {offset!r}")
         self.offset = offset
         self._writable = writable
-        flags = os.O_RDWR if writable else os.O_RDONLY
+        flags = (os.O_RDWR if writable else os.O_RDONLY) | os.O_NONBLOCK
         if create:
             flags |= os.O_CREAT | os.O_EXCL
         self._fd = os.open(self.path, flags, 0o644)
+        try:
+            check_regular(self._fd, self.path, "file")
+        except FormatError:
+            self.close()
+            raise
         self.bytes_read = 0
         if self.size < 0:
             size = os.fstat(self._fd).st_size
@@ -140,7 +165,12 @@ class FileStore:
 
     def reopen(self) -> None:
         """Read (and write) the file the path names now."""
-        fd = os.open(self.path, os.O_RDWR if self._writable else os.O_RDONLY)
+        fd = os.open(self.path, (os.O_RDWR if self._writable else os.O_RDONLY) | os.O_NONBLOCK)
+        try:
+            check_regular(fd, self.path, "file")  # the path may now name a FIFO or a device
+        except FormatError:
+            os.close(fd)
+            raise
         os.close(self._fd)
         self._fd = fd
 

@@ -4,13 +4,16 @@ one :class:`FsspecStore` (a :class:`~.base.ByteStore` over one remote object) an
 frames), behind the same protocol as the local backends.
 
 Reads are lazy: opening fetches the object's size and validator (ETag or mtime), then its
-first :data:`HEAD_BYTES` and last :data:`TAIL_BYTES` together (where a frame keeps its header,
-index and trailer); any other read fetches exactly the bytes asked for. :meth:`FsspecStore.prefetch`
-fetches several ranges concurrently (adjacent ones merged) for readers that know what they
-will read next. HTTP reads carry ``If-Match`` with the ETag seen at open, so an object that
-changed meanwhile is an error, never a mix of two versions; on a versioned S3 bucket reads
-ask for the version opened (other file systems give no such guarantee). Transient failures
-(5xx, dropped connections, short bodies) are retried :data:`RETRIES` times, then raise
+first :data:`HEAD_BYTES` and last :data:`TAIL_BYTES` together (where a frame keeps its
+header, index and trailer; over HTTP in one round trip, with fallbacks for servers that
+refuse suffix ranges or ignore ranges altogether: :mod:`.http_probe`); any other read
+fetches exactly the bytes asked for (or reads them from the temporary file that a range-less
+server's object went to). :meth:`FsspecStore.prefetch` fetches several ranges concurrently
+(adjacent ones merged) for readers that know what they will read next. HTTP reads carry
+``If-Match`` with the ETag seen at open, so an object that changed meanwhile is an error,
+never a mix of two versions; on a versioned S3 bucket reads ask for the version opened
+(other file systems give no such guarantee). Transient failures (5xx, dropped connections,
+short bodies) are retried :data:`RETRIES` times, then raise
 :class:`~pyblosc2.errors.RemoteError`. ``cache_storage=`` keeps fetched ranges in a local
 directory, reused while the object's validator is unchanged.
 
@@ -25,11 +28,13 @@ import hashlib
 import json
 import os
 import threading
-import time
 from typing import Any
 
-from ..errors import FormatError, FrameChangedError, ParamError, RemoteError
+from ..errors import FormatError, ParamError, RemoteError
 from .base import READ_ONLY
+from .http_probe import HEAD_BYTES, HTTP, TAIL_BYTES, Probe, stat
+from .retry import RETRIES, ShortRead, protocol, retrying
+from .spill import Spill
 
 __all__ = [
     "HEAD_BYTES",
@@ -43,25 +48,12 @@ __all__ = [
     "stat",
 ]
 
-#: bytes fetched from the start of an object at open (a frame header with its metalayers)
-HEAD_BYTES = 1 << 12
-#: bytes fetched from the end of an object at open (the index chunk and the trailer)
-TAIL_BYTES = 1 << 14
 #: adjacent ranges are merged into one request up to this size (larger reads stay several
 #: requests, fetched concurrently)
 MAX_MERGED = 1 << 22
 #: prefetched ranges kept in memory for later reads (oldest dropped first)
 MEMORY_BYTES = 1 << 26
-#: retries of a failed fetch (5xx, dropped connection, short body) before RemoteError
-RETRIES = 2
-_BACKOFF = 0.05  # seconds before the first retry, doubled after each
-_HTTP = ("http", "https")
 _RECENT, _RECENT_BYTES = 8, 4096  # small reads remembered
-
-
-def _protocol(url: str) -> str:
-    head, sep, _ = url.split("::", 1)[0].partition("://")
-    return head if sep else "file"
 
 
 def connect(url: str, storage_options: dict[str, Any] | None = None) -> tuple[Any, str]:
@@ -70,7 +62,7 @@ def connect(url: str, storage_options: dict[str, Any] | None = None) -> tuple[An
     from fsspec.core import url_to_fs
 
     options = dict(storage_options or {})
-    if _protocol(url) in _HTTP and "client_kwargs" not in options:
+    if protocol(url) in HTTP and "client_kwargs" not in options:
         import aiohttp
 
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=60)
@@ -78,88 +70,10 @@ def connect(url: str, storage_options: dict[str, Any] | None = None) -> tuple[An
     return url_to_fs(url, **options)
 
 
-def stat(fs: Any, path: str, url: str) -> tuple[dict[str, Any], list[tuple[int, bytes]]]:
-    """``fs.info(path)`` and no bytes; over HTTP instead two concurrent ranged GETs, of the
-    first :data:`HEAD_BYTES` and the last :data:`TAIL_BYTES` (a suffix range), whose
-    ``Content-Range`` gives the size: the object's info and its head and tail in one round
-    trip. ``FileNotFoundError`` when there is no such object."""
-    if _protocol(url) not in _HTTP or not hasattr(fs, "set_session"):
-        return fs.info(path), []
-
-    async def get(session: Any, rng: str) -> tuple[int, int, str | None, bytes]:
-        kw = dict(fs.kwargs)
-        headers = {**kw.pop("headers", {}), "Range": rng}
-        async with session.get(fs.encode_url(path), headers=headers, **kw) as r:
-            if r.status == 404:
-                raise FileNotFoundError(url)
-            r.raise_for_status()
-            body = await r.read()
-            crange = r.headers.get("Content-Range", "")
-            first, _, total = crange.removeprefix("bytes ").partition("/")
-            if r.status == 206 and total.isdigit():
-                return int(first.partition("-")[0]), int(total), r.headers.get("ETag"), body
-            if r.status == 200:  # the server ignored Range: this is the whole object
-                return 0, len(body), r.headers.get("ETag"), body
-            raise RemoteError(f"{url}: no usable Content-Range ({r.status}: {crange!r})")
-
-    async def probe() -> tuple[dict[str, Any], list[tuple[int, bytes]]]:
-        import asyncio
-
-        session = await fs.set_session()
-        parts = await asyncio.gather(
-            get(session, f"bytes=0-{HEAD_BYTES - 1}"), get(session, f"bytes=-{TAIL_BYTES}")
-        )
-        sizes, etags = {p[1] for p in parts}, {p[2] for p in parts}
-        if len(sizes) != 1 or len(etags) != 1:
-            raise FrameChangedError(f"{url} changed while it was being opened")
-        size = sizes.pop()
-        for start, _, _, body in parts:
-            want = min(size - start, HEAD_BYTES if start == 0 else TAIL_BYTES)
-            if len(body) < want:
-                raise _ShortRead(f"bytes [{start}, {start + want}): got {len(body)} (short body)")
-        return {"size": size, "ETag": etags.pop()}, [(p[0], p[3]) for p in parts]
-
-    from fsspec.asyn import sync
-
-    info, pieces = _retrying(url, "opening", lambda: sync(fs.loop, probe), missing=True)
-    return info, pieces
-
-
 def _validator(info: dict[str, Any]) -> str:
     """What identifies this version of an object (a cache is valid while it is unchanged)."""
     keys = ("ETag", "etag", "LastModified", "Last-Modified", "mtime", "created", "size")
     return json.dumps({k: str(info[k]) for k in keys if info.get(k) is not None}, sort_keys=True)
-
-
-def _status(exc: BaseException) -> int | None:
-    status = getattr(exc, "status", None)
-    return status if isinstance(status, int) else None
-
-
-def _retrying(url: str, what: str, fn: Any, *, missing: bool = False) -> Any:
-    """``fn()`` with bounded retries of transient failures; errors become pyblosc2 errors
-    (``missing``: a missing object stays a ``FileNotFoundError``)."""
-    for attempt in range(RETRIES + 1):
-        try:
-            return fn()
-        except FileNotFoundError as exc:  # noqa: PERF203 - a retry loop
-            if missing:
-                raise
-            raise RemoteError(f"{url}: {what}: the object is gone ({exc})") from exc
-        except Exception as exc:
-            status = _status(exc)
-            if status == 412:
-                raise FrameChangedError(
-                    f"{url} changed since it was opened ({what}): open it again"
-                ) from exc
-            if (status is not None and 400 <= status < 500) or attempt == RETRIES:
-                raise RemoteError(f"{url}: {what} failed: {type(exc).__name__}: {exc}") from exc
-            time.sleep(_BACKOFF * 2**attempt)
-    raise AssertionError("unreachable")
-
-
-class _ShortRead(OSError):
-    """A body shorter than the range asked for (retried like a dropped connection)."""
 
 
 def _merge(spans: list[tuple[int, int]], limit: int | None = None) -> list[tuple[int, int]]:
@@ -240,8 +154,7 @@ class FsspecStore:
         cache_storage: str | os.PathLike[str] | None = None,
         fs: Any = None,
         path: str | None = None,
-        info: dict[str, Any] | None = None,
-        pieces: list[tuple[int, bytes]] | None = None,
+        probe: Probe | None = None,
         offset: int = 0,
     ) -> None:
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
@@ -257,20 +170,25 @@ class FsspecStore:
         self.fs, self.path = fs, path
         self.bytes_read = 0  # bytes returned by read()
         self.bytes_fetched = 0  # bytes fetched from the remote object
-        self.requests = len(pieces or ())  # range requests made
         self._lock = threading.Lock()
         self._held: list[tuple[int, bytes]] = []  # prefetched ranges
         self._recent: list[tuple[int, bytes]] = []  # the last small reads (chunk headers)
-        if info is None:  # FileNotFoundError when missing, as for local files
-            info, pieces = stat(fs, path, url)
-            self.requests = len(pieces)
-        self._load(info, pieces)
+        if probe is None:  # FileNotFoundError when missing, as for local files
+            probe = stat(fs, path, url, self.cache_storage)
+        self.requests = len(probe.pieces)  # range requests made
+        self._load(probe.info, probe.pieces, probe.spill)
         if offset > self._size:
             raise FormatError("frame", "offset", offset, f"at most the size {self._size}", offset)
 
-    def _load(self, info: dict[str, Any], pieces: list[tuple[int, bytes]] | None = None) -> None:
+    def _load(
+        self,
+        info: dict[str, Any],
+        pieces: list[tuple[int, bytes]] | None = None,
+        spill: Spill | None = None,
+    ) -> None:
         """Take ``info`` (size, validator) and the pinned head and tail: ``pieces`` when
-        given, else fetched now (together)."""
+        given, else fetched now (together); or the ``spill`` holding the whole object."""
+        self._spill = spill
         size = info.get("size")
         if not isinstance(size, int):
             raise RemoteError(f"{self.url}: the server gives no size (Content-Length)")
@@ -278,16 +196,18 @@ class FsspecStore:
         self.validator = _validator(info)
         etag = info.get("ETag")
         self._kwargs: dict[str, Any] = {}
-        if etag and _protocol(self.url) in _HTTP:
+        if etag and protocol(self.url) in HTTP:
             self._kwargs = {"headers": {"If-Match": etag}}
-        elif info.get("VersionId") and _protocol(self.url) in ("s3", "s3a"):
+        elif info.get("VersionId") and protocol(self.url) in ("s3", "s3a"):
             self._kwargs = {"version_id": info["VersionId"]}  # the version opened, always
         self._cache = (
             None
-            if self.cache_storage is None
+            if self.cache_storage is None or spill is not None
             else _RangeCache(self.cache_storage, self.url, self.validator, size)
         )
-        if pieces:
+        if spill is not None:  # every byte is local already
+            self._pinned = []
+        elif pieces:
             if self._cache is not None:
                 for start, data in pieces:
                     self._cache.put(start, data)
@@ -316,7 +236,11 @@ class FsspecStore:
         return self._writable
 
     def _fetch(self, spans: list[tuple[int, int]]) -> list[bytes]:
-        """The bytes of ``spans`` from the remote object, concurrently, exactly as asked."""
+        """The bytes of ``spans`` from the remote object, concurrently, exactly as asked (from
+        the spill when the server sent the object whole)."""
+        spill = self._spill
+        if spill is not None:
+            return [spill.read(a, b - a) for a, b in spans]
 
         def once() -> list[bytes]:
             if len(spans) == 1:
@@ -337,11 +261,11 @@ class FsspecStore:
                 if isinstance(data, BaseException):
                     raise data
                 if len(data) != b - a:
-                    raise _ShortRead(f"bytes [{a}, {b}): got {len(data)} bytes (short body)")
+                    raise ShortRead(f"bytes [{a}, {b}): got {len(data)} bytes (short body)")
             return [bytes(d) for d in out]
 
         what = f"reading bytes {spans[0][0]}..{spans[-1][1]} ({len(spans)} ranges)"
-        data: list[bytes] = _retrying(self.url, what, once)
+        data: list[bytes] = retrying(self.url, what, once)
         with self._lock:
             self.bytes_fetched += sum(len(d) for d in data)
         return data
@@ -421,7 +345,7 @@ class FsspecStore:
             raise ParamError(f"{READ_ONLY} ({self.url} is open read-only)")
 
     def _replace(self, data: bytes) -> None:
-        _retrying(self.url, "writing", lambda: self.fs.pipe_file(self.path, data))
+        retrying(self.url, "writing", lambda: self.fs.pipe_file(self.path, data))
         self._load(self.fs.info(self.path))
 
     def sync(self) -> None:
@@ -430,6 +354,9 @@ class FsspecStore:
     def close(self) -> None:
         with self._lock:
             self._held, self._recent = [], []
+            if self._spill is not None:
+                self._spill.close()
+                self._spill = None
 
 
 def _reopen(
@@ -442,6 +369,12 @@ def _reopen_directory(
     url: str, options: dict[str, Any] | None, cache: str | os.PathLike[str] | None
 ) -> FsspecDirectory:
     return FsspecDirectory(url, options, cache_storage=cache)
+
+
+def _is_local(fs: Any) -> bool:
+    """Whether ``fs`` is fsspec's local file system (``local://`` or a chained ``file://``)."""
+    protocol = fs.protocol if isinstance(fs.protocol, tuple | list) else (fs.protocol,)
+    return bool({"file", "local"} & set(protocol))
 
 
 def _join(url: str, name: str) -> str:
@@ -491,39 +424,53 @@ class FsspecDirectory:
         return f"{self.path}/{name}"
 
     def exists(self, name: str) -> bool:
-        return bool(
-            _retrying(self.url, f"looking up {name}", lambda: self.fs.exists(self._p(name)))
-        )
+        return bool(retrying(self.url, f"looking up {name}", lambda: self.fs.exists(self._p(name))))
 
     def object_size(self, name: str) -> int:
         what = f"size of {name}"
-        return int(_retrying(self.url, what, lambda: self.fs.size(self._p(name)), missing=True))
+        return int(retrying(self.url, what, lambda: self.fs.size(self._p(name)), missing=True))
 
-    def read_object(self, name: str) -> bytes:
+    def read_object(self, name: str, limit: int | None = None) -> bytes:
         with self._lock:
             held = self._held.pop(name, None)
-        if held is not None:
-            return held
-        what = f"reading {name}"
-        return bytes(
-            _retrying(self.url, what, lambda: self.fs.cat_file(self._p(name)), missing=True)
-        )
+        if held is None:
+            path = self._p(name)
+            size = self._local_size(name) if _is_local(self.fs) else None
+            if limit is not None and size is not None and size > limit:
+                raise FormatError(self.url, f"object {name} size", None, f"at most {limit}", size)
+            held = bytes(
+                retrying(
+                    self.url,
+                    f"reading {name}",
+                    lambda: self.fs.cat_file(path, end=size),
+                    missing=True,
+                )
+            )
+        if limit is not None and len(held) > limit:
+            raise FormatError(self.url, f"object {name} size", None, f"at most {limit}", len(held))
+        return held
+
+    def _local_size(self, name: str) -> int:
+        """The size of a local object, refused unless it is a regular file (fsspec's local
+        file system follows symlinks to devices and opens FIFOs, which would never end)."""
+        info = self.fs.info(self._p(name))
+        if info.get("type") != "file":
+            raise FormatError(self.url, f"object {name}", None, "a regular file", info.get("type"))
+        return int(info["size"])
 
     def prefetch_objects(self, names: list[str]) -> None:
         """Fetch ``names`` concurrently; each is then read once from memory."""
         paths = [self._p(n) for n in names]
         if not paths:
             return
-        got = _retrying(
+        got = retrying(
             self.url, f"reading {len(paths)} objects", lambda: self.fs.cat(paths, on_error="omit")
         )
         with self._lock:
             self._held = {n: bytes(got[p]) for n, p in zip(names, paths, strict=True) if p in got}
 
     def write_object(self, name: str, data: bytes | memoryview) -> None:
-        _retrying(
-            self.url, f"writing {name}", lambda: self.fs.pipe_file(self._p(name), bytes(data))
-        )
+        retrying(self.url, f"writing {name}", lambda: self.fs.pipe_file(self._p(name), bytes(data)))
 
     def remove_object(self, name: str) -> None:
         with contextlib.suppress(FileNotFoundError):

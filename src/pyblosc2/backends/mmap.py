@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import ParamError
 from .base import READ_ONLY
+from .file import check_regular
 
 __all__ = ["MmapStore"]
 
@@ -18,8 +19,12 @@ class MmapStore:
     def __init__(self, path: str | os.PathLike[str], offset: int = 0) -> None:
         self.path = os.fspath(path)
         self.offset = offset
-        with open(self.path, "rb") as f:
-            self._map: mmap.mmap | None = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the open
+        try:
+            check_regular(fd, self.path, "file")
+            self._map: mmap.mmap | None = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        finally:
+            os.close(fd)
         self._view: memoryview | None = memoryview(self._map)
         self.bytes_read = 0
 

@@ -96,6 +96,24 @@ class ChunkHeader:
     blosc2_flags2: int = 0
     blosc2_flags: int = 0
     extended: bool = field(default=True)
+    # derived once (read per block on every read path): see the properties below
+    effective_blocksize: int = field(init=False, repr=False, compare=False)
+    nblocks: int = field(init=False, repr=False, compare=False)
+    leftover: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        vl = self.extended and bool(self.blosc2_flags2 & VL_BLOCKS)
+        bs = self.blocksize
+        if self.nbytes > 0 and bs > self.nbytes:
+            bs = self.nbytes  # clamped to nbytes (§6.1, §15.1 #14)
+        if vl:
+            nblocks, leftover = self.blocksize, 0  # the stored count for VL chunks
+        else:
+            nblocks = -(-self.nbytes // bs) if bs > 0 else 0
+            leftover = self.nbytes % bs if bs > 0 else 0
+        object.__setattr__(self, "effective_blocksize", bs)
+        object.__setattr__(self, "nblocks", nblocks)
+        object.__setattr__(self, "leftover", leftover)
 
     # -- parsing --------------------------------------------------------------------------
     @classmethod
@@ -309,31 +327,13 @@ class ChunkHeader:
             slots[4] = (Filter.DELTA, 0)
         return tuple(slots)
 
-    @property
-    def effective_blocksize(self) -> int:
-        """The block size used for geometry: clamped to ``nbytes`` (§6.1, §15.1 #14)."""
-        if self.nbytes > 0 and self.blocksize > self.nbytes:
-            return self.nbytes
-        return self.blocksize
-
-    @property
-    def nblocks(self) -> int:
-        """Number of blocks (the stored count for VL chunks)."""
-        if self.vl_blocks:
-            return self.blocksize
-        bs = self.effective_blocksize
-        return -(-self.nbytes // bs)
-
-    @property
-    def leftover(self) -> int:
-        return 0 if self.vl_blocks else self.nbytes % self.effective_blocksize
-
     def block_size(self, j: int) -> int:
-        """Uncompressed size of block ``j`` (non-VL)."""
-        bs = self.effective_blocksize
+        """Uncompressed size of block ``j`` (non-VL). ``effective_blocksize`` (the block size
+        used for geometry, clamped to ``nbytes``), ``nblocks`` (the stored count for VL
+        chunks) and ``leftover`` are fields derived once."""
         if j == self.nblocks - 1 and self.leftover:
             return self.leftover
-        return bs
+        return self.effective_blocksize
 
     def nstreams(self, j: int) -> int:
         """Streams of block ``j`` (§6.3): ``typesize`` for full split blocks, else 1."""

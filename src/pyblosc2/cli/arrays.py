@@ -22,6 +22,7 @@ __all__ = [
     "ArraySource",
     "FrameArray",
     "StreamArray",
+    "Tracked",
     "default_dtype",
     "read_exactly",
     "read_npy_header",
@@ -72,6 +73,11 @@ class ArraySource:
     def rows(self, r0: int, r1: int) -> np.ndarray:
         raise NotImplementedError
 
+    @property
+    def nbytes(self) -> int | None:
+        """The bytes the source will give (None when unknown, e.g. a pipe)."""
+        return math.prod(self.shape) * self.dtype.itemsize
+
     def slab_rows(self) -> int:
         """Rows per read: the input's own chunk height, else about ``SLAB_BYTES``."""
         if self.chunks:
@@ -86,6 +92,32 @@ class ArraySource:
         step = self.slab_rows()
         for r0 in range(0, self.shape[0], step):
             yield np.ascontiguousarray(self.rows(r0, min(r0 + step, self.shape[0]))).tobytes()
+
+
+class Tracked(ArraySource):
+    """``src`` reporting the bytes read from it to a progress bar (``bar.update(n)``)."""
+
+    def __init__(self, src: ArraySource, bar: Any) -> None:
+        self.src, self.bar = src, bar
+        self.shape, self.dtype, self.chunks = src.shape, src.dtype, src.chunks
+
+    @property
+    def nbytes(self) -> int | None:
+        """The bytes the source will give (None when unknown, e.g. a pipe)."""
+        return self.src.nbytes
+
+    def rows(self, r0: int, r1: int) -> np.ndarray:
+        out = self.src.rows(r0, r1)
+        self.bar.update(int(np.asarray(out).nbytes))
+        return out
+
+    def slab_rows(self) -> int:
+        return self.src.slab_rows()
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        for piece in self.src.iter_bytes():
+            self.bar.update(len(piece))
+            yield piece
 
 
 class StreamArray(ArraySource):

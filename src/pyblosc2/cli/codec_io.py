@@ -24,6 +24,7 @@ from .arrays import (
     FrameArray,
     MappedArray,
     StreamArray,
+    Tracked,
     default_dtype,
     read_npy_header,
 )
@@ -40,6 +41,8 @@ __all__ = [
 ]
 
 DEFAULT_FRAME_CHUNK = 4 << 20  # bytes per .b2frame chunk unless --chunks says otherwise
+#: codecs a file may inherit from its source (what C-Blosc2 reads); others become zstd
+WRITABLE_CODECS = ("zstd", "lz4", "lz4hc", "blosclz", "zlib")
 
 
 def parse_filters(names: list[str] | None) -> list[Any]:
@@ -74,7 +77,6 @@ def write_b2nd(
     *,
     fingerprint: bool = False,
     meta: dict | None = None,
-    show_progress: bool = False,
 ) -> pyblosc2.NDArray:
     """``src`` as a new ``.b2nd`` file, one row of chunks at a time."""
     for name, given in (("chunks", chunks), ("blocks", blocks)):
@@ -93,12 +95,9 @@ def write_b2nd(
     if not all(src.shape):
         return dst
     step = dst.chunks[0]
-    bar = progress(-(-src.shape[0] // step), "write", enabled=show_progress, unit="slab")
     for r0 in range(0, src.shape[0], step):
         r1 = min(r0 + step, src.shape[0])
         dst[r0:r1] = src.rows(r0, r1)
-        bar.update()
-    bar.close()
     return dst
 
 
@@ -109,23 +108,19 @@ def write_b2frame(
     chunk_bytes: int,
     *,
     fingerprint: bool = False,
-    show_progress: bool = False,
 ) -> pyblosc2.SChunk:
     """The byte stream ``pieces`` as a new ``.b2frame``, in chunks of ``chunk_bytes``."""
     s = pyblosc2.SChunk(
         chunksize=chunk_bytes, urlpath=path, mode="w", cparams=cparams, fingerprint=fingerprint
     )
     pending = bytearray()
-    bar = progress(None, "compress", enabled=show_progress)
     for piece in pieces:
         pending += piece
         while len(pending) >= chunk_bytes:
             s.append_data(bytes(pending[:chunk_bytes]))
             del pending[:chunk_bytes]
-            bar.update()
     if pending:
         s.append_data(bytes(pending))
-    bar.close()
     return s
 
 
@@ -154,6 +149,10 @@ class RawStream(StreamArray):
 
     def __init__(self, f: IO[bytes], dtype: np.dtype) -> None:
         super().__init__(f, (0,), dtype)
+
+    @property
+    def nbytes(self) -> int | None:
+        return None
 
     def iter_bytes(self) -> Iterator[bytes]:
         while piece := self.f.read(1 << 20):
@@ -224,10 +223,24 @@ def compress_input(args: Any, stack: contextlib.ExitStack, need_shape: bool) -> 
     return StreamArray(f, (size // dtype.itemsize,), dtype)
 
 
+def tracked(src: ArraySource, desc: str, args: Any) -> Tracked:
+    """``src`` with a progress bar of the bytes read (shown on a terminal unless ``-q``)."""
+    return Tracked(src, progress(src.nbytes, desc, enabled=not args.quiet, unit="B"))
+
+
 def write_array(src: ArraySource, out: str, args: Any, *, meta: dict | None = None) -> None:
-    """Write ``src`` to ``out`` (a temporary path) in the format ``args.format`` names."""
+    """Write ``src`` to ``out`` (a temporary path) in the format ``args.format`` names,
+    showing progress (on a terminal, unless ``-q``)."""
+    schunk_bytes = src.obj.chunksize if isinstance(src, FrameArray) and src.kind == "schunk" else 0
+    src = tracked(src, args.command, args)
+    try:
+        _write(src, out, args, meta, schunk_bytes)
+    finally:
+        src.bar.close()
+
+
+def _write(src: ArraySource, out: str, args: Any, meta: dict | None, schunk_bytes: int) -> None:
     fmt = args.format
-    quiet = not args.quiet
     if fmt == "b2nd":
         cp = cparams_from_args(args, src.dtype.itemsize)
         write_b2nd(
@@ -238,7 +251,6 @@ def write_array(src: ArraySource, out: str, args: Any, *, meta: dict | None = No
             _ints(args.blocks, "blocks"),
             fingerprint=args.fingerprint,
             meta=meta,
-            show_progress=quiet,
         )
     elif fmt == "b2frame":
         ts = _typesize(args, src.dtype)
@@ -249,13 +261,11 @@ def write_array(src: ArraySource, out: str, args: Any, *, meta: dict | None = No
             cp = pyblosc2.CParams(**{**cp.to_dict(), "blocksize": math.prod(blocks) * ts})
         if chunks:
             nbytes = math.prod(chunks) * ts
-        elif isinstance(src, FrameArray) and src.kind == "schunk":
-            nbytes = src.obj.chunksize
+        elif schunk_bytes:
+            nbytes = schunk_bytes
         else:
             nbytes = DEFAULT_FRAME_CHUNK // ts * ts
-        write_b2frame(
-            src.iter_bytes(), out, cp, nbytes, fingerprint=args.fingerprint, show_progress=quiet
-        )
+        write_b2frame(src.iter_bytes(), out, cp, nbytes, fingerprint=args.fingerprint)
     else:
         with open(out, "wb") as f:
             (write_npy if fmt == "npy" else write_raw)(src, f)
@@ -279,6 +289,13 @@ def fill_defaults(args: Any, cparams: Any) -> None:
             args.codec = pyblosc2.Codec(int(cparams.codec)).name.lower()
         except ValueError:
             args.codec = "zstd"
+        if args.codec not in WRITABLE_CODECS:  # e.g. a plugin, or snappy: what C reads
+            args.codec = "zstd"
+    if args.codec == "snappy" and not getattr(args, "allow_snappy", False):
+        raise ParamError(
+            "snappy writes files C-Blosc2 (python-blosc2) cannot read; "
+            "pass --allow-snappy to write it anyway"
+        )
     if args.clevel is None:
         args.clevel = cparams.clevel
     if args.filter is None:

@@ -1,5 +1,6 @@
 """``pyblosc2 convert IN OUT``: between ``.b2nd``, ``.b2frame``, ``.npy`` and zarr v3 stores
-(written with pyblosc2's blosc codec), recompressing (``--codec --clevel --filter``) or
+(written with pyblosc2's blosc codec; zarr v2 stores with blosc, blosc2 or no compressor are
+read too), recompressing (``--codec --clevel --filter``) or
 repartitioning (``--chunks --blocks``) on the way, one row of chunks at a time."""
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from typing import Any
 
 from ..errors import ParamError
 from .arrays import ArraySource
-from .codec_io import compress_input, fill_defaults, source_array, write_array
+from .codec_io import compress_input, fill_defaults, source_array, tracked, write_array
+from .hdf5_source import Hdf5Array, split_hdf5
 from .outputs import atomic_output
 from .sources import STDIO, about, open_source
+from .zarr_v2 import ZarrV2Array, is_zarr_v2_store
 from .zarr_v3 import ZarrArray, is_zarr_store, write_zarr
 
 __all__ = ["FORMATS", "format_of", "open_any", "run_convert"]
@@ -40,10 +43,17 @@ def format_of(path: str, given: str | None, default: str | None = None) -> str:
 
 
 def open_any(path: str, args: Any, stack: contextlib.ExitStack) -> tuple[ArraySource, Any]:
-    """Any input as an array, plus the frame it came from (None for npy/raw/zarr)."""
+    """Any input as an array, plus the frame it came from (None for npy/raw/zarr/HDF5)."""
+    h5 = split_hdf5(path) if path != STDIO else None
+    if h5 is not None:
+        with about(path):
+            return Hdf5Array(*h5, stack), None
     if path != STDIO and is_zarr_store(path):
         with about(path):
             return ZarrArray(path), None
+    if path != STDIO and is_zarr_v2_store(path):
+        with about(path):
+            return ZarrV2Array(path), None
     if path != STDIO and (path.endswith(".npy") or _is_npy(path)):
         with about(path):
             return compress_input(args, stack, need_shape=True), None
@@ -68,10 +78,10 @@ def run_convert(args: Any, stack: contextlib.ExitStack) -> None:
         if args.blocks is None and frame is not None and frame.kind == "ndarray":
             args.blocks = ",".join(map(str, frame.obj.blocks))
     args.format = fmt
-    if frame is not None:
-        fill_defaults(args, frame.schunk.cparams if frame.kind != "chunk" else None)
-    else:
-        fill_defaults(args, None)
+    with about("--codec"):
+        fill_defaults(
+            args, frame.schunk.cparams if frame is not None and frame.kind != "chunk" else None
+        )
     with about(args.output), atomic_output(args.output, directory=fmt == "zarr") as tmp:
         if fmt == "zarr":
             chunks = _chunks_for_zarr(src, args)
@@ -79,7 +89,11 @@ def run_convert(args: Any, stack: contextlib.ExitStack) -> None:
             for name in args.filter or ["shuffle"]:
                 if name in ("shuffle", "bitshuffle"):
                     shuffle = name
-            write_zarr(src, tmp, chunks, args.codec, args.clevel, shuffle)
+            tracked_src = tracked(src, "convert", args)
+            try:
+                write_zarr(tracked_src, tmp, chunks, args.codec, args.clevel, shuffle)
+            finally:
+                tracked_src.bar.close()
             return
         write_array(src, tmp, args)
         if frame is not None and frame.kind != "chunk" and fmt in ("b2nd", "b2frame"):
@@ -105,6 +119,6 @@ def _copy_vlmeta(schunk: Any, path: str) -> None:
     if not items:
         return
     out = pyblosc2.open(path, mode="a")
-    target = out.schunk if isinstance(out, pyblosc2.NDArray) else out
+    target = getattr(out, "schunk", out)  # an NDArray's or a container's frame
     for k, v in items.items():
         target.vlmeta[k] = v

@@ -20,6 +20,7 @@ import pyblosc2
 
 from ..errors import ParamError
 from . import convert, info, slicing
+from . import stores as store_cli
 from . import verify as verify_mod
 from .codec_io import compress_input, fill_defaults, source_array, write_array
 from .outputs import atomic_output
@@ -28,7 +29,10 @@ from .sources import CliError, about, open_source
 __all__ = ["build_parser", "main"]
 
 PROG = "pyblosc2"
-CODECS = [c.name.lower() for c in pyblosc2.Codec]
+#: the codecs offered: what pyblosc2 writes and C-Blosc2 (python-blosc2) reads
+CODECS = ["zstd", "lz4", "lz4hc", "blosclz", "zlib"]
+#: written only with --allow-snappy: C-Blosc2 cannot read it
+SNAPPY = "snappy"
 FILTERS = ["nofilter", "shuffle", "bitshuffle", "delta", "trunc_prec", "bytedelta", "int_trunc"]
 
 EXAMPLES = {
@@ -36,9 +40,12 @@ EXAMPLES = {
         pyblosc2 info data.b2nd                  # shape, dtype, codec, ratio, metadata
         pyblosc2 info --chunks data.b2frame      # plus one row per chunk
         pyblosc2 info --json *.b2nd | jq '.[0].ratio'
-        pyblosc2 info --plot ratio.png data.b2nd""",
+        pyblosc2 info --plot ratio.png data.b2nd
+        pyblosc2 info bundle.b2z                 # a store: one row per array it holds""",
     "verify": """\
-        pyblosc2 verify data.b2nd other.b2frame  # exit 0 intact, 1 damaged, 2 unreadable""",
+        pyblosc2 verify data.b2nd other.b2frame  # exit 0 intact, 1 damaged (also truncated),
+                                                 # 2 unreadable (not a frame, missing)
+        pyblosc2 verify bundle.b2z               # every array of a store""",
     "compress": """\
         pyblosc2 compress table.npy table.b2nd --codec lz4 --chunks 1000,100
         pyblosc2 compress raw.bin raw.b2frame --typesize 8 --filter bitshuffle
@@ -49,7 +56,8 @@ EXAMPLES = {
     "convert": """\
         pyblosc2 convert data.b2nd data.zarr            # zarr v3 with the blosc codec
         pyblosc2 convert data.zarr data.b2nd --chunks 100,100
-        pyblosc2 convert old.b2nd new.b2nd --codec zstd --clevel 9 --filter bitshuffle""",
+        pyblosc2 convert old.b2nd new.b2nd --codec zstd --clevel 9 --filter bitshuffle
+        pyblosc2 convert bundle.b2z bundle.b2d          # a store's zip form <-> directory form""",
     "slice": """\
         pyblosc2 slice data.b2nd "[0:10, ::2, 5]"
         pyblosc2 slice data.b2nd "[-1]" --out last.npy
@@ -62,13 +70,26 @@ def _epilog(cmd: str) -> str:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress (shown only on a terminal)"
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of errors")
 
 
 def _compression(p: argparse.ArgumentParser, defaults: str) -> None:
     g = p.add_argument_group(f"compression (defaults: {defaults})")
-    g.add_argument("--codec", choices=CODECS)
+    g.add_argument(
+        "--codec",
+        choices=[*CODECS, SNAPPY],
+        metavar="{" + ",".join(CODECS) + "}",
+        help="every one is read by C-Blosc2 and python-blosc2",
+    )
+    g.add_argument(
+        "--allow-snappy",
+        action="store_true",
+        help="allow --codec snappy: pyblosc2 reads it back, but C-Blosc2 (python-blosc2) "
+        "cannot read it, nor can the C-Blosc 1.x of numcodecs/zarr",
+    )
     g.add_argument("--clevel", type=int, metavar="0-9")
     g.add_argument(
         "--filter",
@@ -109,14 +130,20 @@ def build_parser() -> argparse.ArgumentParser:
         _common(p)
         return p
 
-    p = command("info", "describe frames (.b2frame/.b2nd) and chunk files")
+    p = command("info", "describe frames (.b2frame/.b2nd), chunk files and stores (.b2z/.b2d)")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--chunks", action="store_true", help="add a table with one row per chunk")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per file")
     p.add_argument("--plot", metavar="OUT.png", help="draw the compression ratio per chunk")
     p.add_argument("--axes", default="0,1", help="the two axes of an N-d plot (default 0,1)")
 
-    p = command("verify", "decode every chunk and check fingerprint digests")
+    p = command(
+        "verify",
+        "decode every chunk and check fingerprint digests; exit status 0: every file intact, "
+        "1: a file damaged (a chunk that does not decode or whose digest differs, or a frame "
+        "shorter than its header says: truncated), 2: a file unreadable (not a frame or chunk "
+        "file, or missing)",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH")
 
     p = command("compress", "raw bytes or .npy (- for stdin) to .b2frame or .b2nd")
@@ -146,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", help="item type of an SChunk's items")
     p.add_argument(
         "--format",
-        choices=list(convert.FORMATS),
+        choices=[*convert.FORMATS, "b2z", "b2d"],
         help="output format (default: from OUT's extension)",
     )
     _compression(p, "the input's, else zstd, clevel 5, shuffle")
@@ -155,7 +182,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", metavar="PATH")
     p.add_argument("index", metavar="INDEX", help='numpy-style index, e.g. "[0:10, ::2, 5]"')
     p.add_argument("--out", metavar="OUT.npy", help="save the slice as .npy instead")
-    p.add_argument("--dtype", help="item type of an SChunk's items")
+    p.add_argument(
+        "--dtype",
+        help="item type of an SChunk's or chunk's items, e.g. float64 (they record only their "
+        "typesize: without it they show as unsigned ints of that size); an NDArray uses the "
+        "dtype it records",
+    )
     return parser
 
 
@@ -170,6 +202,12 @@ def run_info(args: Any, stack: contextlib.ExitStack) -> int:
     status, found = 0, []
     for path in args.paths:
         try:
+            if store_cli.handles(path):  # a .b2z/.b2d/.b2e: one row per leaf
+                d = store_cli.describe(path, chunks=args.chunks)
+                found.append(d)
+                if not args.json:
+                    print(store_cli.format_text(d))
+                continue
             source = open_source(path, stack)
             with about(path):
                 d = info.describe(source, chunks=args.chunks, show_progress=not args.quiet)
@@ -191,25 +229,37 @@ def run_info(args: Any, stack: contextlib.ExitStack) -> int:
 
 
 def run_verify(args: Any, stack: contextlib.ExitStack) -> int:
-    status = 0
+    status, reports = 0, []
     for path in args.paths:
         try:
+            if store_cli.handles(path):  # every leaf of a store
+                lines, found = store_cli.verify(path, show_progress=not args.quiet)
+                print("\n".join(lines))
+                status = max(status, found)
+                continue
             source = open_source(path, stack)
             with about(path):
                 report = verify_mod.verify(source, show_progress=not args.quiet)
         except CliError as exc:
-            _report(exc, args)
-            status = 2
-            continue
+            cut = verify_mod.truncation(path) if path != "-" else None
+            if cut is None:
+                _report(exc, args)
+                status = 2
+                continue
+            report = verify_mod.Report(path, truncated=cut)  # damaged, not unreadable
         print("\n".join(report.lines()))
         status = max(status, report.status)
+        reports.append(report)
+    for note in verify_mod.notes(reports):
+        print(note)
     return status
 
 
 def run_compress(args: Any, stack: contextlib.ExitStack) -> int:
     fmt = args.format or ("b2nd" if args.output.endswith(".b2nd") else "b2frame")
     args.format = fmt
-    fill_defaults(args, None)
+    with about("--codec"):
+        fill_defaults(args, None)
     with about(args.input):
         src = compress_input(args, stack, need_shape=fmt == "b2nd")
     with about(args.output), atomic_output(args.output) as tmp:
@@ -227,6 +277,8 @@ def run_decompress(args: Any, stack: contextlib.ExitStack) -> int:
 
 
 def run_convert(args: Any, stack: contextlib.ExitStack) -> int:
+    if store_cli.handles(args.input):  # .b2z <-> .b2d
+        return store_cli.convert(args)
     convert.run_convert(args, stack)
     return 0
 
@@ -236,6 +288,8 @@ def run_slice(args: Any, stack: contextlib.ExitStack) -> int:
     with about(args.path):
         key = slicing.parse_index(args.index)
         result = slicing.read_slice(source.kind, source.obj, key, args.dtype)
+    if source.kind != "ndarray" and args.dtype is None:
+        print(slicing.raw_items_note(source.kind, result.dtype), file=sys.stderr)
     if args.out:
         with about(args.out), atomic_output(args.out) as tmp, open(tmp, "wb") as f:
             np.save(f, result)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import ParamError
 
-__all__ = ["parse_index", "read_slice"]
+__all__ = ["parse_index", "raw_items_note", "read_slice"]
 
 
 def _int(node: ast.expr | None, text: str) -> int | None:
@@ -95,3 +95,19 @@ def read_slice(kind: str, obj: Any, key: tuple[Any, ...], dtype: str | None) -> 
         return flat.rows(lo, hi)[::step] if hi > lo else flat.rows(0, 0)
     lo, hi = stop + 1, start + 1
     return flat.rows(lo, hi)[::-1][::-step] if hi > lo else flat.rows(0, 0)
+
+
+def raw_items_note(kind: str, dtype: np.dtype) -> str:
+    """What ``slice`` says when it shows an SChunk's (or chunk's) items as raw integers.
+
+    >>> raw_items_note("schunk", np.dtype("u8"))  # doctest: +NORMALIZE_WHITESPACE
+    'note: an SChunk records only its typesize (8 bytes), not a dtype: showing raw uint64
+    items; pass --dtype (e.g. --dtype float64) to read them as another type'
+    """
+    what = "an SChunk" if kind == "schunk" else "a chunk"
+    example = {8: "float64", 4: "float32", 2: "int16", 1: "int8"}.get(dtype.itemsize, "S1")
+    return (
+        f"note: {what} records only its typesize ({dtype.itemsize} bytes), not a dtype: "
+        f"showing raw {dtype} items; pass --dtype (e.g. --dtype {example}) to read them as "
+        "another type"
+    )

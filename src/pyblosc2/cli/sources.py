@@ -104,16 +104,34 @@ def _single_chunk(path: str) -> bytes | None:
         return f.read()
 
 
+def _zarr_store(path: str) -> str | None:
+    """ "zarr v2" or "zarr v3" when ``path`` is such a directory store."""
+    if not os.path.isdir(path):
+        return None
+    if os.path.exists(os.path.join(path, "zarr.json")):
+        return "zarr v3"
+    if any(os.path.exists(os.path.join(path, n)) for n in (".zarray", ".zgroup")):
+        return "zarr v2"
+    return None
+
+
 def open_source(path: str, stack: contextlib.ExitStack) -> Source:
     """Open ``path`` (``-`` reads standard input) as a frame or a single chunk."""
     real = spool_stdin(stack) if path == STDIO else path
     with about(path):
         if not os.path.exists(real):
             raise FileNotFoundError(2, "No such file or directory", real)
+        store = _zarr_store(real)
+        if store:
+            raise CliError(
+                path, f"a {store} store, not a Blosc2 frame: `pyblosc2 convert` reads it"
+            )
         chunk = _single_chunk(real)
         if chunk is not None:
             return Source(path, "chunk", chunk)
         obj = pyblosc2.open(real)
+        if not isinstance(obj, pyblosc2.NDArray | pyblosc2.SChunk):
+            obj = obj.schunk  # a container of values (ObjectArray, BatchArray, ...): its frame
         kind = "ndarray" if isinstance(obj, pyblosc2.NDArray) else "schunk"
         return Source(path, kind, obj)
 

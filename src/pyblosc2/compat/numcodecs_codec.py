@@ -200,8 +200,8 @@ class Blosc:
     >>> import numpy as np
     >>> codec = Blosc(cname="zstd", clevel=5, shuffle=Blosc.SHUFFLE)
     >>> enc = codec.encode(np.arange(1000, dtype="f8"))
-    >>> np.frombuffer(codec.decode(enc), "f8")[-1]
-    np.float64(999.0)
+    >>> float(np.frombuffer(codec.decode(enc), "f8")[-1])
+    999.0
     >>> codec.get_config()
     {'id': 'blosc', 'cname': 'zstd', 'clevel': 5, 'shuffle': 1, 'blocksize': 0}
     >>> Blosc.from_config(codec.get_config()) == codec

@@ -65,7 +65,15 @@ class DigestList:
     def from_trailer(cls, trailer: Trailer) -> DigestList | None:
         """The list a trailer holds, or None when fingerprinting is off."""
         raw = dict(trailer.vlmeta).get(FP_KEY)
-        return None if raw is None else cls(bytes(unpack_vlmeta(raw)))
+        if raw is None:
+            return None
+        digests = unpack_vlmeta(raw, f"vlmeta {FP_KEY!r}")
+        if not isinstance(digests, bytes) or len(digests) % DIGEST_LEN:
+            got = f"{len(digests)} bytes" if isinstance(digests, bytes) else type(digests).__name__
+            raise FormatError(
+                "frame trailer", f"vlmeta {FP_KEY!r}", None, "a bin of 8-byte digests", got
+            )
+        return cls(digests)
 
     def __len__(self) -> int:
         return len(self.digests) // DIGEST_LEN

@@ -29,7 +29,6 @@ from .edit import (
     SparsePlacement,
     check_chunk,
     first_chunksize,
-    index_bytes,
     plan_chunks,
     special_kind,
 )
@@ -39,7 +38,7 @@ from .index import SPECIAL_OFFSET_OF
 from .sharing import SharedFrame
 from .sparse import SPARSE_INDEX, commit_sparse, live_cbytes, next_chunk_id
 from .trailer import Trailer
-from .writer import build_cframe
+from .writer import IndexEncoder, build_cframe
 
 __all__ = ["HIDDEN_VLMETA", "Frame"]
 
@@ -65,6 +64,7 @@ class Frame(SharedFrame):
         lock: FrameLock | None = None,
     ) -> None:
         self.durable = durable  # sync after every commit step
+        self._index = IndexEncoder()  # keeps the unchanged blocks of the index chunk
         super().__init__(store, directory, lock, exact)
 
     @classmethod
@@ -174,10 +174,8 @@ class Frame(SharedFrame):
         self._commit(self.header, self.offsets, self.trailer, None, DigestList())
 
     def append(self, chunk: bytes, requested: int | None) -> None:
-        """Append one compressed chunk; only it (and the index and trailer) is written."""
-        if self.directory is not None:
-            self.rewrite([*range(self.nchunks), chunk], requested)
-            return
+        """Append one compressed chunk; only it (and the index and trailer) is written, in
+        time that does not grow with the number of chunks (but for copies of the index)."""
         ch = check_chunk(chunk)
         h = self.header
         chunksize = h.chunksize
@@ -188,7 +186,11 @@ class Frame(SharedFrame):
         if ch.typesize != h.typesize and ch.typesize != 1 and h.typesize <= MAX_HEADER_TYPESIZE:
             raise ParamError(f"chunk typesize {ch.typesize} differs from the SChunk's {h.typesize}")
         offsets = self.offsets.copy()
-        placement = ContiguousPlacement(h.cbytes)
+        placement: Placement
+        if self.directory is None:
+            placement = ContiguousPlacement(h.cbytes)
+        else:
+            placement = SparsePlacement(next_chunk_id(offsets))
         if chunksize == 0 and h.chunksize > 0 and (offsets < 0).any():
             # Special offsets record no size, which a variable-size frame needs: store those
             # chunks as 32-byte chunks (C would write the offsets and then fail to read them).
@@ -200,17 +202,20 @@ class Frame(SharedFrame):
         else:
             offset = placement.place(chunk[: ch.cbytes])
         offsets = np.append(offsets, np.int64(offset))
-        header = replace(h, nbytes=h.nbytes + ch.nbytes, cbytes=placement.end, chunksize=chunksize)
+        header = replace(h, nbytes=h.nbytes + ch.nbytes, chunksize=chunksize)
+        if isinstance(placement, ContiguousPlacement):
+            header = replace(header, cbytes=placement.end)
         if chunksize == 0:
             header = header.with_variable_chunks()
-        digests = self.digests
+        header = header.with_vl_blocks(self._vl_blocks_of([chunk]))
+        digests = self.digests if self.directory is None else None
         if digests is not None:
             new = offset_digest(offset) if offset < 0 else chunk_digest(placement.placed[offset])
             current = digests.describes(self.trailer, self.nchunks) and len(placement.placed) <= 1
             # a list another writer left stale is made again from the chunks as stored
             digests = DigestList(digests.digests + new) if current else None
             digests = digests or self._all_digests(offsets, placement)
-        self._commit(header, offsets, self.trailer, placement, digests)
+        self._commit(header, offsets, self.trailer, placement, digests, appended=True)
 
     def rewrite(
         self,
@@ -238,12 +243,73 @@ class Frame(SharedFrame):
             header = replace(header, cbytes=placement.end)
         if plan.chunksize == 0 and plan.sizes:
             header = header.with_variable_chunks()
+        if plan.sizes:
+            header = header.with_vl_blocks(
+                self._vl_blocks_of([r for r in refs if isinstance(r, bytes)])
+            )
         if metalayers is not None:
             header = replace(header, metalayers=metalayers)
         digests = None
         if self.digests is not None and self.directory is None:
             digests = self._moved_digests(refs, offsets, placement)
         self._commit(header, offsets, self.trailer, placement, digests)
+
+    def replace_tail(
+        self,
+        keep: int,
+        chunks: Sequence[bytes],
+        requested: int | None,
+        metalayers: tuple[tuple[str, bytes], ...] | None = None,
+    ) -> None:
+        """:meth:`rewrite` of ``[0, ..., keep - 1, *chunks]`` (what growing a 1-d array does),
+        in time that does not grow with ``keep`` when the frame is contiguous, has fixed-size
+        chunks that stay fixed, and no fingerprint; else through :meth:`rewrite`."""
+        h = self.header
+        cs = h.chunksize
+        headers = [check_chunk(c) for c in chunks]
+        sizes = [ch.nbytes for ch in headers]
+        kept_full = keep < self.nchunks or h.nbytes == cs * self.nchunks
+        if (
+            self.directory is not None
+            or self.digests is not None
+            or cs <= 0
+            or not 0 < keep <= self.nchunks
+            or not kept_full
+            or any(x != cs for x in sizes[:-1])
+            or (sizes and not 0 < sizes[-1] <= cs)
+        ):
+            self.rewrite([*range(keep), *chunks], requested, metalayers)
+            return
+        placement = ContiguousPlacement(h.cbytes)
+        new = np.empty(len(chunks), np.int64)
+        for i, (c, ch) in enumerate(zip(chunks, headers, strict=True)):
+            kind = special_kind(ch)
+            if kind is not None:
+                new[i] = SPECIAL_OFFSET_OF[kind]
+            else:
+                new[i] = placement.place(c[: ch.cbytes])
+        offsets = np.concatenate([self.offsets[:keep], new])
+        header = replace(h, nbytes=keep * cs + sum(sizes), cbytes=placement.end)
+        header = header.with_vl_blocks(self._vl_blocks_of(chunks))
+        if metalayers is not None:
+            header = replace(header, metalayers=metalayers)
+        self._commit(header, offsets, self.trailer, placement, None)
+
+    def _vl_blocks_of(self, new: Sequence[bytes]) -> bool:
+        """Whether the frame holds VL-block chunks once ``new`` chunks join its chunks: C
+        keeps the kind of the first chunk (header bit 7) and refuses to mix the two kinds
+        (spec §12). Chunk 0 is read only when a VL-block chunk joins a frame without the bit
+        (a frame of regular chunks, or one written before the bit was kept)."""
+        kinds = {ChunkHeader.from_bytes(c[:EXTENDED_HEADER_LENGTH]).vl_blocks for c in new}
+        if self.nchunks:
+            current = self.header.vl_blocks
+            if not current and True in kinds:
+                first = self.reader.get_chunk(0)[:EXTENDED_HEADER_LENGTH]
+                current = ChunkHeader.from_bytes(bytes(first)).vl_blocks
+            kinds.add(current)
+        if len(kinds) > 1:
+            raise ParamError("an SChunk cannot mix regular and VL-block chunks (C refuses it)")
+        return kinds.pop() if kinds else self.header.vl_blocks
 
     def _place(self, refs: Sequence[Ref], plan: Plan, placement: Placement) -> np.ndarray:
         """The index of ``refs``: kept chunks keep their offsets, new ones are placed."""
@@ -295,10 +361,14 @@ class Frame(SharedFrame):
 
         return DigestList.of(offsets, stored)
 
-    def set_vlmeta(self, entries: tuple[tuple[str, bytes], ...]) -> None:
+    def set_vlmeta(
+        self, entries: tuple[tuple[str, bytes], ...], requested: int | None = None
+    ) -> None:
         """Make ``entries`` the user's vlmeta (pyblosc2's hidden entries are kept). A new
         name is refused beyond ``MAX_VLMETA`` entries in all: C-Blosc2 cannot write a trailer
-        of more (its next change of the frame would fail half-way)."""
+        of more (its next change of the frame would fail half-way). A frame still without a
+        chunk size records ``requested`` (the container's), as C-Blosc2 writes its chunk size
+        into every header it rewrites (C readers need it to grow it)."""
         hidden = tuple((k, v) for k, v in self.trailer.vlmeta if k in HIDDEN_VLMETA)
         names = {k for k, _ in self.trailer.vlmeta}
         if len(entries) + len(hidden) > MAX_VLMETA and any(k not in names for k, _ in entries):
@@ -307,7 +377,10 @@ class Frame(SharedFrame):
                 f"write back; this one keeps {len(hidden)} for pyblosc2's chunk digests"
             )
         trailer = replace(self.trailer, vlmeta=(*entries, *hidden))
-        self._commit(self.header, self.offsets, trailer, None, None)
+        header = self.header
+        if header.chunksize < 0 and requested:
+            header = replace(header, chunksize=requested)
+        self._commit(header, self.offsets, trailer, None, None)
 
     def update_metalayers(self, metalayers: tuple[tuple[str, bytes], ...]) -> None:
         """New metalayer contents of the same sizes, through the commit of every change (a
@@ -324,12 +397,14 @@ class Frame(SharedFrame):
         trailer: Trailer,
         placement: Placement | None,
         digests: DigestList | None,
+        appended: bool = False,
     ) -> None:
-        """The one commit point of every change (see the module docstring)."""
+        """The one commit point of every change (see the module docstring); ``appended``:
+        the change only added chunks (a sparse frame then needs no scan of its objects)."""
         if digests is not None:
             trailer = digests.in_trailer(trailer)
         header = replace(header, has_vlmeta=bool(trailer.vlmeta))
-        index, tbytes = index_bytes(offsets), trailer.to_bytes()
+        index, tbytes = self._index.encode(offsets), trailer.to_bytes()
         if self.directory is None:
             data = placement.data if isinstance(placement, ContiguousPlacement) else b""
             try:
@@ -344,17 +419,23 @@ class Frame(SharedFrame):
             self._set_reader(reader, header.to_bytes() + index + tbytes)
             return
         objects = placement.placed if isinstance(placement, SparsePlacement) else {}
+        if appended:  # the objects in use are the old ones and the new ones
+            cbytes = self.header.cbytes + sum(map(len, objects.values()))
+        else:
+            cbytes = live_cbytes(self.directory, offsets, objects)
         header = replace(
-            header,
-            cbytes=live_cbytes(self.directory, offsets, objects),
-            frame_len=header.header_len + len(index) + len(tbytes),
+            header, cbytes=cbytes, frame_len=header.header_len + len(index) + len(tbytes)
         )
         frame = header.to_bytes() + index + tbytes
         writable = self.store.writable
         self.store.close()
+        old = self.offsets[:0] if appended else self.offsets  # an append leaves nothing stale
         try:
-            commit_sparse(self.directory, frame, objects, self.offsets, offsets)
-        finally:
+            commit_sparse(self.directory, frame, objects, old, offsets[:0] if appended else offsets)
+        except BaseException:
             self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
             reader = FrameReader.open(self.store, directory=self.directory)
             self._set_reader(reader, self._on_disk(reader))
+            raise
+        self.store = self.directory.open_object(SPARSE_INDEX, writable=writable)
+        self._set_reader(FrameReader(self.store, header, trailer, offsets, self.directory), frame)

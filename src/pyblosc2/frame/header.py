@@ -12,7 +12,7 @@ import struct
 from dataclasses import dataclass, field, replace
 
 from ..constants import MAX_TYPESIZE
-from ..errors import FormatError, NotAFrameError, ParamError
+from ..errors import FormatError, NotAFrameError, ParamError, TruncatedError
 from .msgindex import MAX_NAME_LEN, pack_index, parse_index
 from .trailer import TRAILER_MINLEN
 
@@ -51,6 +51,7 @@ POS_MAGIC = 2
 VERSION_MASK = 0x0F
 OFFSETS_64 = 0x10
 VARIABLE_CHUNKS = 0x40
+VL_BLOCKS_CHUNKS = 0x80
 # general_flags bits kept when the chunk-size kind changes: offset width (4-5) and bit 7
 _KEEP_ON_VARIABLE = 0xB0
 VERSION_FIXED, VERSION_VARIABLE = 2, 3
@@ -130,6 +131,19 @@ class FrameHeader:
         return replace(self, general_flags=flags)
 
     @property
+    def vl_blocks(self) -> bool:
+        """Whether the frame's chunks are VL-block chunks (general_flags bit 7, §2.2)."""
+        return bool(self.general_flags & VL_BLOCKS_CHUNKS)
+
+    def with_vl_blocks(self, vl: bool) -> FrameHeader:
+        """This header with bit 7 set as C sets it from the first chunk's VL-blocks flag
+        (and format version 3 for VL-block chunks), or cleared (§2.2)."""
+        if not vl:
+            return replace(self, general_flags=self.general_flags & ~VL_BLOCKS_CHUNKS)
+        flags = (self.general_flags & ~VERSION_MASK) | VL_BLOCKS_CHUNKS | VERSION_VARIABLE
+        return replace(self, general_flags=flags)
+
+    @property
     def nchunks_fixed(self) -> int | None:
         """The chunk count implied by nbytes/chunksize (None for variable-size chunks)."""
         if self.nbytes == 0:
@@ -171,6 +185,14 @@ class FrameHeader:
         if ftype not in (CONTIGUOUS, SPARSE):
             raise _err("frame_type", POS_FRAME_TYPE, "0 (contiguous) or 1 (sparse)", ftype)
         limit = buffer_len if buffer_len is not None else frame_len
+        if HEADER_MINLEN + META_SECTION_MIN + TRAILER_MINLEN <= limit < frame_len:
+            raise TruncatedError(
+                "frame header",
+                "frame_len",
+                POS_FRAME_LEN,
+                f"at most {limit} (bytes available)",
+                frame_len,
+            )
         if not HEADER_MINLEN + META_SECTION_MIN + TRAILER_MINLEN <= frame_len <= limit:
             raise _err(
                 "frame_len",

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..backends.directory import DirectoryStore
 from ..backends.file import FileStore, sync_directory
+from ..backends.fileobj import FileObjectStore
 from ..backends.lock import FrameLock, lock_path, locking_requested
 from ..backends.memory import MemoryStore
 from ..backends.mmap import MmapStore
@@ -27,10 +28,12 @@ from .frame import Frame
 
 __all__ = [
     "REMOTE_OPTIONS",
+    "as_urlpath",
     "create_frame",
     "exists",
     "is_url",
     "local_path",
+    "open_file_object",
     "open_frame",
     "register_scheme",
     "remove_urlpath",
@@ -79,6 +82,36 @@ def exists(path: str, options: dict[str, Any] | None = None) -> bool:
     return bool(fs.exists(p))
 
 
+def as_urlpath(urlpath: Any, kwargs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """An fsspec file object (``fsspec.open(url)``, ``fs.open(path)``) as its URL, with its
+    file system's options as ``storage_options``; anything else unchanged.
+
+    >>> class FS:  # what fsspec file systems have
+    ...     storage_options = {"anon": True}
+    ...     def unstrip_protocol(self, path): return "s3://" + path
+    >>> class OpenFile: fs, path = FS(), "bucket/a.b2nd"
+    >>> as_urlpath(OpenFile(), {"mode": "r"})
+    ('s3://bucket/a.b2nd', {'mode': 'r', 'storage_options': {'anon': True}})
+    >>> as_urlpath("a.b2nd", {})
+    ('a.b2nd', {})
+    """
+    fs: Any = getattr(urlpath, "fs", None)
+    path = getattr(urlpath, "path", None)
+    if not isinstance(path, str) or not callable(getattr(fs, "unstrip_protocol", None)):
+        return urlpath, kwargs
+    if kwargs.get("storage_options"):
+        raise ParamError("storage_options come from the fsspec file object: do not pass them")
+    options = dict(getattr(fs, "storage_options", None) or {})
+    return fs.unstrip_protocol(path), {**kwargs, "storage_options": options}
+
+
+def open_file_object(f: Any, offset: int, mode: str | None) -> Frame:
+    """A frame read in place from a binary file object (read-only)."""
+    if mode not in ("r", None):
+        raise ParamError(f"a frame in a file object opens read-only (mode='r'), got {mode!r}")
+    return Frame(FileObjectStore(f, offset))
+
+
 def open_frame(
     path: str, storage: Storage, offset: int = 0, options: dict[str, Any] | None = None
 ) -> Frame:
@@ -101,9 +134,11 @@ def open_frame(
     if storage.mmap_mode == "r":
         return Frame(MmapStore(path, offset))
     if storage.mmap_mode == "c":  # copy-on-write: changes never reach the file
-        with open(path, "rb") as f:
-            f.seek(offset)
-            return Frame(MemoryStore(f.read()))
+        source = FileStore(path, offset)  # a regular file, read up to its size
+        try:
+            return Frame(MemoryStore(bytes(source.read(0, source.size))))
+        finally:
+            source.close()
     return Frame(FileStore(path, offset, writable=writable), lock=lock, durable=storage.fsync)
 
 
@@ -124,13 +159,11 @@ def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any])
         raise NotImplementedError("writing to a frame embedded at an offset")
     so, cache = options.get("storage_options"), options.get("cache_storage")
     fs, p = connect(path, so)
-    info: dict[str, Any] | None
-    pieces: list[tuple[int, bytes]] = []
     try:
-        info, pieces = stat(fs, p, path)
+        probe = stat(fs, p, path, None if cache is None else os.fspath(cache))
     except FileNotFoundError:
-        info = None
-    if info is None or info.get("type") == "directory" or path.endswith("/"):
+        probe = None
+    if probe is None or probe.info.get("type") == "directory" or path.endswith("/"):
         directory = FsspecDirectory(path, so, cache_storage=cache)
         if offset or not directory.exists("chunks.b2frame"):
             raise FileNotFoundError(f"No such file or directory: {path}")
@@ -142,11 +175,11 @@ def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any])
         )
     if storage.mmap_mode is not None:
         raise ParamError(f"mmap_mode needs a local file, got the URL {path!r}")
-    store = FsspecStore(
-        path, so, cache_storage=cache, fs=fs, path=p, info=info, pieces=pieces, offset=offset
-    )
+    store = FsspecStore(path, so, cache_storage=cache, fs=fs, path=p, probe=probe, offset=offset)
     if options.get("lazy", True) is False:
-        return Frame(MemoryStore(bytes(store.read(0, store.size)), readonly=True))
+        whole = bytes(store.read(0, store.size))
+        store.close()
+        return Frame(MemoryStore(whole, readonly=True))
     return Frame(store)
 
 

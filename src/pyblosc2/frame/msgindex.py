@@ -53,7 +53,9 @@ def parse_index(
     if n > max_entries:
         raise err(f"{kind} count", map_pos + 1, f"at most {max_entries}", n)
     p = map_pos + 3
-    out = []
+    names: list[str] = []
+    seen: set[str] = set()
+    spans: list[tuple[int, int, int, int]] = []  # content start, end, entry, offset field
     for i in range(n):
         if p >= end or mv[p] & FIXSTR_MASK != FIXSTR:
             got = hex(mv[p]) if p < end else "past the end"
@@ -62,6 +64,8 @@ def parse_index(
         if name_end + 5 > end or mv[name_end] != INT32:
             raise err(f"{kind} {i} offset", name_end, "an int32 (0xd2)", "missing")
         name = bytes(mv[p + 1 : name_end]).decode("utf-8", errors="surrogateescape")
+        if name in seen:
+            raise err(f"{kind} {i} name", p, "a name not used before", repr(name))
         (off,) = struct.unpack_from(">i", mv, name_end + 1)
         if not 0 <= off <= end - 5 or mv[off] != BIN32:
             raise err(
@@ -73,9 +77,23 @@ def parse_index(
         (clen,) = struct.unpack_from(">I", mv, off + 1)
         if off + 5 + clen > end:
             raise err(f"{kind} {name!r} length", off + 1, f"at most {end - off - 5}", clen)
-        out.append((name, bytes(mv[off + 5 : off + 5 + clen])))
+        names.append(name)
+        seen.add(name)
+        spans.append((off, off + 5 + clen, i, name_end + 1))
         p = name_end + 5
-    return tuple(out)
+    # Contents lie after the names, each in bytes of its own: an entry that shares another's
+    # bytes (or the index's) would make a small file decode to many times its size.
+    prev_end, prev = p, None
+    for off, stop, i, field in sorted(spans):
+        if off < prev_end:
+            after = "the names" if prev is None else f"{kind} {names[prev]!r}"
+            expected = f"at least {prev_end} (after {after})"
+            raise err(f"{kind} {names[i]!r} offset", field, expected, off)
+        prev_end, prev = stop, i
+    return tuple(
+        (name, bytes(mv[off + 5 : stop]))
+        for name, (off, stop, _, _) in zip(names, spans, strict=True)
+    )
 
 
 def pack_index(
@@ -91,6 +109,8 @@ def pack_index(
     for n in names:
         if not 1 <= len(n) <= MAX_NAME_LEN:
             raise ParamError(f"{kind} names must have 1..{MAX_NAME_LEN} bytes, got {n!r}")
+    if len(set(names)) != len(names):
+        raise ParamError(f"{kind} names must differ, got {[n for n, _ in entries]}")
     idx_len = 7 + sum(_ENTRY_FIXED + len(n) for n in names)
     idx_size = idx_len - size_field_bias
     pos = base + idx_len + 3  # the first content's C6 byte (after DC + uint16)

@@ -38,25 +38,27 @@ def chunk_name(chunk_id: int) -> str:
     return f"{chunk_id:08X}.chunk"
 
 
-def read_chunk_object(directory: ObjectStore, chunk_id: int, n: int) -> bytes:
-    """The stored bytes of logical chunk ``n`` (object ``chunk_id``), validated."""
+def read_chunk_object(directory: ObjectStore, chunk_id: int, n: int, limit: int) -> bytes:
+    """The stored bytes of logical chunk ``n`` (object ``chunk_id``), validated: the object is
+    exactly one chunk (C writes nothing else into it) of at most ``limit`` bytes (the frame
+    header's ``cbytes``, the size of every chunk object together), read no further."""
     if chunk_id > MAX_CHUNK_ID:
         raise FormatError(
             "index chunk", f"offset[{n}]", None, f"a chunk id <= {MAX_CHUNK_ID}", chunk_id
         )
     name = chunk_name(chunk_id)
     try:
-        data = directory.read_object(name)
+        data = directory.read_object(name, limit)
     except FileNotFoundError:
         raise FormatError(
             "sparse frame", f"chunk {n}", None, f"the object {name}", "missing"
         ) from None
     ch = ChunkHeader.from_bytes(data)
-    if ch.cbytes > len(data):
+    if ch.cbytes != len(data):
         raise FormatError(
-            f"chunk object {name}", "cbytes", OFF_CBYTES, f"at most {len(data)}", ch.cbytes
+            f"chunk object {name}", "cbytes", OFF_CBYTES, f"the object size {len(data)}", ch.cbytes
         )
-    return data[: ch.cbytes]
+    return data
 
 
 def next_chunk_id(offsets: np.ndarray) -> int:

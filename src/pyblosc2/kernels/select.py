@@ -7,6 +7,7 @@ no optional dependency.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
 import warnings
@@ -27,8 +28,18 @@ def _load_numpy() -> KernelSet:
     return NUMPY
 
 
+def _load_numba() -> KernelSet:
+    """The numba set (numba imported and one kernel compiled or loaded from the cache)."""
+    from .numba_set import NUMBA, warm_up
+
+    warm_up()
+    return NUMBA
+
+
 #: name -> loader, in order of preference when nothing is asked for (numpy last: the fallback)
-_LOADERS: dict[str, Callable[[], KernelSet]] = {"numpy": _load_numpy}
+_LOADERS: dict[str, Callable[[], KernelSet]] = {"numba": _load_numba, "numpy": _load_numpy}
+#: the module a set needs: a set whose module is not installed is skipped without a warning
+_NEEDS = {"numba": "numba"}
 _lock = threading.Lock()
 _active: KernelSet | None = None
 
@@ -69,7 +80,10 @@ def _choose() -> KernelSet:
             )
             return _load_numpy()
         return _load(asked)
-    return _load(next(iter(_LOADERS)))
+    preferred = next(iter(_LOADERS))
+    if importlib.util.find_spec(_NEEDS.get(preferred, "numpy")) is None:
+        return _load_numpy()  # not installed (a plain install): no warning
+    return _load(preferred)
 
 
 def active() -> KernelSet:

@@ -101,7 +101,7 @@ def arange(
 def linspace(
     start: float,
     stop: float,
-    num: int | None = None,
+    num: int | float | None = None,
     dtype: DTypeLike | None = None,
     endpoint: bool = True,
     shape: ShapeLike | None = None,
@@ -120,6 +120,8 @@ def linspace(
         if shape is None:
             raise ParamError("linspace needs num or shape, got neither")
         num = math.prod(shape if isinstance(shape, tuple | list) else (shape,))
+    if isinstance(num, float | np.floating) and float(num).is_integer():
+        num = int(num)  # python-blosc2 takes a whole float (numpy does not)
     num = parse_int(num, "num", 0)
     target = _flat_target(num, shape)
     div = num - 1 if endpoint else num

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from ..errors import ParamError
+from ..errors import ParamError, ParamTypeError
 from ..params import CParams, DParams
 from ..schunk import format_nbytes
 from .build import asarray_of, empty_of
@@ -25,6 +25,7 @@ from .core import ArrayCore
 from .fancy import OIndex, gather_flat, take_numpy
 from .geometry import Geometry
 from .keys import detect_aligned_chunks, process_key
+from .partition import resolve_shape
 
 __all__ = ["NDArrayMembers", "NDField"]
 
@@ -276,23 +277,24 @@ class NDArrayMembers(ArrayCore):
                 return out
         return asarray_of(type(self), np.asarray(self[key]), **kwargs)
 
-    def reshape(self: _Self, shape: Any, c_order: bool = True, **kwargs: Any) -> _Self:
-        """A new array with the same items in ``shape`` (one entry may be -1), filled chunk
-        by chunk; ``c_order=False`` fills the new chunks, in order, with consecutive runs of
-        items (python-blosc2's insertion order). ``kwargs`` as for :func:`~pyblosc2.empty`.
+    def reshape(self: _Self, *shape: Any, c_order: bool = True, **kwargs: Any) -> _Self:
+        """A new array with the same items in ``shape`` (a tuple, or the dimensions as
+        arguments as numpy takes them; one entry may be -1), filled chunk by chunk;
+        ``c_order=False`` fills the new chunks, in order, with consecutive runs of items
+        (python-blosc2's insertion order). ``kwargs`` as for :func:`~pyblosc2.empty`.
 
         >>> from pyblosc2 import arange
         >>> arange(6).reshape((2, 3))[...]
         array([[0, 1, 2],
                [3, 4, 5]])
+        >>> arange(6).reshape(3, -1).shape
+        (3, 2)
         >>> arange(4).reshape((2, 2), c_order=False, chunks=(1, 2), blocks=(1, 1))[1]
         array([2, 3])
         """
-        shape = (shape,) if isinstance(shape, int | np.integer) else tuple(int(s) for s in shape)
-        try:
-            shape = np.empty(self.shape, dtype=np.bool_).reshape(shape).shape
-        except ValueError as exc:
-            raise ParamError(str(exc)) from None
+        if not shape:
+            raise ParamTypeError("reshape() needs a shape")
+        shape = resolve_shape(self.size, shape[0] if len(shape) == 1 else shape)
         out = empty_of(type(self), shape, self.dtype, **self._same_cparams(kwargs))
         if not out.size:
             return out
@@ -389,7 +391,21 @@ class NDArrayMembers(ArrayCore):
         with self.schunk.holding_lock():  # the length is read under the lock of the commit
             old = self._geometry
             n = old.shape[0]
-            refs, geo = self._resized(old, (n + new.size,))
-            self._place_box(geo, refs, (n,), new)  # growth and items: one commit
-            self._commit_shape(refs, geo)
+            if any(old.shape[d] != 1 for d in self._axes) or not all(old.chunks):
+                self._resized(old, (n + new.size,))  # raises the error that says why not
+            # One commit that keeps the whole chunks and rewrites the rest (the partial last
+            # chunk and the new ones), in time that does not grow with the array: the same
+            # chunks as resize then assignment would write. The geometry follows the commit.
+            c = old.chunks[0]
+            keep = n // c
+            data = np.concatenate([self[keep * c : n], new]) if n % c else new
+            geo = old.resized((n + new.size,))
+            chunks = []
+            for i in range(0, data.size, c):
+                arr = np.zeros(geo.ext, self.dtype)
+                part = data[i : i + c]
+                arr[: part.size] = part
+                chunks.append(self._compress(arr))
+            stored = self._stored_geometry(geo).to_meta().to_bytes()
+            self.schunk.replace_tail(keep, chunks, {"b2nd": stored})
         return self.shape[0]

@@ -21,7 +21,7 @@ from .constructors import _new, asarray, empty, full, zeros
 from .fancy import _normalize_axis, _normalize_indices, gather_flat, take_numpy
 from .geometry import ShapeLike
 from .ndarray import NDArray
-from .partition import parse_geometry, parse_shape
+from .partition import parse_geometry, parse_shape, resolve_shape
 
 __all__ = [
     "are_partitions_behaved",
@@ -220,13 +220,7 @@ def reshape(src: Any, shape: ShapeLike, c_order: bool = True, **kwargs: Any) -> 
            [3, 4, 5]])
     """
     src = src if isinstance(src, NDArray) else np.asarray(src)
-    dims: list[Any] = list(shape) if isinstance(shape, tuple | list) else [shape]
-    known = math.prod(int(d) for d in dims if d != -1)
-    if dims.count(-1) == 1 and known:
-        dims[dims.index(-1)] = src.size // known
-    new = parse_shape(dims, "shape", 0)
-    if math.prod(new) != src.size:
-        refuse("shape", f"a shape of {src.size} items (as {src.shape})", shape)
+    new = resolve_shape(src.size, shape)
     arr = _new(new, src.dtype, kwargs.pop("chunks", None), kwargs.pop("blocks", None), kwargs)
     row = math.prod(src.shape[1:]) if src.ndim else 1
 

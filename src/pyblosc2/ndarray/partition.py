@@ -23,6 +23,7 @@ __all__ = [
     "default_chunks_blocks",
     "parse_geometry",
     "parse_shape",
+    "resolve_shape",
 ]
 
 #: the most data a frame can describe (its nbytes field is an int64)
@@ -52,6 +53,32 @@ def parse_shape(value: object, name: str, lo: int) -> tuple[int, ...]:
 
 BLOCK_TARGET = 1 << 16  # bytes per block: fits L2 with room for the codec's work
 CHUNK_TARGET = 1 << 22  # bytes per chunk: a few MB, as python-blosc2 favours
+
+
+def resolve_shape(size: int, shape: Any) -> tuple[int, ...]:
+    """A new shape for ``size`` items (``shape``: an int or a sequence, one entry may be -1),
+    as numpy's ``reshape`` takes it, without allocating anything.
+
+    >>> resolve_shape(24, (6, -1)), resolve_shape(24, 24)
+    ((6, 4), (24,))
+    >>> resolve_shape(24, (5, 4))
+    Traceback (most recent call last):
+    ...
+    pyblosc2.errors.ParamError: cannot reshape array of size 24 into shape (5, 4)
+    """
+    dims: list[Any] = list(shape) if isinstance(shape, tuple | list) else [shape]
+    if dims.count(-1) > 1:
+        refuse("shape", "at most one -1 entry", shape)
+    fixed = parse_shape([d for d in dims if not (is_int(d) and d == -1)], "shape", 0)
+    known = math.prod(fixed)
+    if -1 in dims:
+        if not known or size % known:
+            raise ParamError(f"cannot reshape array of size {size} into shape {tuple(dims)}")
+        dims[dims.index(-1)] = size // known
+    new = parse_shape(dims, "shape", 0)
+    if math.prod(new) != size:  # numpy's words, which python-blosc2 passes on
+        raise ParamError(f"cannot reshape array of size {size} into shape {new}")
+    return new
 
 
 def _fit(
@@ -123,6 +150,8 @@ def parse_geometry(
     for name, part in (("chunks", chunks), ("blocks", blocks)):
         if len(part) != len(shape):
             refuse(name, f"{len(shape)} entries (one per dimension)", part)
+    if any(s and not c for s, c in zip(shape, chunks, strict=True)):
+        refuse("chunks", f"no 0 entry where the shape is not zero (shape={shape})", chunks)
     for s, c, b in zip(shape, chunks, blocks, strict=True):
         if s and not 0 < b <= c:
             refuse("blocks", f"0 < blocks <= chunks (chunks={chunks})", blocks)

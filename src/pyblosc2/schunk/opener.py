@@ -6,10 +6,18 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..backends.fileobj import is_binary_file
 from ..errors import ParamError, ParamTypeError
-from ..frame.location import REMOTE_OPTIONS, exists, is_url, open_frame
+from ..frame.location import (
+    REMOTE_OPTIONS,
+    as_urlpath,
+    exists,
+    is_url,
+    open_file_object,
+    open_frame,
+)
 from ..params import DParams, parse_int
-from ..storage import Storage
+from ..storage import MODES, Storage
 from .members import open_members
 from .schunk import SChunk
 
@@ -27,6 +35,11 @@ def open(
             f"urlpath must be a path, got {len(urlpath)} bytes of data "
             "(open in-memory frames with schunk_from_cframe or ndarray_from_cframe)"
         )
+    if mode is not None and mode not in MODES:
+        raise ParamError(f"mode must be one of {MODES}, got {mode!r}")
+    urlpath, kwargs = as_urlpath(urlpath, kwargs)  # an fsspec file object: by its URL
+    if is_binary_file(urlpath):  # another binary file object: read in place, read-only
+        return SChunk._from_frame(open_file_object(urlpath, offset, mode), Storage(mode="r"))
     offset = parse_int(offset, "offset", 0)
     path = os.fsdecode(urlpath)
     remote = {k: kwargs.pop(k) for k in REMOTE_OPTIONS if k in kwargs}

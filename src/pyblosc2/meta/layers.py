@@ -1,147 +1,21 @@
-"""Metalayers and vlmeta: values as python-blosc2 writes them (frame-format.md §9.1), and the
-``meta``/``vlmeta`` mappings of a container.
-
-Values are msgpack: ``bytes`` → bin, ``str`` → str, tuples → ``["__tuple__", *items]``,
-complex → ext 44, set → ext 45, numpy arrays → ext 46. Ext 42/43 (embedded containers,
-references) are refused on read, as python-blosc2's default ``deserialize="safe"`` does. A
-metalayer holds the msgpack bytes; a vlmeta entry holds them compressed as a Blosc2 chunk
-(zstd, clevel 5, typesize 1).
+"""The ``meta``/``vlmeta`` mappings of a container (frame-format.md §9.1, §9.2): entries stored
+as bytes, decoded on access by :mod:`.values` (errors name the entry).
 """
 
 from __future__ import annotations
 
-import ast
-import struct
 from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-import msgpack
-import numpy as np
+from ..errors import ParamError, ParamTypeError
+from .values import pack_vlmeta, packb, unpack_vlmeta, unpackb
 
-from .chunk.decode import ChunkReader
-from .chunk.encode import EncodeSpec, encode_chunk
-from .constants import Codec
-from .errors import FormatError, ParamError, ParamTypeError
-
-__all__ = [
-    "Meta",
-    "MetaHost",
-    "RawMetalayer",
-    "VLMeta",
-    "pack_vlmeta",
-    "packb",
-    "unpack_vlmeta",
-    "unpackb",
-]
+__all__ = ["Meta", "MetaHost", "RawMetalayer", "VLMeta"]
 
 
 class RawMetalayer(bytes):
     """Metalayer content stored as given (not msgpack-encoded), e.g. ``b2nd``."""
-
-
-_TUPLE = "__tuple__"
-EXT_COMPLEX, EXT_SET, EXT_NDARRAY = 44, 45, 46
-
-
-def _default(obj: Any) -> Any:
-    if isinstance(obj, tuple):
-        return [_TUPLE, *obj]
-    if isinstance(obj, np.generic) and not isinstance(obj, np.ndarray):
-        return obj.item()
-    if isinstance(obj, complex):
-        return msgpack.ExtType(EXT_COMPLEX, struct.pack(">dd", obj.real, obj.imag))
-    if isinstance(obj, set | frozenset):
-        return msgpack.ExtType(EXT_SET, packb(list(obj)))
-    if isinstance(obj, np.ndarray):
-        if obj.dtype.kind == "O":
-            body: dict[str, Any] = {"values": obj.ravel().tolist(), "shape": list(obj.shape)}
-        else:
-            dt = {"descr": obj.dtype.descr} if obj.dtype.kind == "V" else {"str": obj.dtype.str}
-            body = {
-                "dtype": dt,
-                "shape": list(obj.shape),
-                "data": np.ascontiguousarray(obj).tobytes(),
-            }
-        return msgpack.ExtType(EXT_NDARRAY, packb(body))
-    raise ParamTypeError(f"cannot serialize {type(obj).__name__} into a metalayer")
-
-
-def packb(value: Any) -> bytes:
-    """Encode ``value`` as python-blosc2 does.
-
-    >>> packb((1, 2)).hex()
-    '93a95f5f7475706c655f5f0102'
-    """
-    return msgpack.packb(value, use_bin_type=True, strict_types=True, default=_default)
-
-
-def _ext_hook(code: int, data: bytes) -> Any:
-    if code == EXT_COMPLEX:
-        re, im = struct.unpack(">dd", data)
-        return complex(re, im)
-    if code == EXT_SET:
-        return set(unpackb(data))
-    if code == EXT_NDARRAY:
-        body = unpackb(data)
-        if "values" in body:
-            return np.array(body["values"], dtype=object).reshape(body["shape"])
-        dt = body["dtype"]
-        dtype = (
-            np.dtype(dt["str"])
-            if "str" in dt
-            else np.dtype([tuple(f) for f in ast.literal_eval(repr(dt["descr"]))])
-        )
-        return np.frombuffer(body["data"], dtype=dtype).reshape(body["shape"]).copy()
-    raise FormatError(
-        "metalayer value",
-        "msgpack ext type",
-        None,
-        "44, 45 or 46 (42/43 are refused as python-blosc2's safe mode does)",
-        code,
-    )
-
-
-def _untuple(obj: Any) -> Any:
-    if isinstance(obj, list):
-        items = [_untuple(x) for x in obj]
-        if items and items[0] == _TUPLE:
-            return tuple(items[1:])
-        return items
-    if isinstance(obj, dict):
-        return {k: _untuple(v) for k, v in obj.items()}
-    return obj
-
-
-def unpackb(data: bytes) -> Any:
-    """Decode a value written by python-blosc2 (or :func:`packb`)."""
-    try:
-        raw = msgpack.unpackb(
-            data, raw=False, strict_map_key=False, ext_hook=_ext_hook, use_list=True
-        )
-    except FormatError:
-        raise
-    except Exception as exc:
-        raise FormatError(
-            "metalayer value", "msgpack", None, "valid msgpack", f"undecodable ({exc})"
-        ) from None
-    return _untuple(raw)
-
-
-def pack_vlmeta(value: Any, nthreads: int = 1) -> bytes:
-    """A vlmeta entry's stored form: :func:`packb`, then a zstd Blosc2 chunk.
-
-    >>> unpack_vlmeta(pack_vlmeta({"a": (1, 2)}))
-    {'a': (1, 2)}
-    """
-    raw = packb(value)
-    spec = EncodeSpec(typesize=1, clevel=5, codec=Codec.ZSTD, nthreads=nthreads)
-    return encode_chunk(memoryview(raw), spec)
-
-
-def unpack_vlmeta(stored: bytes) -> Any:
-    """The value of a stored vlmeta entry."""
-    return unpackb(ChunkReader.open(stored).decode().tobytes())
 
 
 class MetaHost(Protocol):
@@ -190,7 +64,7 @@ class _Layers(Mapping[str, Any]):
     def _items(self) -> dict[str, bytes]:
         raise NotImplementedError
 
-    def _decode(self, stored: bytes) -> Any:
+    def _decode(self, name: str, stored: bytes) -> Any:
         raise NotImplementedError
 
     def __getitem__(self, key: str | slice) -> Any:
@@ -200,7 +74,7 @@ class _Layers(Mapping[str, Any]):
         items = self._items()
         if key not in items:
             raise KeyError(key)
-        return self._decode(items[key])
+        return self._decode(key, items[key])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._items())
@@ -215,7 +89,7 @@ class _Layers(Mapping[str, Any]):
 
     def getall(self) -> dict[str, Any]:
         """Every entry, decoded."""
-        return {k: self._decode(v) for k, v in self._items().items()}
+        return {k: self._decode(k, v) for k, v in self._items().items()}
 
     def to_dict(self) -> dict[bytes, Any]:
         """Every entry, decoded, keyed by the name as bytes (python-blosc2's ``to_dict``).
@@ -245,14 +119,15 @@ class _Layers(Mapping[str, Any]):
 class Meta(_Layers):
     """Fixed-size metalayers in the header (update in place with same-size content)."""
 
-    def _decode(self, stored: bytes) -> Any:
-        return unpackb(stored)
+    def _decode(self, name: str, stored: bytes) -> Any:
+        return unpackb(stored, f"metalayer {name!r}")
 
     def _items(self) -> dict[str, bytes]:
         return dict(self._host.metalayers)
 
     def __setitem__(self, key: str, value: Any) -> None:
-        content = bytes(value) if isinstance(value, RawMetalayer) else packb(value)
+        raw = isinstance(value, RawMetalayer)
+        content = bytes(value) if raw else packb(value, f"metalayer {key!r}")
         self._host.update_metalayer(key, content)
 
     def __delitem__(self, key: str) -> None:
@@ -264,8 +139,8 @@ class VLMeta(_Layers, MutableMapping[str, Any]):
 
     MAX_ENTRIES = 16
 
-    def _decode(self, stored: bytes) -> Any:
-        return unpack_vlmeta(stored)
+    def _decode(self, name: str, stored: bytes) -> Any:
+        return unpack_vlmeta(stored, f"vlmeta {name!r}")
 
     def _items(self) -> dict[str, bytes]:
         return dict(self._host.vlmeta_entries)
@@ -290,7 +165,7 @@ class VLMeta(_Layers, MutableMapping[str, Any]):
         for key, value in values.items():
             if not isinstance(key, str) or not 1 <= len(key.encode()) <= 31:
                 raise ParamError(f"vlmeta names must be str of 1..31 bytes, got {key!r}")
-            packed[key] = pack_vlmeta(value, self._host.vlmeta_nthreads)
+            packed[key] = pack_vlmeta(value, self._host.vlmeta_nthreads, f"vlmeta {key!r}")
         with self._host.holding_lock():  # the entries kept are read under the same hold
             entries = {**dict(self._host.vlmeta_entries), **packed}
             if len(entries) > self.MAX_ENTRIES:

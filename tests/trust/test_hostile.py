@@ -1,0 +1,125 @@
+"""Hostile files (hostile_files.py), each opened by a child process (hostile_child.py) that may
+use at most 1 s of CPU and 100 MiB of address space beyond what it had after importing
+pyblosc2, and that must answer within 1 s of wall time: a pyblosc2 error of the expected
+class and message, or — for the valid controls — a result. A hang fails on the timeout, a
+crash on the exit signal, an allocation past the limit as a ``MemoryError`` in the report."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import hostile_child
+from .hostile_files import CASES
+
+CHILD = [sys.executable, str(Path(hostile_child.__file__))]
+#: wall-clock seconds an action may take once the child is ready (imports done)
+ANSWER_S = 1.0
+IMPORT_S = 60.0
+ENV = {**os.environ, "MALLOC_ARENA_MAX": "1", "PYTHONFAULTHANDLER": "1"}
+
+
+def run_child(lib: str, action: str, path: str, answer_s: float = ANSWER_S) -> dict[str, Any]:
+    """The child's report, with ``wall_s`` from ready to exit (reported, never asserted);
+    ``{"timeout": True}`` when it did not answer in ``answer_s`` after ready (it is killed),
+    ``{"signal": n}`` when it died of signal ``n``."""
+    proc = subprocess.Popen(
+        [*CHILD, lib, action, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
+    )
+    try:
+        assert proc.stdout is not None
+        if not select.select([proc.stdout], [], [], IMPORT_S)[0]:
+            raise AssertionError(f"the child did not start within {IMPORT_S} s")
+        line = proc.stdout.readline()
+        if line != b"ready\n":
+            proc.wait(IMPORT_S)
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            raise AssertionError(f"the child failed before the action: {line!r} {err}")
+        start = time.monotonic()
+        try:
+            proc.wait(answer_s)
+        except subprocess.TimeoutExpired:
+            return {"timeout": True}
+        wall = time.monotonic() - start
+        if proc.returncode < 0:
+            return {"signal": -proc.returncode, "wall_s": wall}
+        out = proc.stdout.read().decode()
+        if proc.returncode != 0 or not out:
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            return {"exit": proc.returncode, "stderr": err[-2000:]}
+        return {**json.loads(out), "wall_s": wall}
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hostile_file_gets_a_pyblosc2_answer(tmp_path: Path, name: str) -> None:
+    case = CASES[name]
+    path = case.build(tmp_path)
+    report = run_child("pyblosc2", case.action, path)
+    assert "error" in report, f"{name}: no answer ({report})"
+    if case.error is None:
+        assert report["error"] is None, f"{name}: {report}"
+        assert re.search(case.match, report["result"]), report["result"]
+    else:
+        assert report["error"] is not None, f"{name}: read as {report['result']}"
+        assert case.error in report["error"], f"{name}: {report['error'][0]}: {report['message']}"
+        assert "Blosc2Error" in report["error"]
+        assert re.search(case.match, report["message"]), report["message"]
+    assert report["rss_growth_mib"] <= hostile_child.MEMORY_MIB
+
+
+def test_a_stuck_child_is_a_timeout(tmp_path: Path) -> None:
+    """The harness itself: a FIFO opened by plain ``open`` hangs and is reported so."""
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    proc = [sys.executable, "-c", f"print('ready', flush=True); open({str(fifo)!r}).read()"]
+    child = subprocess.Popen(proc, stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.wait(ANSWER_S)
+    child.kill()
+    child.wait()
+    child.stdout.close()
+
+
+@pytest.mark.parametrize("action", ["crash", "allocate"])
+def test_the_child_limits_hold(tmp_path: Path, action: str) -> None:
+    """The harness itself: a segfault is reported as a signal, an allocation past the
+    address-space limit as a MemoryError."""
+    code = {
+        "crash": "import ctypes; ctypes.string_at(0)",
+        "allocate": "bytearray(200 * 2**20)",
+    }[action]
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import sys, json, os\n"
+        f"sys.path.insert(0, {str(Path(hostile_child.__file__).parent)!r})\n"
+        "import hostile_child as h, resource\n"
+        "limit = h._vm_bytes() + h.MEMORY_MIB * 2**20\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
+        "try:\n"
+        f"    {code}\n"
+        "    print(json.dumps({'error': None}))\n"
+        "except BaseException as e:\n"
+        "    print(json.dumps({'error': [type(e).__name__]}))\n"
+    )
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, env=ENV, timeout=60)
+    if action == "crash":
+        assert r.returncode == -11
+    else:
+        assert json.loads(r.stdout)["error"] == ["MemoryError"]
