@@ -4,6 +4,8 @@ without it) converted to b2nd with their chunk shape; errors name the input."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -172,3 +174,19 @@ def test_verify_truncated_and_unreadable_files(h5_mixed) -> None:
     assert "m.h5: OK" in done.stdout
     done = run_cli("info", "m.h5:/nothing", cwd=h5_mixed.parent)
     assert done.returncode == 2 and "m.h5:/nothing" in done.stderr
+
+
+def test_without_h5py_an_hdf5_file_is_named(h5_mixed) -> None:
+    code = (
+        "import sys; sys.modules['h5py'] = None\n"
+        "from pyblosc2.cli import main\n"
+        "sys.exit(main(['info', 'm.h5']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=h5_mixed.parent,
+    )
+    assert done.returncode == 2 and "needs h5py (pyblosc2[hdf5])" in done.stderr

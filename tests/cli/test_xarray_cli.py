@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -156,3 +158,17 @@ def test_a_copied_store_keeps_its_kind(ours, tmp_path) -> None:
     shutil.copytree(ours, copy)
     (got,) = _info(copy, "copy.b2d")
     assert got["kind"] == "xarray-blosc2 store (directory)"
+
+
+def test_stores_are_described_without_xarray(ours) -> None:
+    """The layout is read with pyblosc2 alone: xarray is not imported (here: cannot be)."""
+    code = (
+        "import sys; sys.modules['xarray'] = None\n"
+        "from pyblosc2.cli import main\n"
+        f"status = main(['info', {str(ours)!r}]) + main(['verify', {str(ours)!r}])\n"
+        "assert 'xarray' not in {m.split('.')[0] for m in sys.modules if sys.modules[m]}\n"
+        "sys.exit(status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "xarray-blosc2 store (directory)" in done.stdout and "(5 arrays checked)" in done.stdout
