@@ -197,3 +197,12 @@ def test_damaged_frame_read_by_ranges_names_the_chunk(tmp_path) -> None:
         with pytest.raises(FormatError, match=r"HDF5 /x chunk \(0, 0\).*magic"):
             d[3:5, 7:9]
         np.testing.assert_array_equal(d[200:202, 7:9], DATA[200:202, 7:9])
+
+
+@pytest.mark.parametrize("name", KINDS)
+def test_chunks_decoded_on_threads(h5path, name) -> None:
+    with hdf5.open(h5path, name, nthreads=4) as d:
+        np.testing.assert_array_equal(d[...], DATA)
+        np.testing.assert_array_equal(d[1::7, ::-3], DATA[1::7, ::-3])
+        np.testing.assert_array_equal(d[[5, 140, 299], 3:250], DATA[[5, 140, 299], 3:250])
+        assert len(d._plans) == 9  # every chunk's plan kept once

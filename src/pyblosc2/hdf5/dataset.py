@@ -68,13 +68,12 @@ class Dataset:
         self.chunks_read = 0
         #: bytes of stored chunks read by this handle (whole chunks, or the ranges read)
         self.bytes_read = 0
-        file = dataset.file
-        read_only = file.mode == "r" and not file.swmr_mode
-        #: the stored chunks' parsed layouts, kept while no one can change them
-        self._plans = PlanCache() if self.codec is not None and read_only else None
-        #: ranged reads of the file (small selections of large chunks), opened when first
-        #: needed (False: not possible)
-        self._file: ChunkFile | Literal[False] | None = None if read_only else False
+        #: whether the file is open read-only (not SWMR), learnt on the first read: then the
+        #: stored chunks' parsed layouts are kept (``_plans``) and ranged reads of the file are
+        #: possible (``_file``, opened when first needed; False: not possible)
+        self._read_only: bool | None = None
+        self._plans: PlanCache | None = None
+        self._file: ChunkFile | Literal[False] | None = None
 
     # -- array-like properties --------------------------------------------------------------
     @property
@@ -145,6 +144,8 @@ class Dataset:
         sel = Selection.from_key(self.shape, key)
         out = np.empty(sel.read_shape + self.dtype.shape, codec.item_dtype)
         parts = list(sel.parts(codec.chunks))
+        if self._read_only is None:
+            self._learn_mode()
         # HDF5 calls stay on this thread; the chunks are then decoded on the shared pool
         jobs = [(p, self._locate(p)) for p in parts]
         cache = self._plans
@@ -164,6 +165,14 @@ class Dataset:
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         a = np.asarray(self[()] if self.ndim == 0 else self[...])
         return a if dtype is None else a.astype(dtype, copy=False)
+
+    def _learn_mode(self) -> None:
+        file = self.h5.file
+        self._read_only = file.mode == "r" and not file.swmr_mode
+        if self._read_only:
+            self._plans = PlanCache()
+        elif self._file is None:
+            self._file = False
 
     def _offsets(self, index: tuple[int, ...]) -> tuple[int, ...]:
         assert self.codec is not None
