@@ -25,6 +25,8 @@ array([[ 4,  6],
 import os as _os
 from dataclasses import fields as _fields
 
+# -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
+from . import blosc2_ext as blosc2_ext  # python-blosc2's C-extension names
 from .api import (
     compress,
     compress2,
@@ -43,11 +45,13 @@ from .clib import (
     VERSION_DATE,
     VERSION_STRING,
     clib_info,
+    cpu_info,
     detect_number_of_cores,
     free_resources,
     get_blocksize,
     get_clib,
     get_compressor,
+    get_cpu_info,
     print_versions,
     set_blocksize,
     set_compressor,
@@ -129,22 +133,8 @@ from .packing import (
     unpack_tensor,
 )
 from .params import CParams, DParams
-from .schema import (
-    field,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
+from .plugins import register_codec, register_filter, ucodecs_registry, ufilters_registry
 from .schunk import SChunk, Storage, remove_urlpath, schunk_from_cframe
-
-# -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
 from .stores import (
     DictStore,
     EmbedStore,
@@ -154,7 +144,16 @@ from .stores import (
     from_cframe,
     open,
 )
-from .stores import ext as blosc2_ext
+from .vlarrays import (
+    Batch,
+    BatchArray,
+    DeserializeMode,
+    ListArray,
+    ObjectArray,
+    Ref,
+    UnsafeDeserializationError,
+    objectarray_from_cframe,
+)
 
 __version__ = VERSION
 
@@ -292,9 +291,67 @@ __all__ += [
 ]
 
 # -- stores (issue 21) ------------------------------------------------------------------------
-__all__ += ["DictStore", "EmbedStore", "TreeStore", "URLPath", "blosc2_ext", "estore_from_cframe"]
-# python-blosc2's table column types (the table itself, CTable, is not implemented)
+__all__ += ["DictStore", "EmbedStore", "TreeStore", "URLPath", "estore_from_cframe"]
+
+# -- issue 21: user codecs and filters, variable-length containers -------------------------------
 __all__ += [
+    "Batch",
+    "BatchArray",
+    "DeserializeMode",
+    "ListArray",
+    "ObjectArray",
+    "Ref",
+    "UnsafeDeserializationError",
+    "blosc2_ext",
+    "cpu_info",
+    "get_cpu_info",
+    "msgpack_utils",
+    "objectarray_from_cframe",
+    "register_codec",
+    "register_filter",
+    "schema",
+    "ucodecs_registry",
+    "ufilters_registry",
+]
+
+# python-blosc2's schema specs (ListArray item types); ``bool``, ``bytes`` and ``list`` shadow
+# the builtins in this namespace only, as in python-blosc2
+from . import c2array as c2array  # noqa: E402
+from . import msgpack_utils as msgpack_utils  # noqa: E402
+from . import schema as schema  # noqa: E402
+from .c2array import C2Array  # noqa: E402
+from .dsl import DSLKernel, dsl_kernel  # noqa: E402
+from .schema import (  # noqa: E402
+    bool,
+    bytes,
+    complex64,
+    complex128,
+    field,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    list,
+    string,
+    struct,
+    timestamp,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+__all__ += [
+    "C2Array",
+    "DSLKernel",
+    "bool",
+    "bytes",
+    "c2array",
+    "complex64",
+    "complex128",
+    "dsl_kernel",
     "field",
     "float32",
     "float64",
@@ -302,6 +359,10 @@ __all__ += [
     "int16",
     "int32",
     "int64",
+    "list",
+    "string",
+    "struct",
+    "timestamp",
     "uint8",
     "uint16",
     "uint32",

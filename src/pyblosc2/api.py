@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal, overload
 
@@ -20,11 +21,14 @@ from ._bytes import BufferLike, as_view, writable_view
 from ._threads import default_nthreads, set_default_nthreads
 from .chunk.decode import ChunkReader
 from .chunk.encode import EncodeSpec, encode_chunk
-from .chunk.header import ChunkHeader
+from .chunk.header import OFF_FLAGS2, ChunkHeader
+from .chunk.layout import ChunkKind
 from .chunk.special import make_special_chunk  # re-exported: the public name
+from .chunk.vlblocks import decode_vl_block, decode_vl_blocks
+from .chunk.vlencode import encode_vl_chunk
 from .codecs.registry import registered_codecs
 from .constants import BLOSC1_MIN_BUFFERSIZE, Codec, Filter, SplitMode
-from .errors import ParamError
+from .errors import FormatError, ParamError, ParamTypeError
 from .params import (
     CParams,
     DParams,
@@ -48,6 +52,9 @@ __all__ = [
     "make_special_chunk",
     "set_nthreads",
     "set_releasegil",
+    "vlcompress",
+    "vldecompress",
+    "vldecompress_block",
 ]
 
 _state: dict[str, int | bool] = {
@@ -329,3 +336,37 @@ def getitem(src: BufferLike, start: int, stop: int, nthreads: int = 1) -> bytes:
     reader = _reader(src)
     ts = reader.header.typesize
     return reader.decode_range(start * ts, stop * ts, nthreads).tobytes()
+
+
+# -- VL-block chunks (spec §12): python-blosc2's blosc2_ext functions -------------------------
+
+
+def vlcompress(srcs: Sequence[BufferLike], **kwargs: Any) -> bytes:
+    """Compress the buffers ``srcs`` into one VL-block chunk, one block each, with the
+    compression parameters of :class:`CParams` (as keywords or ``cparams=``)."""
+    if isinstance(srcs, str | bytes | bytearray | memoryview) or not isinstance(srcs, Sequence):
+        raise ParamTypeError(f"srcs must be a sequence of buffers, got {type(srcs).__name__}")
+    cp = CParams.from_any(kwargs.pop("cparams", None), **kwargs)
+    return encode_vl_chunk([as_view(s) for s in srcs], EncodeSpec.from_cparams(cp))
+
+
+def _vl_reader(src: BufferLike) -> ChunkReader:
+    reader = ChunkReader.open(as_view(src))
+    if reader.layout.kind != ChunkKind.VL_BLOCKS:
+        raise FormatError(
+            "chunk header", "blosc2_flags2", OFF_FLAGS2, "the VL-blocks bit (0x01)", "a chunk"
+        )
+    return reader
+
+
+def vldecompress(src: BufferLike, **kwargs: Any) -> list[bytes]:
+    """The blocks of VL-block chunk ``src``, each decoded on its own (parameters of
+    :class:`DParams`)."""
+    dp = DParams.from_any(kwargs.pop("dparams", None), **kwargs)
+    return decode_vl_blocks(_vl_reader(src), dp.nthreads)
+
+
+def vldecompress_block(src: BufferLike, nblock: int, **kwargs: Any) -> bytes:
+    """Block ``nblock`` of VL-block chunk ``src``, decoding only that block."""
+    DParams.from_any(kwargs.pop("dparams", None), **kwargs)
+    return decode_vl_block(_vl_reader(src), parse_int(nblock, "nblock", 0))

@@ -30,6 +30,7 @@ from .api import (
 from .chunk.header import ChunkHeader
 from .codecs.registry import UDCODEC_FORMAT
 from .constants import VERSION, Codec
+from .errors import UnsupportedError
 from .kernels import active, kernel_sets
 from .params import parse_blocksize, parse_codec
 
@@ -37,11 +38,13 @@ __all__ = [
     "VERSION_DATE",
     "VERSION_STRING",
     "clib_info",
+    "cpu_info",
     "detect_number_of_cores",
     "free_resources",
     "get_blocksize",
     "get_clib",
     "get_compressor",
+    "get_cpu_info",
     "print_versions",
     "set_blocksize",
     "set_compressor",
@@ -141,7 +144,10 @@ def _lib_version(codec: Codec) -> str:
 
 def clib_info(codec: Codec | int) -> tuple[bytes, bytes]:
     """``(library name, library version)`` of ``codec``, as bytes (python-blosc2's
-    ``clib_info``); BloscLZ is pyblosc2's own implementation.
+    ``clib_info``); BloscLZ is pyblosc2's own implementation. Codecs pyblosc2 does not
+    implement (C plugins: NDLZ, ZFP, HTJ2K) raise :class:`UnsupportedError`, a
+    ``NotImplementedError`` and the ``ValueError`` python-blosc2 raises for a codec its build
+    lacks.
 
     >>> clib_info(Codec.LZ4HC)[0]
     b'LZ4'
@@ -149,7 +155,9 @@ def clib_info(codec: Codec | int) -> tuple[bytes, bytes]:
     codec = parse_codec(codec)
     name = _CODEC_LIBS.get(codec)  # type: ignore[call-overload]
     if name is None:
-        raise NotImplementedError(f"codec {codec!r} is not implemented by pyblosc2")
+        raise UnsupportedError(
+            f"codec {codec!r} (a C-Blosc2 plugin) is not implemented by pyblosc2"
+        )
     return name.encode(), _lib_version(Codec(codec)).encode()
 
 
@@ -189,6 +197,42 @@ def detect_number_of_cores() -> int:
     True
     """
     return os.cpu_count() or 1
+
+
+def _cache_sizes() -> dict[str, int]:
+    """L1 data, L2 and L3 cache sizes from Linux's sysfs (python-blosc2's defaults elsewhere)."""
+    out = {"l1_data_cache_size": 32 * 1024, "l2_cache_size": 256 * 1024, "l3_cache_size": 2**20}
+    root = "/sys/devices/system/cpu/cpu0/cache"
+    names = {(1, "Data"): "l1_data_cache_size", (2, "Unified"): "l2_cache_size"}
+    names[(3, "Unified")] = "l3_cache_size"
+    for index in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        try:
+            with open(os.path.join(root, index, "level")) as f:
+                level = int(f.read())
+            with open(os.path.join(root, index, "type")) as f:
+                kind = f.read().strip()
+            with open(os.path.join(root, index, "size")) as f:
+                size = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        name = names.get((level, kind))
+        if name and size[:-1].isdigit() and size[-1] in "KM":
+            out[name] = int(size[:-1]) * (1024 if size[-1] == "K" else 2**20)
+    return out
+
+
+def get_cpu_info() -> dict[str, int]:
+    """The CPU count and cache sizes (python-blosc2's ``get_cpu_info``; its ``cpu_info`` is
+    this dict computed at import).
+
+    >>> sorted(get_cpu_info())
+    ['count', 'l1_data_cache_size', 'l2_cache_size', 'l3_cache_size']
+    """
+    return {"count": detect_number_of_cores(), **_cache_sizes()}
+
+
+#: python-blosc2's ``blosc2.cpu_info``
+cpu_info = get_cpu_info()
 
 
 def free_resources() -> None:

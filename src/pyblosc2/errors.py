@@ -24,9 +24,11 @@ __all__ = [
     "ParamAttributeError",
     "ParamError",
     "ParamTypeError",
+    "RegistrationError",
     "RemoteError",
     "RemoteWarning",
     "TruncatedError",
+    "UnsupportedError",
     "stream_error",
 ]
 
@@ -66,6 +68,21 @@ class ParamAttributeError(ParamError, AttributeError):
     >>> issubclass(ParamAttributeError, ValueError | AttributeError)
     True
     """
+
+
+class UnsupportedError(ParamError, NotImplementedError):
+    """A value python-blosc2 accepts for a feature pyblosc2 does not implement (a C plugin
+    codec such as ZFP or NDLZ): a :class:`NotImplementedError` naming it, and the
+    ``ValueError`` python-blosc2 raises when its build lacks the feature.
+
+    >>> [issubclass(UnsupportedError, e) for e in (ValueError, NotImplementedError)]
+    [True, True]
+    """
+
+
+class RegistrationError(ParamError, RuntimeError):
+    """A codec or filter id is already registered under another name (python-blosc2 raises
+    ``RuntimeError`` there, C-Blosc2 refuses the registration)."""
 
 
 class BoundsError(Blosc2Error, IndexError):

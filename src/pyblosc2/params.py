@@ -262,13 +262,18 @@ def parse_nthreads(value: object) -> int:
 
 
 def parse_blocksize(value: object) -> int:
-    """``blocksize``: 0 (automatic) or a size in bytes below 2**31.
+    """``blocksize``: 0 (automatic) or a size in bytes below 2**31. A whole float is taken as
+    its int (python-blosc2's C layer converts it; scripts compute block sizes by division).
 
+    >>> parse_blocksize(8000.0)
+    8000
     >>> parse_blocksize(-1)
     Traceback (most recent call last):
     ...
     pyblosc2.errors.ParamError: blocksize must be an int in 0..2147483647 (0: automatic), got -1
     """
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        value = int(value)
     return parse_int(
         value,
         "blocksize",

@@ -1,17 +1,24 @@
-"""Column types of python-blosc2's table schema (``blosc2.int64(ge=0)``, ``blosc2.field``):
-the numeric column descriptions a dataclass row declares, as python-blosc2 4.x names them.
+"""python-blosc2's schema specs (``blosc2.schema``) as far as stored data needs them: the item
+types of a :class:`~pyblosc2.ListArray` and their metadata, which a ListArray keeps in its
+``listarray`` metalayer (python-blosc2 4.x).
 
-Only the descriptions are here: pyblosc2 has no ``CTable`` (python-blosc2's columnar table,
-which a TreeStore may hold as an object root; opening one raises ``NotImplementedError``).
-A spec carries the storage dtype, the bound constraints ``ge``/``gt``/``le``/``lt`` and the
-null policy, and serialises with :meth:`SchemaSpec.to_metadata_dict` as python-blosc2 does;
-:func:`field` attaches a spec and per-column storage options to a dataclass field under the
-metadata key ``"blosc2"``.
+Each spec is a logical type with validation constraints and its metadata dict (``kind`` plus
+the constraints set, in python-blosc2's key order): numbers (``int8`` ... ``uint64``,
+``float32``, ``float64``, ``complex64``, ``complex128``), ``bool``, ``timestamp``, fixed-width
+``string`` and ``bytes``, ``struct`` (named fields) and ``list`` (a :class:`ListSpec`: item
+spec, nullability, backend, serializer, ``batch_rows``, ``items_per_block``).
+:func:`spec_from_metadata_dict` rebuilds a spec from its dict. The CTable-only kinds
+(``utf8``, ``vlstring``, ``vlbytes``, ``object``, ``ndarray``, ``dictionary``) are not
+implemented by pyblosc2 and are refused by name.
+
+The spec classes shadow ``bool``, ``bytes`` and ``list`` in this module, as in python-blosc2.
 """
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+from dataclasses import MISSING
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,8 +26,13 @@ import numpy as np
 from .errors import ParamError, ParamTypeError
 
 __all__ = [
-    "BLOSC2_FIELD_METADATA_KEY",
+    "ListSpec",
     "SchemaSpec",
+    "StructSpec",
+    "bool",
+    "bytes",
+    "complex64",
+    "complex128",
     "field",
     "float32",
     "float64",
@@ -28,43 +40,81 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "list",
+    "spec_from_metadata_dict",
+    "string",
+    "struct",
+    "timestamp",
     "uint8",
     "uint16",
     "uint32",
     "uint64",
 ]
 
-BLOSC2_FIELD_METADATA_KEY = "blosc2"
-NULL_STORAGES = ("mask", "sentinel")
+FIELD_METADATA_KEY = "blosc2"
+NULL_MASK = "mask"
+_NULL_STORAGES = (NULL_MASK, "sentinel")
+_CTABLE_ONLY = ("utf8", "vlstring", "vlbytes", "object", "ndarray", "dictionary")
 
 
 class SchemaSpec:
-    """A column's logical type: its storage ``dtype`` and Python type, with numpy's dtype
-    attributes (``itemsize``, ``kind``, ``str``, ``name``) mirrored on the class."""
+    """A logical column type: storage dtype, Python type, constraints and metadata."""
 
-    dtype: ClassVar[np.dtype[Any]]
+    dtype: Any = None
     python_type: ClassVar[type]
-    _kind: ClassVar[str]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        dtype = cls.__dict__.get("dtype")
-        if isinstance(dtype, np.dtype):
-            for name in ("itemsize", "kind", "str", "name"):
-                setattr(cls, name, getattr(dtype, name))
+    kind: ClassVar[str]
+    nullable: builtins.bool = False
 
     def to_metadata_dict(self) -> dict[str, Any]:
-        """The spec as python-blosc2 serialises it in a table schema."""
+        """The spec as python-blosc2 stores it."""
         raise NotImplementedError
 
+    def display_label(self) -> str:
+        return self.kind
 
-class _Numeric(SchemaSpec):
-    """A numeric column with optional bounds and nulls.
+    def __eq__(self, other: object) -> builtins.bool:
+        return type(other) is type(self) and (other.to_metadata_dict() == self.to_metadata_dict())
 
-    >>> spec = int64(ge=0, nullable=True)
-    >>> spec.dtype, spec.to_metadata_dict()
-    (dtype('int64'), {'kind': 'int64', 'ge': 0, 'nullable': True})
-    """
+    def __hash__(self) -> int:
+        return hash(repr(self.to_metadata_dict()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.to_metadata_dict()!r})"
+
+
+class _Nullable(SchemaSpec):
+    """Specs that may hold nulls: ``nullable``, an in-band ``null_value`` or
+    ``null_storage`` (``"sentinel"`` or ``"mask"``)."""
+
+    null_value: Any = None
+    null_storage: str | None = None
+
+    def _init_nulls(self, nullable: Any, null_value: Any, null_storage: Any) -> None:
+        if null_storage is not None and null_storage not in _NULL_STORAGES:
+            raise ParamError(
+                f"null_storage must be one of {_NULL_STORAGES} or None, got {null_storage!r}"
+            )
+        if null_storage == NULL_MASK and null_value is not None:
+            raise ParamError("null_storage='mask' cannot be combined with a null_value")
+        self.nullable = builtins.bool(
+            nullable or null_value is not None or null_storage is not None
+        )
+        self.null_value = null_value.item() if isinstance(null_value, np.generic) else null_value
+        self.null_storage = null_storage
+
+    def _null_metadata(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.nullable:
+            out["nullable"] = True
+        if self.null_value is not None:
+            out["null_value"] = self.null_value
+        if self.null_storage == NULL_MASK:
+            out["null_storage"] = NULL_MASK
+        return out
+
+
+class _Numeric(_Nullable):
+    """Integers and floats, with ``ge``/``gt``/``le``/``lt`` bounds."""
 
     def __init__(
         self,
@@ -73,46 +123,33 @@ class _Numeric(SchemaSpec):
         gt: Any = None,
         le: Any = None,
         lt: Any = None,
-        nullable: bool = False,
+        nullable: builtins.bool = False,
         null_value: Any = None,
         null_storage: str | None = None,
     ) -> None:
-        if null_storage is not None and null_storage not in NULL_STORAGES:
-            raise ParamError(
-                f"null_storage must be one of {NULL_STORAGES} or None, got {null_storage!r}"
-            )
-        if null_storage == "mask" and null_value is not None:
-            raise ParamError("null_storage='mask' cannot be combined with an explicit null_value")
         self.ge, self.gt, self.le, self.lt = ge, gt, le, lt
-        self.nullable = bool(nullable or null_value is not None or null_storage is not None)
-        self.null_value = null_value.item() if isinstance(null_value, np.generic) else null_value
-        self.null_storage = null_storage
+        self._init_nulls(nullable, null_value, null_storage)
 
     def to_metadata_dict(self) -> dict[str, Any]:
         bounds = {"ge": self.ge, "gt": self.gt, "le": self.le, "lt": self.lt}
-        out: dict[str, Any] = {"kind": self._kind}
-        out.update({k: v for k, v in bounds.items() if v is not None})
-        if self.nullable:
-            out["nullable"] = True
-        if self.null_value is not None:
-            out["null_value"] = self.null_value
-        if self.null_storage == "mask":
-            out["null_storage"] = "mask"
-        return out
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.to_metadata_dict().items() if k != "kind")
-        return f"{self._kind}({args})"
+        return {
+            "kind": self.kind,
+            **{k: v for k, v in bounds.items() if v is not None},
+            **self._null_metadata(),
+        }
 
 
-def _numeric(name: str, dtype: Any, pytype: type) -> type[_Numeric]:
-    doc = f"""A {np.dtype(dtype).name} column (``ge``/``gt``/``le``/``lt`` bounds, nulls).
-
-    >>> {name}(ge=0).to_metadata_dict()
-    {{'kind': '{name}', 'ge': 0}}
-    """
-    attrs = {"dtype": np.dtype(dtype), "python_type": pytype, "_kind": name, "__doc__": doc}
-    return type(name, (_Numeric,), attrs)
+def _numeric(name: str, np_type: type, py_type: type) -> type[_Numeric]:
+    doc = (
+        f"A {np.dtype(np_type).name} item or column.\n\n"
+        f"    >>> {name}(ge=0, nullable=True).to_metadata_dict()\n"
+        f"    {{'kind': '{name}', 'ge': 0, 'nullable': True}}\n"
+    )
+    return type(
+        name,
+        (_Numeric,),
+        {"dtype": np.dtype(np_type), "python_type": py_type, "kind": name, "__doc__": doc},
+    )
 
 
 int8 = _numeric("int8", np.int8, int)
@@ -127,30 +164,370 @@ float32 = _numeric("float32", np.float32, float)
 float64 = _numeric("float64", np.float64, float)
 
 
+class _Complex(_Nullable):
+    """Complex numbers; nulls only out of band (``null_storage="mask"``)."""
+
+    python_type = complex
+
+    def __init__(
+        self,
+        *,
+        nullable: builtins.bool = False,
+        null_value: Any = None,
+        null_storage: str | None = None,
+    ) -> None:
+        if null_value is not None:
+            raise ParamError("complex columns cannot use an in-band null sentinel")
+        if nullable and null_storage is None:
+            null_storage = NULL_MASK
+        self._init_nulls(nullable, None, null_storage)
+        if self.nullable and self.null_storage != NULL_MASK:
+            raise ParamError("complex columns support null_storage='mask' only")
+
+    def to_metadata_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self._null_metadata()}
+
+
+class complex64(_Complex):
+    """Two float32.
+
+    >>> complex64(nullable=True).to_metadata_dict()
+    {'kind': 'complex64', 'nullable': True, 'null_storage': 'mask'}
+    """
+
+    dtype = np.dtype(np.complex64)
+    kind = "complex64"
+
+
+class complex128(_Complex):
+    """Two float64.
+
+    >>> complex128().to_metadata_dict()
+    {'kind': 'complex128'}
+    """
+
+    dtype = np.dtype(np.complex128)
+    kind = "complex128"
+
+
+class timestamp(_Nullable):
+    """Epoch offsets (int64) in ``unit`` (``s``, ``ms``, ``us`` or ``ns``).
+
+    >>> timestamp(unit="ms").to_metadata_dict()
+    {'kind': 'timestamp', 'unit': 'ms'}
+    """
+
+    dtype = np.dtype(np.int64)
+    python_type = object
+    kind = "timestamp"
+
+    def __init__(
+        self,
+        *,
+        unit: str = "us",
+        timezone: str | None = None,
+        nullable: builtins.bool = False,
+        null_value: Any = None,
+        null_storage: str | None = None,
+    ) -> None:
+        if unit not in ("s", "ms", "us", "ns"):
+            raise ParamError(f"timestamp unit must be one of s, ms, us, ns, got {unit!r}")
+        self.unit, self.timezone = unit, timezone
+        self._init_nulls(nullable, null_value, null_storage)
+
+    def to_metadata_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": "timestamp", "unit": self.unit}
+        if self.timezone is not None:
+            out["timezone"] = self.timezone
+        return {**out, **self._null_metadata()}
+
+
+class bool(_Nullable):
+    """A boolean (stored as uint8 when nulls are in band: 255 is null).
+
+    >>> bool(nullable=True).dtype, bool().to_metadata_dict()
+    (dtype('uint8'), {'kind': 'bool'})
+    """
+
+    python_type = builtins.bool
+    kind = "bool"
+
+    def __init__(
+        self,
+        *,
+        nullable: builtins.bool = False,
+        null_value: Any = None,
+        null_storage: str | None = None,
+    ) -> None:
+        if null_value is not None and null_value != 255 and null_storage != NULL_MASK:
+            raise ParamError("Nullable bool null_value must be 255")
+        self._init_nulls(nullable, null_value, null_storage)
+        in_band = self.nullable and self.null_storage != NULL_MASK
+        self.dtype = np.dtype(np.uint8 if in_band else np.bool_)
+
+    def to_metadata_dict(self) -> dict[str, Any]:
+        return {"kind": "bool", **self._null_metadata()}
+
+
+class _Sized(_Nullable):
+    """Fixed-width text or bytes: ``max_length`` (default 32) sets the dtype."""
+
+    _letter: ClassVar[str]
+
+    def __init__(
+        self,
+        *,
+        min_length: int | None = None,
+        max_length: int | None = None,
+        nullable: builtins.bool = False,
+        null_value: Any = None,
+        null_storage: str | None = None,
+    ) -> None:
+        self.min_length = min_length
+        self.max_length = 32 if max_length is None else max_length
+        self._init_nulls(nullable, null_value, null_storage)
+        self.dtype = np.dtype(f"{self._letter}{self.max_length}")
+
+    def _constraints(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.min_length is not None:
+            out["min_length"] = self.min_length
+        out["max_length"] = self.max_length
+        return out
+
+    def to_metadata_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self._constraints(), **self._null_metadata()}
+
+
+class string(_Sized):
+    """Fixed-width text (NumPy ``U<max_length>``); ``pattern``: a regex (validation).
+
+    >>> string(max_length=16).to_metadata_dict()
+    {'kind': 'string', 'max_length': 16}
+    """
+
+    python_type = str
+    kind = "string"
+    _letter = "U"
+
+    def __init__(self, *, pattern: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pattern = pattern
+
+    def _constraints(self) -> dict[str, Any]:
+        out = super()._constraints()
+        if self.pattern is not None:
+            out["pattern"] = self.pattern
+        return out
+
+
+class bytes(_Sized):
+    """Fixed-width bytes (NumPy ``S<max_length>``).
+
+    >>> bytes(min_length=1).dtype
+    dtype('S32')
+    """
+
+    python_type = builtins.bytes
+    kind = "bytes"
+    _letter = "S"
+
+
+class StructSpec(SchemaSpec):
+    """Dict-like values with named fields (each a spec)."""
+
+    python_type = dict
+    kind = "struct"
+
+    def __init__(self, fields: dict[str, SchemaSpec], *, nullable: builtins.bool = False) -> None:
+        if not isinstance(fields, dict) or not fields:
+            raise ParamTypeError("StructSpec fields must be a non-empty dict")
+        for name, spec in fields.items():
+            if not isinstance(name, str) or not isinstance(spec, SchemaSpec):
+                raise ParamTypeError("StructSpec fields must map str names to SchemaSpecs")
+        self.fields = dict(fields)
+        self.nullable = nullable
+
+    def to_metadata_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "struct",
+            "fields": [{"name": n, **s.to_metadata_dict()} for n, s in self.fields.items()],
+            "nullable": self.nullable,
+        }
+
+    def display_label(self) -> str:
+        return "struct[" + ", ".join(self.fields) + "]"
+
+
+class ListSpec(SchemaSpec):
+    """List values of ``item_spec`` items, stored by a ListArray (``storage``: ``"batch"``,
+    a BatchArray of ``batch_rows`` lists per batch, or ``"vl"``, an ObjectArray)."""
+
+    python_type = builtins.list
+    kind = "list"
+
+    def __init__(
+        self,
+        item_spec: SchemaSpec,
+        *,
+        nullable: builtins.bool = False,
+        storage: str = "batch",
+        serializer: str = "msgpack",
+        batch_rows: int | None = 2048,
+        items_per_block: int | None = None,
+    ) -> None:
+        if not isinstance(item_spec, SchemaSpec):
+            raise ParamTypeError("ListSpec item_spec must be a SchemaSpec instance")
+        if storage not in ("batch", "vl"):
+            raise ParamError(f"storage must be 'batch' or 'vl', got {storage!r}")
+        if serializer not in ("msgpack", "arrow"):
+            raise ParamError(f"serializer must be 'msgpack' or 'arrow', got {serializer!r}")
+        if storage == "vl" and serializer != "msgpack":
+            raise ParamError("storage='vl' only supports serializer='msgpack'")
+        self.item_spec = item_spec
+        self.nullable = nullable
+        self.storage = storage
+        self.serializer = serializer
+        self.batch_rows = batch_rows
+        self.items_per_block = items_per_block
+
+    def to_metadata_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": "list",
+            "item": self.item_spec.to_metadata_dict(),
+            "nullable": self.nullable,
+            "storage": self.storage,
+            "serializer": self.serializer,
+            "batch_rows": self.batch_rows,
+        }
+        if self.items_per_block is not None:
+            out["items_per_block"] = self.items_per_block
+        return out
+
+    def to_listarray_metadata(self) -> dict[str, Any]:
+        """The ``listarray`` metalayer (``backend`` last, as python-blosc2 writes it)."""
+        out = {"version": 1, **self.to_metadata_dict()}
+        out["backend"] = out.pop("storage")
+        return out
+
+    def display_label(self) -> str:
+        """``list[<item kind>]`` (nested lists spelled out), as python-blosc2 labels it."""
+        item = self.item_spec
+        return f"list[{item.display_label() if isinstance(item, ListSpec) else item.kind}]"
+
+    @classmethod
+    def from_metadata_dict(cls, data: dict[str, Any]) -> ListSpec:
+        """The spec of a ``listarray`` metalayer (or of a list column's dict)."""
+        if not isinstance(data, dict):
+            raise ParamTypeError(f"list metadata must be a mapping, got {type(data).__name__}")
+        item = data.get("item_spec", data.get("item"))
+        backend = data.get("backend")
+        return cls(
+            spec_from_metadata_dict(item),
+            nullable=data.get("nullable", False),
+            storage=backend if backend is not None else data.get("storage", "batch"),
+            serializer=data.get("serializer", "msgpack"),
+            batch_rows=data.get("batch_rows"),
+            items_per_block=data.get("items_per_block"),
+        )
+
+
+_KINDS: dict[str, type[SchemaSpec]] = {
+    cls.kind: cls
+    for cls in (
+        int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64,
+        complex64, complex128, timestamp, bool, string, bytes,
+    )
+}  # fmt: skip
+
+
+def spec_from_metadata_dict(data: Any) -> SchemaSpec:
+    """The spec a metadata dict describes.
+
+    >>> spec_from_metadata_dict({"kind": "int32", "ge": 0}).to_metadata_dict()
+    {'kind': 'int32', 'ge': 0}
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
+        raise ParamTypeError(f"a spec's metadata must be a mapping with a 'kind', got {data!r}")
+    rest = dict(data)
+    kind = rest.pop("kind")
+    if kind == "list":
+        rest.setdefault("batch_rows", None)  # before ListArray V2: caller-managed batches
+        return ListSpec(spec_from_metadata_dict(rest.pop("item")), **rest)
+    if kind == "struct":
+        fields = {}
+        for entry in rest.pop("fields"):
+            entry = dict(entry)
+            name = entry.pop("name")
+            fields[name] = spec_from_metadata_dict(entry)
+        return StructSpec(fields, **rest)
+    if kind in _CTABLE_ONLY:
+        raise NotImplementedError(f"the CTable column kind {kind!r} is not implemented by pyblosc2")
+    cls = _KINDS.get(kind)
+    if cls is None:
+        raise ParamError(f"Unknown column kind {kind!r}")
+    try:
+        return cls(**rest)
+    except TypeError as exc:
+        raise ParamTypeError(f"bad {kind} spec metadata {data!r}: {exc}") from None
+
+
+def struct(fields: dict[str, SchemaSpec], *, nullable: builtins.bool = False) -> StructSpec:
+    """A struct spec (dict-like values).
+
+    >>> struct({"x": int32(), "y": string()}).display_label()
+    'struct[x, y]'
+    """
+    return StructSpec(fields, nullable=nullable)
+
+
+def list(
+    item_spec: SchemaSpec,
+    *,
+    nullable: builtins.bool = False,
+    storage: str = "batch",
+    serializer: str = "msgpack",
+    batch_rows: int | None = 2048,
+    items_per_block: int | None = None,
+) -> ListSpec:
+    """A list spec (for ListArray and list columns).
+
+    >>> list(int32(), nullable=True).to_listarray_metadata()["backend"]
+    'batch'
+    """
+    return ListSpec(
+        item_spec,
+        nullable=nullable,
+        storage=storage,
+        serializer=serializer,
+        batch_rows=batch_rows,
+        items_per_block=items_per_block,
+    )
+
+
 def field(
     spec: SchemaSpec,
     *,
-    default: Any = dataclasses.MISSING,
+    default: Any = MISSING,
     cparams: dict[str, Any] | None = None,
     dparams: dict[str, Any] | None = None,
     chunks: tuple[int, ...] | None = None,
     blocks: tuple[int, ...] | None = None,
 ) -> Any:
-    """A dataclass field carrying a column spec and its storage options (metadata key
-    ``"blosc2"``), as python-blosc2's ``field``.
+    """A dataclass field carrying a spec and its storage options (python-blosc2's
+    ``blosc2.field``, read by CTable schemas).
 
-    >>> @dataclasses.dataclass
+    >>> from dataclasses import dataclass, fields
+    >>> @dataclass
     ... class Row:
-    ...     id: int = field(int64(ge=0), default=0)
-    >>> dataclasses.fields(Row)[0].metadata["blosc2"]["spec"]
-    int64(ge=0)
+    ...     tags: list = field(list(int32()))
+    >>> fields(Row)[0].metadata["blosc2"]["spec"].display_label()
+    'list[int32]'
     """
     if not isinstance(spec, SchemaSpec):
-        raise ParamTypeError(
-            f"field() requires a SchemaSpec as its first argument, got {type(spec)!r}."
-        )
-    metadata = {
-        BLOSC2_FIELD_METADATA_KEY: {
+        raise ParamTypeError(f"field() requires a SchemaSpec, got {type(spec)!r}")
+    meta = {
+        FIELD_METADATA_KEY: {
             "spec": spec,
             "cparams": cparams,
             "dparams": dparams,
@@ -158,6 +535,6 @@ def field(
             "blocks": blocks,
         }
     }
-    if default is dataclasses.MISSING:
-        return dataclasses.field(metadata=metadata)
-    return dataclasses.field(default=default, metadata=metadata)
+    if default is MISSING:
+        return dataclasses.field(metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)

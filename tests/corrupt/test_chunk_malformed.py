@@ -155,11 +155,19 @@ def test_unknown_filter(fid: int) -> None:
         pb.decompress2(bytes(buf))
 
 
+@pytest.mark.parametrize("fid", [32, 33], ids=["NDCELL", "NDMEAN"])
+def test_nd_filters_need_their_array(fid: int) -> None:
+    """§9.7: NDCELL and NDMEAN read the block shape from the super-chunk's b2nd metalayer; a
+    chunk decoded on its own has none (C: "b2nd layer not found")."""
+    buf = bytearray(CHUNKS["lz4-split"])
+    buf[16] = fid
+    with pytest.raises(pb.FormatError, match="b2nd metalayer"):
+        pb.decompress2(bytes(buf))
+
+
 @pytest.mark.parametrize(
     ("byte", "bit", "feature"),
     [
-        (16, 32, "NDCELL"),
-        (16, 33, "NDMEAN"),
         (31, 0x08, "lazy"),
         (31, 0x02, "big-endian"),
         (31, 0x80, "instrumentation"),

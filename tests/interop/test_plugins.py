@@ -177,3 +177,66 @@ def test_frames_byte_identical(c_single_thread, tmp_path) -> None:
     ours.append_data(data[:1000])
     del ours
     assert paths[1].read_bytes() == paths[0].read_bytes()
+
+
+# -- the public API: the same Python functions registered in both libraries ---------------------
+
+
+@pytest.fixture
+def public_plugins() -> None:
+    """The C side's functions registered in pyblosc2 through python-blosc2's public API (the
+    autouse registry fixture removes them after the test)."""
+    pb.register_codec("zlib-plugin", USER_CODEC_ID, _c_encoder, _c_decoder)
+    pb.register_filter(USER_FILTER_ID, _c_xor, _c_xor, "xor")
+
+
+@pytest.mark.usefixtures("public_plugins")
+@pytest.mark.parametrize("contiguous", [True, False], ids=["cframe", "sframe"])
+@pytest.mark.parametrize("pipe", ["xor+shuffle", "bitshuffle+xor"])
+def test_public_api_files_both_ways(c_single_thread, tmp_path, contiguous: bool, pipe: str) -> None:
+    data = np.arange(60_000, dtype="<i4") % 999
+    ext = ".b2frame" if contiguous else ".sframe"
+    ours = pb.SChunk(
+        chunksize=100_000,
+        urlpath=str(tmp_path / f"ours{ext}"),
+        contiguous=contiguous,
+        mode="w",
+        cparams=pb.CParams(**_our_params(pipe, "AUTO_SPLIT")),
+        dparams=pb.DParams(nthreads=1),
+    )
+    ours.append_data(data[:25_000])
+    ours.append_data(data[25_000:50_000])
+    ours.append_data(data[50_000:])
+    theirs = _c_schunk(
+        c_single_thread,
+        100_000,
+        pipe,
+        "AUTO_SPLIT",
+        urlpath=str(tmp_path / f"theirs{ext}"),
+        contiguous=contiguous,
+        mode="w",
+    )
+    for part in (data[:25_000], data[25_000:50_000], data[50_000:]):
+        theirs.append_data(part)
+    del ours, theirs
+    by_c = c_single_thread.open(str(tmp_path / f"ours{ext}"), mode="r")
+    by_us = pb.open(str(tmp_path / f"theirs{ext}"), mode="r", dparams={"nthreads": 1})
+    assert by_c[:] == data.tobytes()
+    assert by_us[:] == data.tobytes()
+    assert [by_us.get_chunk(i) for i in range(3)] == [by_c.get_chunk(i) for i in range(3)]
+
+
+def test_public_registry_mirrors_python_blosc2(c_plugins) -> None:
+    """Same rules as python-blosc2 for the same calls (ids, both-or-none, id in use)."""
+    for lib in (pb, c_plugins):
+        with pytest.raises(ValueError):
+            lib.register_codec("x", 100, _c_encoder, _c_decoder)
+        with pytest.raises(ValueError):
+            lib.register_filter(300, _c_xor, _c_xor)
+        with pytest.raises(ValueError):
+            lib.register_codec("x", 230, _c_encoder, None)
+    pb.register_codec("zlib-plugin", USER_CODEC_ID, _c_encoder, _c_decoder)
+    for lib in (pb, c_plugins):
+        assert USER_CODEC_ID in lib.ucodecs_registry
+        with pytest.raises(ValueError, match="already in use"):
+            lib.register_codec("zlib-plugin", USER_CODEC_ID, _c_encoder, _c_decoder)

@@ -58,7 +58,7 @@ class RangeServer:
 
     def __init__(self, root: str) -> None:
         self.root = root
-        self.counts = Counts()
+        self._counts = Counts()
         self.faults: dict[str, Fault] = {}
         self.latency = 0.0
         #: "ranges" (RFC 9110), "no-suffix" (400 to ``bytes=-n``, as RangeHTTPServer),
@@ -85,12 +85,21 @@ class RangeServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
+    @property
+    def counts(self) -> Counts:
+        """The figures once every answer being sent is accounted: a client may hold the
+        last bytes of an answer before the handler thread adds them up."""
+        deadline = time.monotonic() + 5.0
+        while self._counts.inflight and time.monotonic() < deadline:
+            time.sleep(0.001)
+        return self._counts
+
     def url(self, name: str) -> str:
         return f"http://127.0.0.1:{self.port}/{name}"
 
     def reset(self) -> None:
         with self.lock:
-            self.counts = Counts()
+            self._counts = Counts()
             self.faults.clear()
             self.latency = 0.0
             self.mode = "ranges"
@@ -105,13 +114,13 @@ class RangeServer:
 
     def handle(self, h: BaseHTTPRequestHandler, head: bool) -> None:
         with self.lock:
-            self.counts.inflight += 1
-            self.counts.max_inflight = max(self.counts.max_inflight, self.counts.inflight)
+            self._counts.inflight += 1
+            self._counts.max_inflight = max(self._counts.max_inflight, self._counts.inflight)
         try:
             self._handle(h, head)
         finally:
             with self.lock:
-                self.counts.inflight -= 1
+                self._counts.inflight -= 1
 
     def _handle(self, h: BaseHTTPRequestHandler, head: bool) -> None:
         if self.latency:
@@ -120,9 +129,9 @@ class RangeServer:
         method = "HEAD" if head else "GET"
         with self.lock:
             if head:
-                self.counts.heads += 1
+                self._counts.heads += 1
             else:
-                self.counts.gets += 1
+                self._counts.gets += 1
         fault = self._fault(name, method)
         path = os.path.join(self.root, name)
         if fault == "drop":
@@ -157,7 +166,7 @@ class RangeServer:
             and (self.mode != "ranges")
         ):
             with self.lock:
-                self.counts.refused.append(rng)
+                self._counts.refused.append(rng)
             h.send_response(400)
             h.send_header("Content-Length", "0")
             h.end_headers()
@@ -189,12 +198,12 @@ class RangeServer:
         except (BrokenPipeError, ConnectionResetError):
             h.close_connection = True
             with self.lock:
-                self.counts.partial_bytes += sent
+                self._counts.partial_bytes += sent
             return
         with self.lock:
-            self.counts.bytes_sent += sent
-            self.counts.ranges.append((name, start, end))
-            self.counts.whole_bodies += not rng
+            self._counts.bytes_sent += sent
+            self._counts.ranges.append((name, start, end))
+            self._counts.whole_bodies += not rng
         if fault == "truncate":
             h.connection.shutdown(socket.SHUT_RDWR)
 

@@ -31,8 +31,8 @@ LAYERS = {
     "_threads": 1.1,
     "backends": 1.2,
     "storage": 1.8,
+    "context": 1.9,  # what a chunk's plug-ins know of its super-chunk
     "params": 2,
-    "schema": 2.1,  # python-blosc2's table column types (blosc2.int64(), blosc2.field)
     "kernels": 2.5,  # the hot loops behind one protocol: filters and codecs ask it
     "codecs": 3,
     "filters": 3,
@@ -40,15 +40,22 @@ LAYERS = {
     "meta": 4.5,  # below frame: the digest list is a vlmeta entry
     "frame": 5,
     "api": 6,  # the chunk-level public API
+    "plugins": 6.5,  # python-blosc2's register_codec/register_filter over the registries
     "schunk": 7,
     "packing": 7.5,  # pack/pack_tensor & co.: arrays in chunks and frames, over api and schunk
     "ndarray": 8,
+    "schema": 8.1,  # python-blosc2's schema specs (ListArray item types)
+    "vlarrays": 8.2,  # ObjectArray, BatchArray, ListArray: variable-length containers
+    "msgpack_utils": 8.3,  # python-blosc2's msgpack_utils names
+    "c2array": 8.35,  # python-blosc2's Caterva2 client names (not implemented)
+    "dsl": 8.36,  # python-blosc2's dsl_kernel (kernels called as Python)
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "stores": 8.8,  # DictStore/TreeStore/EmbedStore (.b2d/.b2z/.b2e) and open() over them
     "dict_store": 8.91,  # python-blosc2's module names for the stores (re-exports)
     "tree_store": 8.92,
     "embed_store": 8.93,
+    "blosc2_ext": 8.95,  # python-blosc2's blosc2_ext names: VL-chunk functions, open
     "compat": 9,
     "hdf5": 9.5,  # Blosc/Blosc2 in HDF5 through h5py (extra hdf5), over api and ndarray
     "xarray": 9.6,  # the xarray backend and writer (extra xarray), over ndarray

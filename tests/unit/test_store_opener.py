@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
-from pyblosc2.errors import ParamError
+from pyblosc2.errors import ParamError, ParamTypeError
 
 
 @pytest.fixture
@@ -96,9 +96,6 @@ def test_from_cframe(stores: Path) -> None:
 @pytest.mark.parametrize(
     ("layer", "name"),
     [
-        ("vlarray", "ObjectArray"),
-        ("batcharray", "BatchArray"),
-        ("listarray", "ListArray"),
         ("b2o", "b2o"),
         ("proxy-source", "Proxy"),
     ],
@@ -111,6 +108,25 @@ def test_containers_not_implemented_are_named(tmp_path: Path, layer: str, name: 
     cframe = pb.SChunk(data=b"abc", meta={layer: {"version": 1}}).to_cframe()
     with pytest.raises(NotImplementedError, match=name):
         pb.from_cframe(cframe)
+
+
+@pytest.mark.parametrize(
+    ("layer", "name"), [("vlarray", "ObjectArray"), ("batcharray", "BatchArray")]
+)
+def test_containers_open_as_their_class(tmp_path: Path, layer: str, name: str) -> None:
+    """A frame tagged with a vlarrays layer opens as that container (vlarrays.open_member)."""
+    p = str(tmp_path / "c.b2frame")
+    pb.SChunk(data=b"abc", urlpath=p, mode="w", meta={layer: {"version": 1}})
+    assert type(pb.open(p)).__name__ == name
+    cframe = pb.SChunk(data=b"abc", meta={layer: {"version": 1}}).to_cframe()
+    assert type(pb.from_cframe(cframe)).__name__ == name
+
+
+def test_listarray_without_its_spec_is_refused(tmp_path: Path) -> None:
+    p = str(tmp_path / "c.b2frame")
+    pb.SChunk(data=b"abc", urlpath=p, mode="w", meta={"listarray": {"version": 1}})
+    with pytest.raises(ParamTypeError, match="spec"):
+        pb.open(p)
 
 
 def test_blosc2_ext_open(tmp_path: Path) -> None:

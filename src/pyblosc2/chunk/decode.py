@@ -20,6 +20,7 @@ from .._bytes import fill_bytes
 from .._threads import run_parallel, scratch, threads_for
 from ..codecs.registry import codec_for_format
 from ..constants import Filter, SpecialValue
+from ..context import ChunkContext
 from ..errors import FormatError, ParamError, TruncatedError
 from ..filters.registry import lookup_filter
 from ..filters.shuffle import Shuffle, unshuffle
@@ -50,9 +51,11 @@ class ChunkReader(ChunkStreams):
     """
 
     @classmethod
-    def open(cls, buf: bytes | bytearray | memoryview) -> ChunkReader:
+    def open(
+        cls, buf: bytes | bytearray | memoryview, ctx: ChunkContext | None = None
+    ) -> ChunkReader:
         """Parse and check the whole chunk at the start of ``buf``: header, layout and every
-        stream header."""
+        stream header. ``ctx``: the super-chunk the chunk belongs to (its plug-ins see it)."""
         h = ChunkHeader.from_bytes(buf)
         if h.cbytes > len(buf):
             raise TruncatedError(
@@ -60,20 +63,26 @@ class ChunkReader(ChunkStreams):
             )
         view = memoryview(buf)[: h.cbytes]
         layout = ChunkLayout.parse(h, lambda pos, n: view[pos : pos + n])
-        return cls.from_layout(layout, view)
+        return cls.from_layout(layout, view, ctx=ctx)
 
     @classmethod
     def from_layout(
-        cls, layout: ChunkLayout, view: memoryview, blocks: Sequence[int] | None = None
+        cls,
+        layout: ChunkLayout,
+        view: memoryview,
+        blocks: Sequence[int] | None = None,
+        ctx: ChunkContext | None = None,
     ) -> ChunkReader:
         """A reader of ``view`` (``cbytes`` bytes) laid out as ``layout``. ``blocks`` names
         the only blocks whose bytes ``view`` holds (a ranged read): only their streams are
-        checked, and only ranges within them may be decoded."""
+        checked, and only ranges within them may be decoded. The codec and filters are bound
+        to the super-chunk ``ctx`` (or to the chunk alone)."""
         h = layout.header
         arr = np.frombuffer(view, np.uint8)
         if layout.kind not in (ChunkKind.BLOCKS, ChunkKind.VL_BLOCKS):
             return cls(layout, view, arr, Pipeline((), h.typesize, h.version))
         steps = []
+        bind = ctx if ctx is not None else ChunkContext(h.typesize)
         for i, (fid, meta) in enumerate(h.pipeline):
             if fid == Filter.NOFILTER:
                 continue
@@ -82,14 +91,15 @@ class ChunkReader(ChunkStreams):
                 raise FormatError(
                     "chunk header", f"filters[{i}]", OFF_FILTERS + i, "a known filter id", fid
                 )
-            steps.append((flt, meta))
+            steps.append((flt.bound(bind), meta))
         span = layout.dict_span
+        codec = codec_for_format(h.compformat, h.udcompcode)
         r = cls(
             layout,
             view,
             arr,
             Pipeline(tuple(steps), h.typesize, h.version),
-            codec_for_format(h.compformat, h.udcompcode),
+            None if codec is None else codec.bound(h.compcode_meta, bind),
             None if span is None else bytes(view[span[0] : span[1]]),
             None if blocks is None else frozenset(blocks),
         )

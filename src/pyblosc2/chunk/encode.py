@@ -8,7 +8,7 @@ writer's output budget, so the bytes do not depend on the thread count.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,7 +30,9 @@ from ..constants import (
     SpecialValue,
     header_typesize,
 )
+from ..context import ChunkContext
 from ..errors import ParamError
+from ..filters.base import BaseFilter
 from ..filters.registry import get_filter
 from .blocksize import blosc1_blocksize, blosc1_split, compute_blocksize, split_block
 from .header import (
@@ -54,7 +56,14 @@ from .special import special_chunk
 if TYPE_CHECKING:
     from ..params import CParams
 
-__all__ = ["EncodeSpec", "encode_chunk", "special_chunk"]
+__all__ = [
+    "EncodeSpec",
+    "bound_filter",
+    "check_pipeline",
+    "context_for",
+    "encode_chunk",
+    "special_chunk",
+]
 
 _I32 = struct.Struct("<i")
 
@@ -74,6 +83,8 @@ class EncodeSpec:
     use_dict: bool = False
     nthreads: int = 1
     blosc1: bool = False  # 16-byte header, version 2: readable by C-Blosc 1.x
+    #: the super-chunk the chunk is written for (its plug-ins see it); None: a chunk alone
+    context: ChunkContext | None = field(default=None, compare=False)
 
     @classmethod
     def from_cparams(cls, cp: CParams, blosc1: bool = False) -> EncodeSpec:
@@ -103,8 +114,9 @@ class EncodeSpec:
         )
 
 
-def _check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], ...]:
-    """Validate the filter slots; returns the (id, meta byte) of the 6 slots."""
+def check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], ...]:
+    """Validate the filter slots (each filter bound to the chunk's super-chunk, see
+    :func:`bound_filter`); returns the (id, meta byte) of the 6 slots."""
     slots = list(zip(spec.filters, spec.filters_meta, strict=True))
     seen_lossy = None
     for i, (fid, meta) in enumerate(slots):
@@ -115,9 +127,9 @@ def _check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], .
             continue
         if fid == Filter.BYTEDELTA_BUGGY:
             raise ParamError("filter 34 (BYTEDELTA_BUGGY) is read-only; use BYTEDELTA (35)")
-        flt = get_filter(fid)
+        flt = bound_filter(fid, spec.context, typesize)
         flt.check(typesize, meta & 0xFF)
-        if flt.lossy:
+        if flt.lossy or flt.drops_data:
             seen_lossy = flt.name.upper()
         if fid == Filter.DELTA and seen_lossy:
             raise ParamError(
@@ -142,6 +154,16 @@ class _Stream:
     value: int = 0
 
 
+def context_for(spec: EncodeSpec, typesize: int) -> ChunkContext:
+    """The super-chunk plug-ins see: ``spec.context``, or the chunk's typesize alone."""
+    return spec.context if spec.context is not None else ChunkContext(typesize)
+
+
+def bound_filter(fid: int, ctx: ChunkContext | None, typesize: int) -> BaseFilter:
+    """Filter ``fid`` bound to the super-chunk ``ctx`` (or to a chunk of ``typesize`` alone)."""
+    return get_filter(fid).bound(ctx if ctx is not None else ChunkContext(typesize))
+
+
 def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
     """Compress ``src`` into one chunk.
 
@@ -154,9 +176,9 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
     nbytes = len(src)
     if nbytes > MAX_BUFFERSIZE:
         raise ParamError(f"src must be at most {MAX_BUFFERSIZE} bytes, got {nbytes}")
-    codec = get_codec(spec.codec)
     ts = spec.typesize
     ts_c = header_typesize(ts)
+    codec = get_codec(spec.codec).bound(spec.codec_meta, context_for(spec, ts_c))
     if spec.blocksize and spec.blocksize % ts and nbytes >= ts:
         raise ParamError(
             f"blocksize must be a multiple of typesize {ts}, got {spec.blocksize} "
@@ -164,7 +186,7 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         )
     if spec.blosc1 and codec.compcode > Codec.ZSTD:
         raise ParamError(f"Blosc1 chunks cannot use codec {codec.name}")
-    slots = _check_pipeline(spec, ts_c)
+    slots = check_pipeline(spec, ts_c)
     filters = tuple(f for f, _ in slots)
     use_dict = spec.use_dict and spec.clevel > 0
     if spec.use_dict and not codec.supports_dict:
@@ -198,7 +220,7 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
     comp_flags |= codec.compformat << COMPFORMAT_SHIFT
     header = ChunkHeader(
         version=version,
-        versionlz=1,
+        versionlz=codec.version,
         flags=comp_flags,
         typesize=ts_c,
         nbytes=nbytes,
@@ -217,7 +239,7 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         return _memcpy_chunk(header.with_sizes(flags=mflags), src)
 
     pipeline = Pipeline(
-        tuple((get_filter(f), m) for f, m in slots if f),
+        tuple((bound_filter(f, spec.context, ts_c), m) for f, m in slots if f),
         ts_c,
         version,
     )

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._threads import SCRATCH_MAX, thread_cache
 from ..constants import EXTENDED_HEADER_LENGTH
+from ..context import ChunkContext
 from ..errors import FormatError
 from .decode import ChunkReader
 from .header import OFF_CBYTES, ChunkHeader
@@ -120,7 +121,9 @@ def read_range(
     return reader.decode_range(lo, hi, nthreads)
 
 
-def stored_reader(fetch: FetchFn, layout: ChunkLayout) -> ChunkReader:
+def stored_reader(
+    fetch: FetchFn, layout: ChunkLayout, ctx: ChunkContext | None = None
+) -> ChunkReader:
     """A reader of the stored chunk of regular blocks laid out as ``layout`` (checked) that
     holds its dictionary but no block yet: :func:`read_blocks_range` rebinds it to the
     blocks each read fetches, so a frame can cache it per chunk. (A memcpyed chunk's reader
@@ -133,7 +136,7 @@ def stored_reader(fetch: FetchFn, layout: ChunkLayout) -> ChunkReader:
     head = np.zeros(0 if span is None else span[1], np.uint8)
     if span is not None:
         head[span[0] :] = np.frombuffer(_fetch(fetch, span[0], span[1] - span[0]), np.uint8)
-    return ChunkReader.from_layout(layout, head.data, ())
+    return ChunkReader.from_layout(layout, head.data, (), ctx)
 
 
 def read_blocks_range(

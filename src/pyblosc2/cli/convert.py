@@ -123,6 +123,6 @@ def _copy_vlmeta(schunk: Any, path: str) -> None:
     if not items:
         return
     out = pyblosc2.open(path, mode="a")
-    target = out.schunk if isinstance(out, pyblosc2.NDArray) else out
+    target = getattr(out, "schunk", out)  # an NDArray's or a container's frame
     for k, v in items.items():
         target.vlmeta[k] = v

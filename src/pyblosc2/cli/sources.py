@@ -130,6 +130,8 @@ def open_source(path: str, stack: contextlib.ExitStack) -> Source:
         if chunk is not None:
             return Source(path, "chunk", chunk)
         obj = pyblosc2.open(real)
+        if not isinstance(obj, pyblosc2.NDArray | pyblosc2.SChunk):
+            obj = obj.schunk  # a container of values (ObjectArray, BatchArray, ...): its frame
         kind = "ndarray" if isinstance(obj, pyblosc2.NDArray) else "schunk"
         return Source(path, kind, obj)
 

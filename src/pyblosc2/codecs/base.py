@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import stream_error
+
+if TYPE_CHECKING:
+    from ..context import ChunkContext
 
 __all__ = ["BaseCodec", "stream_error"]  # stream_error: re-exported for the codec modules
 
@@ -32,6 +35,15 @@ class BaseCodec(ABC):
     #: whether :meth:`decompress_into` writes into the caller's buffer itself (else it copies
     #: :meth:`decompress`'s result, and readers that can use a new buffer call that instead)
     writes_into: ClassVar[bool] = False
+    #: the codec's format version, written in the chunk header's ``versionlz`` byte (C: 1 for
+    #: the built-in codecs, the registered ``version`` for plug-ins)
+    version: ClassVar[int] = 1
+
+    def bound(self, meta: int, ctx: ChunkContext | None) -> BaseCodec:
+        """This codec for the chunks of one super-chunk ``ctx`` (None: a chunk on its own),
+        with the chunk's ``compcode_meta`` byte ``meta``. Codecs that need them (user codecs
+        written in Python) return a copy bound to both; the others return themselves."""
+        return self
 
     @abstractmethod
     def compress(

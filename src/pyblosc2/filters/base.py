@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..context import ChunkContext
 
 __all__ = ["BaseFilter", "FilterContext"]
 
@@ -42,6 +45,16 @@ class BaseFilter(ABC):
     #: decompressing (its backward step is a copy, which the pipeline skips); DELTA must not
     #: follow one (spec §9.3)
     lossy: ClassVar[bool] = False
+    #: the forward step drops information even though decoding has work to do (NDMEAN): DELTA
+    #: must not follow it either
+    drops_data: ClassVar[bool] = False
+
+    def bound(self, ctx: ChunkContext | None) -> BaseFilter:
+        """This filter for the chunks of one super-chunk ``ctx`` (None: a chunk on its own).
+
+        Filters that need the super-chunk (NDCELL and NDMEAN read its ``b2nd`` metalayer, user
+        filters receive it) return a copy bound to it; the others return themselves."""
+        return self
 
     def check(self, typesize: int, meta: int) -> None:  # noqa: B027 - optional hook
         """Raise :class:`~pyblosc2.errors.ParamError` if this filter cannot compress with

@@ -1,9 +1,9 @@
 """Filter registry: filter id → filter object (spec §9.0 table).
 
-Built-in filters are always present; user filters take ids 160-255 (C-Blosc2's user range).
-Ids C-Blosc2 assigns but pyblosc2 does not implement (NDCELL 32, NDMEAN 33) raise
-:class:`NotImplementedError`; any other unknown id is a :class:`ParamError` when compressing and
-a :class:`FormatError` when decoding (raised by the chunk layer).
+Built-in filters are always present (NDCELL and NDMEAN among them: they read the ``b2nd``
+metalayer of the super-chunk they are bound to); user filters take ids 160-255 (C-Blosc2's user
+range). Any other id is a :class:`ParamError` when compressing and a :class:`FormatError` when
+decoding (raised by the chunk layer).
 """
 
 from __future__ import annotations
@@ -11,22 +11,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..constants import Filter
 from ..errors import ParamError
 from .base import BaseFilter
 from .bytedelta import ByteDelta, ByteDeltaBuggy
 from .delta import Delta
 from .inttrunc import IntTrunc
+from .ndcell import NDCell
+from .ndmean import NDMean
 from .shuffle import BitShuffle, Shuffle
 from .truncprec import TruncPrec
 
 __all__ = [
-    "UNIMPLEMENTED_FILTERS",
+    "USER_FILTERS_START",
     "get_filter",
     "lookup_filter",
     "register_filter",
     "registry_snapshot",
     "unregister_filter",
+    "user_filters",
 ]
 
 USER_FILTERS_START = 160
@@ -41,12 +43,9 @@ _BUILTINS: dict[int, BaseFilter] = {
         ByteDelta(),
         ByteDeltaBuggy(),
         IntTrunc(),
+        NDCell(),
+        NDMean(),
     )
-}
-#: assigned by C-Blosc2 but needing the b2nd metalayer; not implemented here
-UNIMPLEMENTED_FILTERS: dict[int, str] = {
-    Filter.NDCELL: "NDCELL filter (id 32)",
-    Filter.NDMEAN: "NDMEAN filter (id 33)",
 }
 _user: dict[int, BaseFilter] = {}
 
@@ -68,18 +67,20 @@ def unregister_filter(fid: int) -> None:
 
 
 def lookup_filter(fid: int) -> BaseFilter | None:
-    """The filter for ``fid``, or ``None`` if unknown. NDCELL/NDMEAN raise NotImplementedError."""
-    flt = _BUILTINS.get(fid) or _user.get(fid)
-    if flt is None and fid in UNIMPLEMENTED_FILTERS:
-        raise NotImplementedError(f"{UNIMPLEMENTED_FILTERS[fid]} is not implemented by pyblosc2")
-    return flt
+    """The filter for ``fid``, or ``None`` if unknown."""
+    return _BUILTINS.get(fid) or _user.get(fid)
+
+
+def user_filters() -> dict[int, BaseFilter]:
+    """The registered user filters by id (a copy)."""
+    return dict(_user)
 
 
 def get_filter(fid: int) -> BaseFilter:
     """The filter for ``fid``; :class:`ParamError` if unknown.
 
-    >>> get_filter(Filter.SHUFFLE).name
-    'shuffle'
+    >>> get_filter(1).name, get_filter(33).name
+    ('shuffle', 'ndmean')
     """
     flt = lookup_filter(int(fid))
     if flt is None:

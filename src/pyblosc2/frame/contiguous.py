@@ -20,6 +20,7 @@ from ..chunk.layout import ChunkKind, ChunkLayout
 from ..chunk.ranged import FetchFn, read_blocks_ranges, stored_reader, with_blocks
 from ..chunk.special import special_chunk
 from ..constants import EXTENDED_HEADER_LENGTH, SpecialValue
+from ..context import ChunkContext
 from ..errors import BoundsError, FormatError, ParamError
 from .header import (
     CONTIGUOUS,
@@ -295,6 +296,11 @@ class FrameReader:
                 ch.nbytes,
             )
 
+    @property
+    def context(self) -> ChunkContext:
+        """What the plug-ins of this frame's chunks see of it: its typesize and metalayers."""
+        return ChunkContext(self.header.typesize, self.header.metalayers)
+
     def read_chunk_range(
         self, n: int, lo: int, hi: int, out: np.ndarray | None = None
     ) -> np.ndarray:
@@ -311,7 +317,7 @@ class FrameReader:
         """:meth:`read_chunk_range` for several ranges of chunk ``n``, read together."""
         reader = self.block_reader(n)
         if reader is None:
-            whole = ChunkReader.open(self.get_chunk(n))
+            whole = ChunkReader.open(self.get_chunk(n), self.context)
             return [
                 whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)
             ]
@@ -373,4 +379,4 @@ class FrameReader:
 
         layout = ChunkLayout.parse(ch, fetch)
         kinds = (ChunkKind.BLOCKS, ChunkKind.MEMCPYED)
-        return stored_reader(fetch, layout) if layout.kind in kinds else None
+        return stored_reader(fetch, layout, self.context) if layout.kind in kinds else None

@@ -312,6 +312,7 @@ class Frame:
             header = replace(header, cbytes=placement.end)
         if chunksize == 0:
             header = header.with_variable_chunks()
+        header = header.with_vl_blocks(self._vl_blocks_of([chunk]))
         digests = self.digests if self.directory is None else None
         if digests is not None:
             new = offset_digest(offset) if offset < 0 else chunk_digest(placement.placed[offset])
@@ -345,6 +346,10 @@ class Frame:
             header = replace(header, cbytes=placement.end)
         if plan.chunksize == 0 and plan.sizes:
             header = header.with_variable_chunks()
+        if plan.sizes:
+            header = header.with_vl_blocks(
+                self._vl_blocks_of([r for r in refs if isinstance(r, bytes)])
+            )
         if metalayers is not None:
             header = replace(header, metalayers=metalayers)
         digests = None
@@ -388,9 +393,26 @@ class Frame:
                 new[i] = placement.place(c[: ch.cbytes])
         offsets = np.concatenate([self.offsets[:keep], new])
         header = replace(h, nbytes=keep * cs + sum(sizes), cbytes=placement.end)
+        header = header.with_vl_blocks(self._vl_blocks_of(chunks))
         if metalayers is not None:
             header = replace(header, metalayers=metalayers)
         self._commit(header, offsets, self.trailer, placement, None)
+
+    def _vl_blocks_of(self, new: Sequence[bytes]) -> bool:
+        """Whether the frame holds VL-block chunks once ``new`` chunks join its chunks: C
+        keeps the kind of the first chunk (header bit 7) and refuses to mix the two kinds
+        (spec §12). Chunk 0 is read only when a VL-block chunk joins a frame without the bit
+        (a frame of regular chunks, or one written before the bit was kept)."""
+        kinds = {ChunkHeader.from_bytes(c[:EXTENDED_HEADER_LENGTH]).vl_blocks for c in new}
+        if self.nchunks:
+            current = self.header.vl_blocks
+            if not current and True in kinds:
+                first = self.reader.get_chunk(0)[:EXTENDED_HEADER_LENGTH]
+                current = ChunkHeader.from_bytes(bytes(first)).vl_blocks
+            kinds.add(current)
+        if len(kinds) > 1:
+            raise ParamError("an SChunk cannot mix regular and VL-block chunks (C refuses it)")
+        return kinds.pop() if kinds else self.header.vl_blocks
 
     def _place(self, refs: Sequence[Ref], plan: Plan, placement: Placement) -> np.ndarray:
         """The index of ``refs``: kept chunks keep their offsets, new ones are placed."""

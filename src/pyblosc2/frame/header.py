@@ -51,6 +51,7 @@ POS_MAGIC = 2
 VERSION_MASK = 0x0F
 OFFSETS_64 = 0x10
 VARIABLE_CHUNKS = 0x40
+VL_BLOCKS_CHUNKS = 0x80
 # general_flags bits kept when the chunk-size kind changes: offset width (4-5) and bit 7
 _KEEP_ON_VARIABLE = 0xB0
 VERSION_FIXED, VERSION_VARIABLE = 2, 3
@@ -127,6 +128,19 @@ class FrameHeader:
         """This header with the variable-size-chunks flag and format version 3 set (what C
         writes once a frame's chunk sizes stop being regular, §2.7)."""
         flags = (self.general_flags & _KEEP_ON_VARIABLE) | VARIABLE_CHUNKS | VERSION_VARIABLE
+        return replace(self, general_flags=flags)
+
+    @property
+    def vl_blocks(self) -> bool:
+        """Whether the frame's chunks are VL-block chunks (general_flags bit 7, §2.2)."""
+        return bool(self.general_flags & VL_BLOCKS_CHUNKS)
+
+    def with_vl_blocks(self, vl: bool) -> FrameHeader:
+        """This header with bit 7 set as C sets it from the first chunk's VL-blocks flag
+        (and format version 3 for VL-block chunks), or cleared (§2.2)."""
+        if not vl:
+            return replace(self, general_flags=self.general_flags & ~VL_BLOCKS_CHUNKS)
+        flags = (self.general_flags & ~VERSION_MASK) | VL_BLOCKS_CHUNKS | VERSION_VARIABLE
         return replace(self, general_flags=flags)
 
     @property

@@ -177,6 +177,7 @@ def build_cframe(
     filters_meta: tuple[int, ...] = (0,) * 6,
     blocksize: int = 0,
     frame_type: int = CONTIGUOUS,
+    use_dict: bool = False,
 ) -> bytes:
     """A frame holding ``chunks`` in order (``frame_type`` SPARSE: the empty index frame of a
     new sparse frame, which must get no chunks).
@@ -227,7 +228,7 @@ def build_cframe(
         codec,
         0,
         tuple(filters_meta),
-        0,
+        1 if use_dict else 0,  # other_flags2 bit 0 (C: schunk->use_dict)
         tuple(metalayers),
     )
     header_len = len(header.to_bytes())

@@ -100,7 +100,7 @@ def postfiltered_chunk(
     """Bytes ``[lo, hi)`` of chunk ``nchunk`` decompressed and postfiltered (only the blocks
     overlapping the range go through the function)."""
     n = s._chunk_index(nchunk)
-    reader = ChunkReader.open(s._frame.get_chunk(n))
+    reader = ChunkReader.open(s._frame.get_chunk(n), s._frame.reader.context)
     raw = reader.decode(nthreads=s.dparams.nthreads).view(np.uint8)
     hi = len(raw) if hi is None else hi
     bs = max(int(reader.header.effective_blocksize), 1)

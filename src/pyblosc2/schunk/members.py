@@ -11,11 +11,14 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from ..chunk.decode import ChunkReader
 from ..chunk.header import LAZY, ChunkHeader
+from ..chunk.layout import ChunkKind
 from ..chunk.special import make_special_chunk
+from ..chunk.vlblocks import decode_vl_block
 from ..constants import EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, SpecialValue
 from ..errors import BoundsError, ParamError, ParamTypeError
-from ..params import CParams, DParams
+from ..params import CParams, DParams, parse_int
 
 __all__ = ["InfoReport", "SChunkMembers", "format_nbytes", "lazy_chunk", "open_members"]
 
@@ -90,6 +93,7 @@ class _Host(Protocol):
     @property
     def urlpath(self) -> str | None: ...
     def get_chunk(self, nchunk: int) -> bytes: ...
+    def _chunk_index(self, n: int) -> int: ...
     def update_chunk(self, nchunk: int, chunk: Any) -> int: ...
     def __setitem__(self, key: slice, value: Any) -> None: ...
 
@@ -243,6 +247,24 @@ class SChunkMembers:
         if self._frame.sparse:
             return lazy_chunk(raw, off, off)
         return lazy_chunk(raw, n, self._frame.header.header_len + off)
+
+    def get_vlblock(self: _Host, nchunk: int, nblock: int) -> bytes:
+        """Block ``nblock`` of VL-block chunk ``nchunk``, decoding only that block
+        (python-blosc2's ``get_vlblock``; spec §12).
+
+        >>> from pyblosc2 import SChunk
+        >>> from pyblosc2.blosc2_ext import vlcompress
+        >>> s = SChunk(chunksize=-1)
+        >>> s.append_chunk(vlcompress([b"ab", b"cde"], typesize=1, nthreads=1))
+        1
+        >>> s.get_vlblock(0, 1)
+        b'cde'
+        """
+        frame = self._frame
+        reader = ChunkReader.open(frame.get_chunk(self._chunk_index(nchunk)), frame.reader.context)
+        if reader.layout.kind != ChunkKind.VL_BLOCKS:
+            raise ParamError(f"chunk {nchunk} is not a VL-block chunk")
+        return decode_vl_block(reader, parse_int(nblock, "nblock", 0))
 
 
 def open_members(cls: Any, path: str, mode: str, kwargs: dict[str, Any]) -> Any:

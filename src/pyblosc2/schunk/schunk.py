@@ -33,6 +33,7 @@ from ..frame.trailer import Trailer
 from ..frame.writer import build_cframe
 from ..meta import Meta, RawMetalayer, VLMeta, packb
 from ..params import CParams, DParams, parse_int
+from ..plugins import check_python_plugins
 from ..storage import Storage
 from .edits import ChunkListEdits
 from .guards import reads, writes
@@ -117,6 +118,9 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             )
         if fingerprint and path is not None and not storage.contiguous:
             raise NotImplementedError("fingerprints of sparse frames")
+        dparams = DParams.from_any(dparams)
+        check_python_plugins(int(cp.codec), cp.filters, cp.nthreads, "cparams")
+        check_python_plugins(int(cp.codec), cp.filters, dparams.nthreads, "dparams")
         metas = tuple(
             (str(k), bytes(v) if isinstance(v, RawMetalayer) else packb(v))
             for k, v in (storage.meta or {}).items()
@@ -135,6 +139,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             filters_meta=tuple(m & 0xFF for m in (cp.filters_meta + [0] * 6)[:6]),
             blocksize=cp.blocksize,
             frame_type=CONTIGUOUS if path is None or storage.contiguous else SPARSE,
+            use_dict=cp.use_dict,
         )
         self._init(create_frame(storage, empty, remote), storage, chunksize, cp, dparams)
         self._remote = remote
@@ -410,7 +415,8 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             data = apply_prefilter(
                 self, self._prefilter, data, self.nchunks if nchunk is None else nchunk
             )
-        return encode_chunk(as_view(data), EncodeSpec.from_cparams(self.cparams))
+        spec = replace(EncodeSpec.from_cparams(self.cparams), context=self._frame.reader.context)
+        return encode_chunk(as_view(data), spec)
 
     @writes
     def set_chunks(self, refs: list[int | bytes], meta: dict[str, bytes] | None = None) -> int:
@@ -465,7 +471,8 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         """Decompress chunk ``nchunk`` into ``dst`` (returns None) or a new bytes object."""
         if self._postfilter is not None:
             return postfiltered_decompress(self, self._postfilter, nchunk, dst)
-        reader = ChunkReader.open(self._frame.get_chunk(self._chunk_index(nchunk)))
+        frame = self._frame
+        reader = ChunkReader.open(frame.get_chunk(self._chunk_index(nchunk)), frame.reader.context)
         if dst is None:
             return reader.decode_bytes(self.dparams.nthreads)
         out = writable_view(dst)
@@ -517,6 +524,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         ts = self.typesize
         pos, end = start * ts, max(stop, start) * ts
         frame, nthreads = self._frame, self.dparams.nthreads
+        ctx = frame.reader.context
 
         def read(result: np.ndarray) -> None:
             # Straight into the result: whole chunks decoded concurrently (one chunk per
@@ -532,10 +540,10 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
                 else:
                     frame.read_chunk_range(k, lo, hi, dst)
             if len(whole) == 1:
-                ChunkReader.open(frame.get_chunk(whole[0][0])).decode(whole[0][1], nthreads)
+                ChunkReader.open(frame.get_chunk(whole[0][0]), ctx).decode(whole[0][1], nthreads)
             else:
                 run_parallel(
-                    lambda w: ChunkReader.open(frame.get_chunk(w[0])).decode(w[1]),
+                    lambda w: ChunkReader.open(frame.get_chunk(w[0]), ctx).decode(w[1]),
                     whole,
                     nthreads,
                 )

@@ -7,16 +7,34 @@ Modules, from the bytes up: :mod:`.keys` (keys and file names), :mod:`.zipindex`
 members of an archive lie), :mod:`.archive` (writing and unpacking archives), :mod:`.leaves`
 (what a stored frame holds), :mod:`.discovery` (which files are leaves), :mod:`.embed`,
 :mod:`.forms` (packing, unpacking, the working copy), :mod:`.dictstore`, :mod:`.treevlmeta`,
-:mod:`.treestore`, :mod:`.opener`, and :mod:`.ext`
-(python-blosc2's ``blosc2_ext.open``).
+:mod:`.treestore` and :mod:`.opener`.
 """
 
-from . import ext
+from typing import Any
+
+from ..vlarrays import Ref, register_kind, register_ref_opener
 from .dictstore import DictStore
 from .embed import EmbedStore, estore_from_cframe
 from .leaves import CONTAINER_OPENERS, URLPath, container_of
 from .opener import from_cframe, open, store_class
 from .treestore import TreeStore
+
+
+def _member_of(ref: Ref, deserialize: str) -> Any:
+    """The value a ``dictstore_key`` (or ``b2z``) reference names: the store at its
+    ``urlpath``, opened read-only, then its ``key``."""
+    return open(ref.urlpath, mode="r", deserialize=deserialize)[ref.key]
+
+
+# stores are values the variable-length containers can hold (msgpack ext 42, by their cframe)
+# and the targets of their store references
+register_kind(
+    "b2embed",
+    lambda schunk, mode: EmbedStore(_from_schunk=schunk, deserialize=mode.value),
+    EmbedStore,
+)
+register_ref_opener("dictstore_key", _member_of)
+register_ref_opener("b2z", _member_of)
 
 __all__ = [
     "CONTAINER_OPENERS",
@@ -26,7 +44,6 @@ __all__ = [
     "URLPath",
     "container_of",
     "estore_from_cframe",
-    "ext",
     "from_cframe",
     "open",
     "store_class",

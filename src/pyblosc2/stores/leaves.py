@@ -26,6 +26,8 @@ from ..params import DParams
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
 from ..storage import Storage
+from ..vlarrays import open_member
+from ..vlarrays.policy import normalize_deserialize
 from .keys import EXTERNAL_SUFFIXES
 
 __all__ = [
@@ -43,12 +45,12 @@ __all__ = [
     "schunk_in_window",
 ]
 
-#: metalayer of a variable-length container -> (its python-blosc2 name, opener or None):
-#: ``opener(schunk)`` returns the container over the super-chunk
-CONTAINER_OPENERS: dict[str, tuple[str, Callable[[SChunk], Any] | None]] = {
-    "listarray": ("ListArray", None),
-    "vlarray": ("ObjectArray", None),
-    "batcharray": ("BatchArray", None),
+#: metalayer of a variable-length container -> (its python-blosc2 name, opener): the opener
+#: (``opener(schunk, deserialize)``) is :func:`pyblosc2.vlarrays.open_member`
+CONTAINER_OPENERS: dict[str, tuple[str, Callable[[SChunk, str], Any]]] = {
+    "listarray": ("ListArray", open_member),
+    "vlarray": ("ObjectArray", open_member),
+    "batcharray": ("BatchArray", open_member),
 }
 # metalayers of objects pyblosc2 does not rebuild, checked first as python-blosc2 does
 _OBJECT_LAYERS = {
@@ -79,14 +81,12 @@ def check_deserialize(mode: Any) -> str:
     >>> check_deserialize("full")
     'full'
     """
-    mode = getattr(mode, "value", mode)
-    if mode not in DESERIALIZE_MODES:
-        raise ParamError(f"deserialize must be one of {DESERIALIZE_MODES}, got {mode!r}")
-    return str(mode)
+    return normalize_deserialize(mode).value
 
 
-def container_of(schunk: SChunk) -> Any:
-    """What the frame of ``schunk`` holds, by its metalayers (see the module docstring).
+def container_of(schunk: SChunk, deserialize: str = "safe") -> Any:
+    """What the frame of ``schunk`` holds, by its metalayers (see the module docstring);
+    ``deserialize`` is the policy of the values a variable-length container holds.
 
     >>> container_of(SChunk(data=b"abc")).nbytes
     3
@@ -95,14 +95,9 @@ def container_of(schunk: SChunk) -> Any:
     for layer, what in _OBJECT_LAYERS.items():
         if layer in names:
             raise NotImplementedError(f"opening a {what}: pyblosc2 reads plain containers only")
-    for layer, (container, opener) in CONTAINER_OPENERS.items():
+    for layer, (_, opener) in CONTAINER_OPENERS.items():
         if layer in names:
-            if opener is None:
-                raise NotImplementedError(
-                    f"opening a python-blosc2 {container} (a frame with the {layer!r} "
-                    "metalayer): pyblosc2 has no variable-length containers yet"
-                )
-            return opener(schunk)
+            return opener(schunk, deserialize)
     if "b2nd" in names:
         if "LazyArray" in names:
             raise NotImplementedError("opening a LazyArray (a saved lazy expression)")

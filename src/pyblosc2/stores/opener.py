@@ -152,7 +152,8 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> Any:
                 return _open_store(cls, path, mode, offset, kwargs)
     frame_kwargs = {k: v for k, v in kwargs.items() if k != "deserialize"}
     try:
-        return container_of(open_schunk(urlpath, mode, offset, **frame_kwargs))
+        schunk = open_schunk(urlpath, mode, offset, **frame_kwargs)
+        return container_of(schunk, kwargs.get("deserialize", "safe"))
     except (Blosc2Error, OSError) as exc:
         if not isinstance(urlpath, str | os.PathLike) or offset:
             raise
@@ -196,4 +197,4 @@ def from_cframe(cframe: Any, copy: bool = True, *, deserialize: str = "safe") ->
     schunk: SChunk = schunk_from_cframe(cframe, copy)
     if "b2embed" in {name for name, _ in schunk.metalayers}:
         return EmbedStore(_from_schunk=schunk, deserialize=mode)
-    return container_of(schunk)
+    return container_of(schunk, mode)
