@@ -15,6 +15,7 @@ from .codec_io import compress_input, fill_defaults, source_array, tracked, writ
 from .hdf5_source import Hdf5Array, split_hdf5
 from .outputs import atomic_output
 from .sources import STDIO, about, open_source
+from .xarray_store import split_variable, variable_source
 from .zarr_v2 import ZarrV2Array, is_zarr_v2_store
 from .zarr_v3 import ZarrArray, is_zarr_store, write_zarr
 
@@ -48,6 +49,9 @@ def open_any(path: str, args: Any, stack: contextlib.ExitStack) -> tuple[ArraySo
     if h5 is not None:
         with about(path):
             return Hdf5Array(*h5, stack), None
+    variable = split_variable(path) if path != STDIO else None
+    if variable is not None:  # an xarray-blosc2 store's variable: STORE:NAME
+        return variable_source(*variable)
     if path != STDIO and is_zarr_store(path):
         with about(path):
             return ZarrArray(path), None

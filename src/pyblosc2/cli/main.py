@@ -19,7 +19,7 @@ import numpy as np
 import pyblosc2
 
 from ..errors import ParamError
-from . import convert, info, slicing
+from . import convert, hdf5_info, info, slicing, xarray_store
 from . import stores as store_cli
 from . import verify as verify_mod
 from .codec_io import compress_input, fill_defaults, source_array, write_array
@@ -41,11 +41,14 @@ EXAMPLES = {
         pyblosc2 info --chunks data.b2frame      # plus one row per chunk
         pyblosc2 info --json *.b2nd | jq '.[0].ratio'
         pyblosc2 info --plot ratio.png data.b2nd
-        pyblosc2 info bundle.b2z                 # a store: one row per array it holds""",
+        pyblosc2 info bundle.b2z                 # a store: one row per array it holds
+        pyblosc2 info data.h5                    # HDF5: every dataset, its Blosc filter
+        pyblosc2 info weather.b2:t2m             # a variable of an xarray-blosc2 store""",
     "verify": """\
         pyblosc2 verify data.b2nd other.b2frame  # exit 0 intact, 1 damaged (also truncated),
                                                  # 2 unreadable (not a frame, missing)
-        pyblosc2 verify bundle.b2z               # every array of a store""",
+        pyblosc2 verify bundle.b2z               # every array of a store
+        pyblosc2 verify data.h5:/g/temp          # every stored chunk of an HDF5 dataset""",
     "compress": """\
         pyblosc2 compress table.npy table.b2nd --codec lz4 --chunks 1000,100
         pyblosc2 compress raw.bin raw.b2frame --typesize 8 --filter bitshuffle
@@ -57,12 +60,24 @@ EXAMPLES = {
         pyblosc2 convert data.b2nd data.zarr            # zarr v3 with the blosc codec
         pyblosc2 convert data.zarr data.b2nd --chunks 100,100
         pyblosc2 convert old.b2nd new.b2nd --codec zstd --clevel 9 --filter bitshuffle
-        pyblosc2 convert bundle.b2z bundle.b2d          # a store's zip form <-> directory form""",
+        pyblosc2 convert bundle.b2z bundle.b2d          # a store's zip form <-> directory form
+        pyblosc2 convert data.h5:/g/temp temp.b2nd      # an HDF5 dataset (no plugin needed)
+        pyblosc2 convert weather.b2z:t2m t2m.b2nd       # an xarray-blosc2 store's variable""",
     "slice": """\
         pyblosc2 slice data.b2nd "[0:10, ::2, 5]"
         pyblosc2 slice data.b2nd "[-1]" --out last.npy
         pyblosc2 slice raw.b2frame "[100:110]" --dtype float64""",
 }
+
+
+def _container(path: str) -> Any:
+    """The module describing and verifying ``path`` when it is not a frame: an HDF5 file or
+    dataset, an xarray-blosc2 store (told by content first: it may be a zip or a directory
+    like a python-blosc2 store) or a python-blosc2 store; None for frames and chunk files."""
+    for kind in (hdf5_info, xarray_store, store_cli):
+        if kind.handles(path):
+            return kind
+    return None
 
 
 def _epilog(cmd: str) -> str:
@@ -130,7 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
         _common(p)
         return p
 
-    p = command("info", "describe frames (.b2frame/.b2nd), chunk files and stores (.b2z/.b2d)")
+    p = command(
+        "info",
+        "describe frames (.b2frame/.b2nd), chunk files, stores (.b2z/.b2d), HDF5 files and "
+        "xarray-blosc2 stores",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--chunks", action="store_true", help="add a table with one row per chunk")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per file")
@@ -202,11 +221,12 @@ def run_info(args: Any, stack: contextlib.ExitStack) -> int:
     status, found = 0, []
     for path in args.paths:
         try:
-            if store_cli.handles(path):  # a .b2z/.b2d/.b2e: one row per leaf
-                d = store_cli.describe(path, chunks=args.chunks)
+            kind = _container(path)
+            if kind is not None:  # HDF5, an xarray-blosc2 store, a store: one row per array
+                d = kind.describe(path, chunks=args.chunks)
                 found.append(d)
                 if not args.json:
-                    print(store_cli.format_text(d))
+                    print(kind.format_text(d))
                 continue
             source = open_source(path, stack)
             with about(path):
@@ -232,8 +252,9 @@ def run_verify(args: Any, stack: contextlib.ExitStack) -> int:
     status, reports = 0, []
     for path in args.paths:
         try:
-            if store_cli.handles(path):  # every leaf of a store
-                lines, found = store_cli.verify(path, show_progress=not args.quiet)
+            kind = _container(path)
+            if kind is not None:  # every dataset, variable or leaf
+                lines, found = kind.verify(path, show_progress=not args.quiet)
                 print("\n".join(lines))
                 status = max(status, found)
                 continue

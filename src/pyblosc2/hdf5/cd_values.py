@@ -62,6 +62,7 @@ BLOSC2_CODECS = frozenset({0, 1, 2, 4, 5})
 #: what slot 5 may hold when writing (the plugins put it in the last filter slot)
 SHUFFLES = (Filter.NOFILTER, Filter.SHUFFLE, Filter.BITSHUFFLE)
 DEFAULT_CLEVEL = 5
+_FILTER_IDS = frozenset(int(f) for f in Filter)
 
 
 def base_typesize(dtype: np.dtype) -> int:
@@ -206,8 +207,7 @@ class Blosc2Values:
             raise _err("blosc2", 2, "typesize", "at least 1", v.typesize)
         if v.blocksize < 0:
             raise _err("blosc2", 1, "blocksize", ">= 0", v.blocksize)
-        known = frozenset(int(f) for f in Filter)
-        _check_common("blosc2", v.clevel, v.filter, v.codec, None, known)
+        _check_common("blosc2", v.clevel, v.filter, v.codec, None, _FILTER_IDS)
         return v
 
     @classmethod

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
+from .._threads import run_parallel
 from ..errors import ParamError, ParamTypeError
+from .chunkfile import ChunkFile, StoredChunk
+from .chunkplan import PlanCache
+from .chunkread import is_small
 from .pipeline import chunk_codec
 from .selection import ChunkPart, Selection
 from .storedchunk import ChunkCodec
@@ -26,7 +29,10 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("pyblosc2.hdf5 needs h5py: pip install 'pyblosc2[hdf5]'") from exc
 
-__all__ = ["Dataset", "open"]
+__all__ = ["RANGED_MIN", "Dataset", "open"]
+
+#: stored chunks from this size on are read by byte ranges when a small part is selected
+RANGED_MIN = 1 << 16
 
 
 class Dataset:
@@ -60,6 +66,14 @@ class Dataset:
         )
         #: HDF5 chunks fetched by reads and writes of this handle (not counting unwritten ones)
         self.chunks_read = 0
+        #: bytes of stored chunks read by this handle (whole chunks, or the ranges read)
+        self.bytes_read = 0
+        #: whether the file is open read-only (not SWMR), learnt on the first read: then the
+        #: stored chunks' parsed layouts are kept (``_plans``) and ranged reads of the file are
+        #: possible (``_file``, opened when first needed; False: not possible)
+        self._read_only: bool | None = None
+        self._plans: PlanCache | None = None
+        self._file: ChunkFile | Literal[False] | None = None
 
     # -- array-like properties --------------------------------------------------------------
     @property
@@ -114,33 +128,37 @@ class Dataset:
         self.close()
 
     def close(self) -> None:
-        """Close the file when this handle opened it (``open(path, name)``)."""
+        """Close the file when this handle opened it (``open(path, name)``), and pyblosc2's
+        own descriptor of it (ranged reads)."""
+        if isinstance(self._file, ChunkFile):
+            self._file.close()
+        self._file = False
         if self._owns_file and self.h5.id.valid:
             self.h5.file.close()
 
     # -- reading ----------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
-        if self.codec is None:
+        codec = self.codec
+        if codec is None:
             return self.h5[key]
         sel = Selection.from_key(self.shape, key)
-        out = np.empty(sel.read_shape + self.dtype.shape, self.codec.item_dtype)
-        parts = list(sel.parts(self.codec.chunks))
-        stored = [self._fetch(p.index) for p in parts]  # HDF5 calls stay on this thread
+        out = np.empty(sel.read_shape + self.dtype.shape, codec.item_dtype)
+        parts = list(sel.parts(codec.chunks))
+        if self._read_only is None:
+            self._learn_mode()
+        # HDF5 calls stay on this thread; the chunks are then decoded on the shared pool
+        jobs = [(p, self._locate(p)) for p in parts]
+        cache = self._plans
 
-        def fill(i: int) -> None:
-            part, got = parts[i], stored[i]
-            if got is None:
+        def fill(job: tuple[ChunkPart, StoredChunk | None]) -> int:
+            part, stored = job
+            if stored is None:
                 out[part.out] = self.h5.fillvalue
-            else:
-                out[part.out] = self.codec.read(got[1], got[0], part.local, part.index)  # type: ignore[union-attr]
+                return 0
+            codec.read_into(stored, part.local, part.index, out[part.out], cache)
+            return stored.bytes_read
 
-        n = min(self.nthreads, len(parts))
-        if n > 1:
-            with ThreadPoolExecutor(n) as pool:
-                list(pool.map(fill, range(len(parts))))
-        else:
-            for i in range(len(parts)):
-                fill(i)
+        self.bytes_read += sum(run_parallel(fill, jobs, min(self.nthreads, len(jobs)) or 1))
         res = sel.finish(out)
         return res[()] if res.ndim == 0 else res
 
@@ -148,15 +166,50 @@ class Dataset:
         a = np.asarray(self[()] if self.ndim == 0 else self[...])
         return a if dtype is None else a.astype(dtype, copy=False)
 
-    def _fetch(self, index: tuple[int, ...]) -> tuple[int, bytes] | None:
-        """``(filter mask, stored bytes)`` of chunk ``index``, or None if never written."""
+    def _learn_mode(self) -> None:
+        file = self.h5.file
+        self._read_only = file.mode == "r" and not file.swmr_mode
+        if self._read_only:
+            self._plans = PlanCache()
+        elif self._file is None:
+            self._file = False
+
+    def _offsets(self, index: tuple[int, ...]) -> tuple[int, ...]:
         assert self.codec is not None
-        offsets = tuple(i * c for i, c in zip(index, self.codec.chunks, strict=True))
-        if self.h5.id.get_chunk_info_by_coord(offsets).byte_offset is None:
+        return tuple(i * c for i, c in zip(index, self.codec.chunks, strict=True))
+
+    def _locate(self, part: ChunkPart, whole: bool = False) -> StoredChunk | None:
+        """Where chunk ``part.index`` is stored (None: never written): a window of the file
+        when a small part of it is selected and it can be read by ranges (unless ``whole``),
+        else its bytes."""
+        codec = self.codec
+        assert codec is not None
+        offsets = self._offsets(part.index)
+        info = self.h5.id.get_chunk_info_by_coord(offsets)
+        if info.byte_offset is None:
             return None  # (read_direct_chunk fails on it, with an error class that varies)
-        mask, data = self.h5.id.read_direct_chunk(offsets)
         self.chunks_read += 1
-        return int(mask), data
+        address, size, mask = int(info.byte_offset), int(info.size), int(info.filter_mask)
+        ranged = (
+            not whole
+            and size >= RANGED_MIN
+            and codec.ranged(mask)
+            and is_small(part.local, codec.chunks)
+        )
+        file = self._chunk_file() if ranged else None
+        if file is not None and file.base is not None:
+            return StoredChunk(mask, size, address, window=file.window(address, size))
+        mask, data = self.h5.id.read_direct_chunk(offsets)
+        if file is not None and not file.settle_base(address, data):
+            self._file = False  # addresses read neither way: no ranged reads
+            file.close()
+        return StoredChunk(int(mask), len(data), address, data=memoryview(data))
+
+    def _chunk_file(self) -> ChunkFile | None:
+        """Ranged reads of the file, opened on first use (None where not possible)."""
+        if self._file is None:
+            self._file = ChunkFile.for_file(self.h5.file) or False
+        return self._file or None
 
     def iter_chunks(self) -> Iterator[tuple[tuple[slice, ...], np.ndarray]]:
         """``(region, values)`` for every chunk of the dataset, in C order (values cut to the
@@ -196,13 +249,14 @@ class Dataset:
             isinstance(k, slice) and k.step == 1 and k.start == 0 and k.stop >= min(c, n - i * c)
             for k, c, n, i in zip(part.local, codec.chunks, self.shape, part.index, strict=True)
         )
-        got = None if covers else self._fetch(part.index)
-        if got is None:
-            chunk = np.empty(codec.full_shape, codec.item_dtype)
+        stored = None if covers else self._locate(part, whole=True)
+        chunk = np.empty(codec.full_shape, codec.item_dtype)
+        if stored is None:
             chunk[...] = self.h5.fillvalue
-            return chunk
-        full = tuple(slice(0, c, 1) for c in codec.chunks)
-        return np.array(codec.read(got[1], got[0], full, part.index))
+        else:
+            full = tuple(slice(0, c, 1) for c in codec.chunks)
+            codec.read_into(stored, full, part.index, chunk)
+        return chunk
 
     def _store(self, index: tuple[int, ...], chunk: np.ndarray) -> None:
         assert self.codec is not None

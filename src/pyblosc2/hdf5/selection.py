@@ -126,6 +126,27 @@ class Selection:
         axes = (_axis(k, n, d) for d, (k, n) in enumerate(zip(items, shape, strict=True)))
         return cls(shape, tuple(axes))
 
+    @classmethod
+    def of_local(cls, shape: Sequence[int], local: Sequence[LocalKey]) -> Selection:
+        """The selection a chunk-local key (:attr:`ChunkPart.local`: slices with positive
+        steps and exact stops, sorted unique index arrays) makes in a chunk of ``shape``.
+
+        >>> s = Selection.of_local((8, 8), (slice(1, 6, 2), np.array([0, 7])))
+        >>> for p in s.parts((4, 4)):
+        ...     print(p.index, p.local[0], p.local[1].tolist(), p.out)
+        (0, 0) slice(1, 4, 2) [0] (slice(0, 2, None), slice(0, 1, None))
+        (0, 1) slice(1, 4, 2) [3] (slice(0, 2, None), slice(1, 2, None))
+        (1, 0) slice(1, 2, 2) [0] (slice(2, 3, None), slice(0, 1, None))
+        (1, 1) slice(1, 2, 2) [3] (slice(2, 3, None), slice(1, 2, None))
+        """
+        axes = tuple(
+            AxisSel(k.start, k.stop, k.step)
+            if isinstance(k, slice)
+            else AxisSel(0, 0, 1, points=np.asarray(k, np.int64))
+            for k in local
+        )
+        return cls(tuple(int(n) for n in shape), axes)
+
     @property
     def read_shape(self) -> tuple[int, ...]:
         """The shape of the values read (before flips, inverses and dropped axes)."""

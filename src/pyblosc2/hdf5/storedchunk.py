@@ -14,6 +14,10 @@ What the filters store in a chunk:
 
 Edge chunks are whole chunks (HDF5 pads them). Every size is checked against the dataset
 before anything is decoded: the chunk's own header, not ``cd_values``, drives the decoder.
+A read parses the stored chunk into a plan (:mod:`.chunkplan`: the frame and chunk layout,
+kept per dataset while nothing can change them) and takes the selection out of it
+(:mod:`.chunkread`), from the chunk's bytes or from byte ranges of the file
+(:mod:`.chunkfile`).
 """
 
 from __future__ import annotations
@@ -25,21 +29,20 @@ from typing import Any
 import numpy as np
 
 from ..api import compress_blosc1
-from ..chunk.decode import ChunkReader
+from ..backends.base import ByteStore
 from ..errors import Blosc2Error, FormatError
 from ..ndarray.constructors import asarray
-from ..ndarray.ndarray import NDArray
 from ..params import CParams
-from ..schunk import SChunk, schunk_from_cframe
+from ..schunk import SChunk
 from .blockshape import auto_blocksize, b2nd_block_shape
 from .cd_values import Blosc2Values, BloscValues
+from .chunkfile import StoredChunk
+from .chunkplan import ChunkPlan, PlanCache, plan_blosc, plan_frame
+from .chunkread import read_b2nd, read_flat
 from .fletcher32 import append_checksum, strip_checksum
 from .selection import LocalKey
 
 __all__ = ["ChunkCodec"]
-
-#: a selection of at most this fraction of a chunk's items decodes only the blocks it needs
-_PARTIAL_FRACTION = 4
 
 
 @dataclass(frozen=True)
@@ -85,21 +88,26 @@ class ChunkCodec:
         return f"HDF5 {self.name} chunk {index}"
 
     # -- reading ----------------------------------------------------------------------------
-    def read(
-        self, stored: bytes, mask: int, local: tuple[LocalKey, ...], index: tuple[int, ...]
-    ) -> np.ndarray:
-        """The items ``local`` selects in this stored chunk (with the trailing axes of a
-        subarray dtype), as numpy indexing the decoded chunk with ``local`` would give."""
+    def plan(self, source: ByteStore) -> ChunkPlan:
+        """Parse and check the stored chunk (without checksum) that ``source`` holds."""
+        if isinstance(self.values, BloscValues):
+            return plan_blosc(source, self.nbytes)
+        return plan_frame(source, self.chunks, self.dtype, self.nbytes)
+
+    def read_into(
+        self,
+        stored: StoredChunk,
+        local: tuple[LocalKey, ...],
+        index: tuple[int, ...],
+        out: np.ndarray,
+        cache: PlanCache | None = None,
+    ) -> None:
+        """``out[...]`` = the items ``local`` selects in chunk ``index`` (``out``: the shape
+        of the selection plus the trailing axes of a subarray dtype, of ``item_dtype``).
+        ``cache`` keeps the chunk's plan by its address, size and filter mask."""
         where = self._where(index)
-        body: memoryview = memoryview(stored)
-        if self.fletcher_bit is not None and not mask >> self.fletcher_bit & 1:
-            body = strip_checksum(body, where)
-        if mask >> self.codec_bit & 1:  # stored as is
-            return self._view(np.frombuffer(body, np.uint8), where)[local]
         try:
-            if isinstance(self.values, BloscValues):
-                return self._read_flat(body, local, where)
-            return self._read_frame(body, local, where)
+            self._read_into(stored, local, out, cache, where)
         except FormatError as exc:
             if exc.where.startswith("HDF5 "):
                 raise
@@ -107,60 +115,56 @@ class ChunkCodec:
                 f"{where}: {exc.where}", exc.field, exc.offset, exc.expected, exc.got
             ) from None
 
+    def _read_into(
+        self,
+        stored: StoredChunk,
+        local: tuple[LocalKey, ...],
+        out: np.ndarray,
+        cache: PlanCache | None,
+        where: str,
+    ) -> None:
+        mask = stored.mask
+        if self.checksummed(mask):
+            assert stored.data is not None  # a checksum needs the whole chunk
+            body = strip_checksum(stored.data, where)
+            stored = StoredChunk(mask, len(body), stored.address, data=body)
+        if mask >> self.codec_bit & 1:  # stored as is
+            assert stored.data is not None
+            out[...] = self._view(np.frombuffer(stored.data, np.uint8), where)[local]
+            return
+        source = stored.source()
+        if cache is None or stored.address is None:
+            plan = self.plan(source)
+        else:
+            plan = cache.get((stored.address, stored.size, mask), lambda: self.plan(source))
+        if plan.geometry is not None:
+            read_b2nd(plan, source, local, out)
+        else:
+            read_flat(plan, source, local, out, self.full_shape, self.dtype.itemsize)
+
+    def checksummed(self, mask: int) -> bool:
+        """Whether a chunk stored with filter ``mask`` ends in a Fletcher-32 checksum."""
+        return self.fletcher_bit is not None and not mask >> self.fletcher_bit & 1
+
+    def ranged(self, mask: int) -> bool:
+        """Whether a chunk stored with filter ``mask`` can be read by byte ranges (no
+        checksum over the whole of it, not stored as is)."""
+        return not self.checksummed(mask) and not mask >> self.codec_bit & 1
+
+    def read(
+        self, stored: bytes, mask: int, local: tuple[LocalKey, ...], index: tuple[int, ...]
+    ) -> np.ndarray:
+        """The items ``local`` selects in this stored chunk (with the trailing axes of a
+        subarray dtype), as numpy indexing the decoded chunk with ``local`` would give."""
+        out = np.empty(_key_shape(local) + self.dtype.shape, self.item_dtype)
+        data = StoredChunk(mask, len(stored), None, data=memoryview(stored))
+        self.read_into(data, local, index, out)
+        return out
+
     def _view(self, raw: np.ndarray, where: str) -> np.ndarray:
         if len(raw) != self.nbytes:
             raise FormatError(where, "decoded size", None, self.nbytes, len(raw))
         return raw.view(self.item_dtype).reshape(self.full_shape)
-
-    def _read_frame(self, body: memoryview, local: tuple[LocalKey, ...], where: str) -> np.ndarray:
-        s = schunk_from_cframe(body)
-        if "b2nd" in dict(s.header.metalayers):
-            arr = NDArray(s)
-            want = (self.chunks, self.dtype.itemsize)
-            if self.dtype.subdtype is not None or (arr.shape, arr.dtype.itemsize) != want:
-                got = (arr.shape, arr.dtype.itemsize)
-                raise FormatError(where, "b2nd shape/itemsize", None, want, got)
-            out = np.asarray(arr[local])
-            return out.view(self.dtype) if out.dtype != self.dtype else out
-        if s.nchunks != 1:
-            raise FormatError(where, "super-chunk nchunks", None, 1, s.nchunks)
-        return self._read_flat(memoryview(s.get_chunk(0)), local, where)
-
-    def _read_flat(self, chunk: memoryview, local: tuple[LocalKey, ...], where: str) -> np.ndarray:
-        """A chunk (Blosc1 or Blosc2 header) of the HDF5 chunk's bytes in C order: only the
-        blocks holding the selected items are decoded when they are a small part."""
-        reader = ChunkReader.open(chunk)
-        h = reader.header
-        if h.nbytes != self.nbytes:
-            raise FormatError(where, "chunk nbytes", 4, self.nbytes, h.nbytes)
-        buf = np.empty(self.nbytes, np.uint8)
-        blocks = self._needed_blocks(local, h.effective_blocksize)
-        if blocks is None:
-            reader.decode(buf)
-        else:
-            bs = h.effective_blocksize
-            for first, last in _runs(blocks):
-                lo, hi = first * bs, min((last + 1) * bs, self.nbytes)
-                reader.decode_range(lo, hi, out=buf[lo:hi])
-        return self._view(buf, where)[local]
-
-    def _needed_blocks(self, local: tuple[LocalKey, ...], bs: int) -> np.ndarray | None:
-        """The sorted blocks of ``bs`` bytes holding the selected items, or None when the
-        selection is a large part of the chunk (decode it whole)."""
-        per_axis = [
-            np.arange(k.start, k.stop, k.step) if isinstance(k, slice) else k for k in local
-        ]
-        count = math.prod(len(p) for p in per_axis)
-        nitems = math.prod(self.chunks)
-        if bs <= 0 or count * _PARTIAL_FRACTION > nitems:
-            return None
-        strides = np.cumprod([1, *self.chunks[:0:-1]])[::-1]
-        flat = np.zeros((), np.int64)
-        for p, st in zip(per_axis, strides, strict=True):
-            flat = np.add.outer(flat, np.asarray(p, np.int64) * int(st))
-        t = self.dtype.itemsize
-        starts = flat.ravel() * t
-        return np.union1d(starts // bs, (starts + t - 1) // bs)
 
     # -- writing ----------------------------------------------------------------------------
     def encode(self, chunk: np.ndarray) -> tuple[int, bytes]:
@@ -200,11 +204,7 @@ class ChunkCodec:
         return s.to_cframe()
 
 
-def _runs(blocks: np.ndarray) -> list[tuple[int, int]]:
-    """Runs of consecutive block numbers, as (first, last)."""
-    if len(blocks) == 0:
-        return []
-    cuts = np.flatnonzero(np.diff(blocks) != 1)
-    firsts = [int(blocks[0]), *(int(blocks[c + 1]) for c in cuts)]
-    lasts = [*(int(blocks[c]) for c in cuts), int(blocks[-1])]
-    return list(zip(firsts, lasts, strict=True))
+def _key_shape(local: tuple[LocalKey, ...]) -> tuple[int, ...]:
+    return tuple(
+        len(range(k.start, k.stop, k.step)) if isinstance(k, slice) else len(k) for k in local
+    )

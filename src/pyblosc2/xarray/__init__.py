@@ -6,10 +6,33 @@
 * :func:`to_blosc2` — writes a Dataset (numpy or dask backed) as a store xarray-blosc2 opens.
 
 Needs the ``xarray`` extra (``pip install 'pyblosc2[xarray]'``; dask for dask-backed data);
-``import pyblosc2`` never imports xarray.
+``import pyblosc2`` never imports xarray. The store layout itself (:mod:`.layout`: what the
+files hold, read with pyblosc2 alone) needs no xarray: the command line describes and
+verifies stores with it.
 """
 
-from .backend import PyBlosc2Array, PyBlosc2BackendEntrypoint, open_store
-from .writer import to_blosc2
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .backend import PyBlosc2Array, PyBlosc2BackendEntrypoint, open_store
+    from .writer import to_blosc2
 
 __all__ = ["PyBlosc2Array", "PyBlosc2BackendEntrypoint", "open_store", "to_blosc2"]
+
+_HOMES = {
+    "PyBlosc2Array": "backend",
+    "PyBlosc2BackendEntrypoint": "backend",
+    "open_store": "backend",
+    "to_blosc2": "writer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The xarray-facing names, imported (with xarray) when first used."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{home}", __name__), name)

@@ -9,11 +9,9 @@ onto the stored ones), ``blocks``, ``codec``, ``clevel``, ``filters`` and ``dtyp
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -73,62 +71,26 @@ def open_store(
 ) -> tuple[dict[str, xr.Variable], dict[str, Any], set[str]]:
     """The variables (lazy), dataset attributes and coordinate names of a store, before CF
     decoding."""
-    root = Path(path)
-    drop = set(drop_variables or ())
-    if root.is_dir():
-        nested = [d for d in root.iterdir() if d.is_dir() and any(d.glob("*.b2nd"))]
-        shards = list(root.glob("*.b2z"))
-        if not any(root.glob("*.b2nd")) and (nested or shards):
-            raise NotImplementedError(
-                f"nested or sharded xarray-blosc2 stores (sub-stores of {root}); open each "
-                "one and combine them with xarray.combine_by_coords"
-            )
-        items = layout.entries(root)
-    elif root.suffix == ".b2nd":
-        items = [layout.Entry(root.stem, partial(layout.open_file, root))]
-    elif root.is_file() and layout.is_zip(root):
-        items = layout.entries(root)
-    else:
-        raise FileNotFoundError(f"not an xarray-blosc2 store: {root}")
-    manifest = layout.read_manifest(root) if root.suffix != ".b2nd" else {}
-    var_attrs: dict[str, dict[str, Any]] = manifest.get("variable_attrs") or {}
-    attrs: dict[str, Any] = dict(manifest.get("attrs") or {})
-    lineage = manifest.get("lineage")
-    if lineage:
-        attrs["lineage"] = lineage if isinstance(lineage, str) else json.dumps(lineage)
+    store = layout.read_store(path, frozenset(drop_variables or ()))
     variables: dict[str, xr.Variable] = {}
     coords: set[str] = set()
-    committed = None
-    for entry in items:
-        if entry.is_sidecar:
-            if entry.stem == layout.COMMIT:
-                committed = int(np.asarray(entry.opener()[()]).item())
-            continue
-        arr = entry.opener()
-        vm = layout.vlmeta_dict(arr)
-        is_coord = bool(vm.get("is_coord", False))
-        name = vm.get("coord_name") or vm.get("var") or entry.stem
-        if name in drop:
-            continue
-        dims = tuple(vm.get("dims") or [f"dim_{i}" for i in range(arr.ndim)])
-        a: dict[str, Any] = {k: vm[k] for k in ("units", "long_name") if k in vm}
-        a.update(layout.json_attrs(vm.get("attrs")))
-        a.update(var_attrs.get(name, {}))
-        stored_enc = layout.json_attrs(vm.get("encoding"))
-        if is_coord and vm.get("dtype") == "string":
-            labels = np.array(vm.get("labels", []))
+    for v in store.variables:
+        arr = v.array
+        if v.labels is not None:
+            labels = np.array(v.labels)
             data: Any = labels[np.asarray(arr[...])] if labels.size else labels
-            var = xr.Variable(dims, data, attrs=a)
-        elif dims == (layout.SCALAR_DIM,):
-            var = xr.Variable((), np.asarray(arr[...]).reshape(-1)[0], attrs=a)
+            var = xr.Variable(v.dims, data, attrs=v.attrs)
+        elif v.scalar:
+            var = xr.Variable((), np.asarray(arr[...]).reshape(-1)[0], attrs=v.attrs)
         else:
-            if len(dims) != arr.ndim:
-                raise ValueError(f"{entry.stem}: dims {dims} for an array of {arr.ndim} dims")
             lazy = indexing.LazilyIndexedArray(PyBlosc2Array(arr))
-            var = xr.Variable(dims, lazy, attrs=a, encoding=_encoding(arr, dims, stored_enc))
-        variables[name] = var
-        if is_coord:
-            coords.add(name)
+            enc = _encoding(arr, v.dims, v.encoding)
+            var = xr.Variable(v.dims, lazy, attrs=v.attrs, encoding=enc)
+        variables[v.name] = var
+        if v.is_coord:
+            coords.add(v.name)
+    attrs = dict(store.attrs)
+    committed = store.committed
     if committed is not None:
         attrs["committed_extent"] = committed
         if trim_to_commit:

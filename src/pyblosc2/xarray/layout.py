@@ -36,7 +36,16 @@ from ..errors import FormatError
 from ..ndarray.constructors import ndarray_from_cframe, open
 from ..ndarray.ndarray import NDArray
 
-__all__ = ["MANIFEST", "Entry", "entries", "read_manifest"]
+__all__ = [
+    "MANIFEST",
+    "Entry",
+    "StoreContents",
+    "StoredVariable",
+    "entries",
+    "is_store",
+    "read_manifest",
+    "read_store",
+]
 
 MANIFEST = "dataset.json"
 COORD_PREFIX = "_coord_"
@@ -86,16 +95,19 @@ def _json(raw: bytes, where: str) -> dict[str, Any]:
     return got
 
 
-def entries(root: Path) -> list[Entry]:
+def entries(root: Path, refuse: bool = True) -> list[Entry]:
     """The ``.b2nd`` arrays of a directory or zip store, sorted by name (as xarray-blosc2
     reads them). Zip members stored uncompressed are opened in place (lazily, at their
-    offset); compressed ones are read into memory."""
+    offset); compressed ones are read into memory. ``refuse``: raise NotImplementedError
+    for the features of xarray-blosc2 pyblosc2 does not read (the manifest is read)."""
     if root.is_dir():
-        _refuse_unsupported(root, [p.name for p in root.iterdir()])
+        if refuse:
+            _refuse_unsupported(root, [p.name for p in root.iterdir()])
         return [Entry(p.stem, partial(open_file, p)) for p in sorted(root.glob("*.b2nd"))]
     with zipfile.ZipFile(root) as zf:
         infos = zf.infolist()
-        _refuse_unsupported(root, [i.filename for i in infos])
+        if refuse:
+            _refuse_unsupported(root, [i.filename for i in infos])
         out = []
         for info in sorted(infos, key=lambda i: i.filename):
             if not info.filename.endswith(".b2nd"):
@@ -153,10 +165,18 @@ def _data_offset(path: Path, info: zipfile.ZipInfo) -> int:
     return info.header_offset + _LOCAL_HEADER.size + name_len + extra_len
 
 
+#: the vlmeta entries a reader uses (xarray-blosc2 also stores statistics and lineage)
+VLMETA_KEYS = (
+    *("dims", "var", "coord_name", "is_coord", "dtype", "labels"),
+    *("units", "long_name", "attrs", "encoding"),
+)
+
+
 def vlmeta_dict(arr: NDArray) -> dict[str, Any]:
-    """An array's vlmeta as a dict with str keys."""
-    got = dict(arr.vlmeta[:])
-    return {(k.decode() if isinstance(k, bytes) else k): v for k, v in got.items()}
+    """The vlmeta entries of an array a reader uses (only those are decoded)."""
+    vm = arr.vlmeta
+    names = set(vm)
+    return {k: vm[k] for k in VLMETA_KEYS if k in names}
 
 
 def json_attrs(raw: Any) -> dict[str, Any]:
@@ -168,3 +188,124 @@ def json_attrs(raw: Any) -> dict[str, Any]:
     except ValueError:
         return {}
     return got if isinstance(got, dict) else {}
+
+
+@dataclass(frozen=True)
+class StoredVariable:
+    """One array of a store as xarray-blosc2 records it: its name and dims, whether it is a
+    coordinate, its attributes (vlmeta copies, then the manifest's, which win) and the
+    encoding pyblosc2 keeps; a string coordinate's values (``labels``, the array holds their
+    positions); ``scalar``: a 0-d coordinate stored as one item."""
+
+    stem: str
+    name: str
+    dims: tuple[str, ...]
+    is_coord: bool
+    attrs: dict[str, Any]
+    encoding: dict[str, Any]
+    array: NDArray
+    labels: list[str] | None = None
+    scalar: bool = False
+
+
+@dataclass(frozen=True)
+class StoreContents:
+    """A store's variables (in file name order), dataset attributes and manifest, and the
+    committed extent of ``time`` that ``_commit.b2nd`` records (None without one)."""
+
+    variables: list[StoredVariable]
+    attrs: dict[str, Any]
+    manifest: dict[str, Any]
+    committed: int | None = None
+
+
+def is_store(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is an xarray-blosc2 store by its content: a directory or zip holding a
+    ``dataset.json`` or ``.b2nd`` arrays with ``dims`` in their vlmeta, and no ``embed.b2e``
+    (python-blosc2's DictStore/TreeStore have one)."""
+    root = Path(path)
+    try:
+        if root.is_dir():
+            names = [p.name for p in root.iterdir()]
+        elif root.is_file() and zipfile.is_zipfile(root):
+            with zipfile.ZipFile(root) as zf:
+                names = zf.namelist()
+        else:
+            return False
+    except (OSError, zipfile.BadZipFile):
+        return False
+    if any(n == "embed.b2e" or n.endswith("/embed.b2e") for n in names):
+        return False
+    if MANIFEST in names:
+        return True
+    if not any(n.endswith(".b2nd") for n in names):
+        return False
+    try:
+        found = entries(root, refuse=False)
+        return bool(found) and "dims" in set(found[0].opener().vlmeta)
+    except (ValueError, OSError, NotImplementedError):
+        return False
+
+
+def read_store(path: str | os.PathLike[str], drop: frozenset[str] = frozenset()) -> StoreContents:
+    """The variables (arrays opened lazily), attributes and committed extent of the store at
+    ``path`` (a ``.b2`` directory, a ``.b2z`` zip or a single ``.b2nd``), variables named in
+    ``drop`` left out."""
+    root = Path(path)
+    if root.is_dir():
+        nested = [d for d in root.iterdir() if d.is_dir() and any(d.glob("*.b2nd"))]
+        shards = list(root.glob("*.b2z"))
+        if not any(root.glob("*.b2nd")) and (nested or shards):
+            raise NotImplementedError(
+                f"nested or sharded xarray-blosc2 stores (sub-stores of {root}); open each "
+                "one and combine them with xarray.combine_by_coords"
+            )
+        items = entries(root)
+    elif root.suffix == ".b2nd":
+        items = [Entry(root.stem, partial(open_file, root))]
+    elif root.is_file() and is_zip(root):
+        items = entries(root)
+    else:
+        raise FileNotFoundError(f"not an xarray-blosc2 store: {root}")
+    manifest = read_manifest(root) if root.suffix != ".b2nd" else {}
+    var_attrs: dict[str, dict[str, Any]] = manifest.get("variable_attrs") or {}
+    attrs: dict[str, Any] = dict(manifest.get("attrs") or {})
+    lineage = manifest.get("lineage")
+    if lineage:
+        attrs["lineage"] = lineage if isinstance(lineage, str) else json.dumps(lineage)
+    variables, committed = [], None
+    for entry in items:
+        if entry.is_sidecar:
+            if entry.stem == COMMIT:
+                committed = int(entry.opener()[()])
+            continue
+        arr = entry.opener()
+        vm = vlmeta_dict(arr)
+        is_coord = bool(vm.get("is_coord", False))
+        name = str(vm.get("coord_name") or vm.get("var") or entry.stem)
+        if name in drop:
+            continue
+        dims = tuple(str(d) for d in vm.get("dims") or [f"dim_{i}" for i in range(arr.ndim)])
+        a: dict[str, Any] = {k: vm[k] for k in ("units", "long_name") if k in vm}
+        a.update(json_attrs(vm.get("attrs")))
+        a.update(var_attrs.get(name, {}))
+        labels = None
+        if is_coord and vm.get("dtype") == "string":
+            labels = [str(x) for x in vm.get("labels", [])]
+        scalar = dims == (SCALAR_DIM,)
+        if not scalar and labels is None and len(dims) != arr.ndim:
+            raise FormatError(entry.stem, "dims", None, f"{arr.ndim} names", list(dims))
+        variables.append(
+            StoredVariable(
+                entry.stem,
+                name,
+                () if scalar else dims,
+                is_coord,
+                a,
+                json_attrs(vm.get("encoding")),
+                arr,
+                labels,
+                scalar,
+            )
+        )
+    return StoreContents(variables, attrs, manifest, committed)

@@ -1,0 +1,176 @@
+"""The items a chunk-local key selects out of one planned stored chunk (:mod:`.chunkplan`),
+written straight into their place in the result.
+
+Two layouts of the decoded chunk:
+
+* flat (the Blosc filter, and Blosc2 frames without a chunk rank): the HDF5 chunk's items in C
+  order, cut into Blosc blocks of bytes; a small selection decodes only the blocks holding
+  its items (:func:`read_flat`);
+* b2nd (Blosc2 frames with a chunk rank): blocks of the b2nd block shape in C order over the
+  block grid, each block C-ordered inside (frame-format.md §8.4); a small selection reads the
+  blocks it touches, picking its items out of each (:func:`read_b2nd`), a large one decodes
+  the chunk and copies each block's part with one numpy copy.
+
+``source`` holds the stored bytes: in memory, or a window of the file from which only the
+needed blocks are read (one positioned read per merged span).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from .._threads import scratch
+from ..backends.base import ByteStore
+from ..chunk.decode import ChunkReader
+from ..chunk.ranged import read_blocks_ranges, with_blocks
+from .chunkplan import ChunkPlan
+from .selection import LocalKey, Selection
+
+__all__ = ["decode_whole", "read_b2nd", "read_flat", "selected_count"]
+
+#: a selection of at most this fraction of a chunk's items decodes only the blocks it needs
+PARTIAL_FRACTION = 4
+
+
+def selected_count(local: tuple[LocalKey, ...]) -> int:
+    """How many items a chunk-local key selects."""
+    return math.prod(
+        len(range(k.start, k.stop, k.step)) if isinstance(k, slice) else len(k) for k in local
+    )
+
+
+def is_small(local: tuple[LocalKey, ...], chunks: tuple[int, ...]) -> bool:
+    """Whether a key selects a small part of a chunk (read by blocks, not whole)."""
+    return selected_count(local) * PARTIAL_FRACTION <= math.prod(chunks)
+
+
+def _whole(local: tuple[LocalKey, ...], shape: tuple[int, ...]) -> bool:
+    """Whether ``local`` selects every item of a chunk of ``shape``, in order."""
+    return all(
+        isinstance(k, slice) and k.start == 0 and k.step == 1 and k.stop == n
+        for k, n in zip(local, shape, strict=True)
+    )
+
+
+def _fetcher(source: ByteStore, base: int) -> Callable[[int, int], bytes | memoryview]:
+    def fetch(pos: int, n: int) -> bytes | memoryview:
+        return source.read(base + pos, n)
+
+    return fetch
+
+
+def decode_whole(plan: ChunkPlan, source: ByteStore, out: np.ndarray) -> np.ndarray:
+    """Decode the whole chunk into ``out`` (``uint8``, at least ``nbytes``)."""
+    if plan.special is not None:
+        return ChunkReader.open(plan.special).decode(out)
+    chunk = memoryview(source.read(plan.start, plan.cbytes))
+    if plan.reader is None:
+        return ChunkReader.open(chunk).decode(out)
+    # the layout parsed once; the streams of these bytes are checked before decoding
+    return plan.reader.with_bytes(chunk, range(plan.reader.header.nblocks)).decode(out)
+
+
+def read_flat(
+    plan: ChunkPlan,
+    source: ByteStore,
+    local: tuple[LocalKey, ...],
+    out: np.ndarray,
+    full_shape: tuple[int, ...],
+    itemsize: int,
+) -> None:
+    """``out[...] = chunk[local]`` for a chunk of C-ordered items (``full_shape`` of the
+    dtype of ``out``; ``itemsize`` bytes per item of the key's axes)."""
+    nbytes = plan.nbytes
+    chunks = full_shape[: len(local)]
+    if _whole(local, chunks) and out.flags.c_contiguous and out.nbytes == nbytes:
+        decode_whole(plan, source, out.reshape(-1).view(np.uint8))  # straight into place
+        return
+    buf = scratch(nbytes, "hdf5-chunk")
+    runs = _needed_runs(local, chunks, itemsize, plan) if is_small(local, chunks) else None
+    if runs is None:
+        decode_whole(plan, source, buf)
+    elif plan.reader is not None:
+        ranges = [(a, b) for a, b in runs]
+        read_blocks_ranges(
+            _fetcher(source, plan.start), plan.reader, ranges, [buf[a:b] for a, b in runs]
+        )
+    else:
+        reader = ChunkReader.open(plan.special or source.read(plan.start, plan.cbytes))
+        for a, b in runs:
+            reader.decode_range(a, b, out=buf[a:b])
+    out[...] = buf.view(out.dtype).reshape(full_shape)[local]
+
+
+def _needed_runs(
+    local: tuple[LocalKey, ...], chunks: tuple[int, ...], itemsize: int, plan: ChunkPlan
+) -> list[tuple[int, int]] | None:
+    """Byte ranges of the decoded chunk covering the selected items: one per run of items
+    whose blocks follow one another, from the run's first item to its last (a range within
+    one block unshuffles only the items it covers); None: decode the chunk whole (no regular
+    blocks)."""
+    bs = plan.reader.header.effective_blocksize if plan.reader is not None else 0
+    if bs <= 0:
+        return None
+    strides = np.cumprod([1, *chunks[:0:-1]])[::-1]
+    flat = np.zeros((), np.int64)
+    for k, st in zip(local, strides, strict=True):
+        idx = np.arange(k.start, k.stop, k.step) if isinstance(k, slice) else k
+        flat = np.add.outer(flat, np.asarray(idx, np.int64) * int(st))
+    starts = flat.ravel() * itemsize  # ascending: every key is
+    if len(starts) == 0:
+        return []
+    gap = starts[1:] // bs > (starts[:-1] + itemsize - 1) // bs + 1
+    cut = np.flatnonzero(gap) + 1
+    firsts = starts[np.concatenate([[0], cut])].tolist()
+    lasts = starts[np.concatenate([cut - 1, [len(starts) - 1]])].tolist()
+    return [(a, b + itemsize) for a, b in zip(firsts, lasts, strict=True)]
+
+
+def read_b2nd(
+    plan: ChunkPlan, source: ByteStore, local: tuple[LocalKey, ...], out: np.ndarray
+) -> None:
+    """``out[...] = chunk[local]`` for a b2nd chunk (``plan.geometry``)."""
+    geo = plan.geometry
+    assert geo is not None
+    sel = Selection.of_local(geo.chunks, local)
+    parts = list(sel.parts(geo.blocks))
+    if not parts:
+        return
+    small = len(parts) * 2 <= math.prod(geo.bgrid) or is_small(local, geo.chunks)
+    if small and plan.blocks_addressable:
+        _by_blocks(plan, source, parts, out)
+        return
+    buf = scratch(plan.nbytes, "hdf5-chunk")
+    decode_whole(plan, source, buf)
+    view = buf.view(out.dtype).reshape(geo.bgrid + geo.blocks)
+    for p in parts:
+        out[p.out] = view[p.index][p.local]
+
+
+def _by_blocks(plan: ChunkPlan, source: ByteStore, parts: list, out: np.ndarray) -> None:
+    """Each touched block read and its selected items put in place: picked out of the
+    block's decoded streams where the pipeline allows (slices only), else the block decoded
+    and indexed."""
+    geo = plan.geometry
+    reader = plan.reader
+    assert geo is not None and reader is not None
+    t = out.dtype.itemsize
+    flat = [int(np.ravel_multi_index(p.index, geo.bgrid)) for p in parts]
+    pick = reader.can_pick_items(t) and all(isinstance(k, slice) for p in parts for k in p.local)
+    outb = out[..., None].view(np.uint8) if pick else out
+
+    def use(bound: ChunkReader) -> None:
+        bsize = geo.block_nbytes
+        for j, p in zip(flat, parts, strict=True):
+            if pick:
+                bound.pick_items(j, geo.blocks, p.local, outb[p.out])
+            else:
+                block = bound.decode_range(
+                    j * bsize, (j + 1) * bsize, out=scratch(bsize, "hdf5-block")
+                )
+                out[p.out] = block.view(out.dtype).reshape(geo.blocks)[p.local]
+
+    with_blocks(_fetcher(source, plan.start), reader, sorted(set(flat)), use, check=not pick)
