@@ -115,6 +115,20 @@ def test_refresh_says_whether_the_frame_changed(tmp_path: Path) -> None:
     assert pb.SChunk().refresh() is False and pb.zeros(3).refresh() is False
 
 
+def test_refresh_follows_a_replaced_file_with_the_same_index(tmp_path: Path) -> None:
+    """A file replaced by another whose header, index and trailer are the same bytes (same
+    shape, same compressed sizes, other values): refresh() reads the new file and says so."""
+    path = tmp_path / "a.b2nd"
+    pb.asarray(np.arange(100), urlpath=str(path), mode="w")
+    r = pb.open(str(path))
+    assert r[:3].tolist() == [0, 1, 2]
+    tmp = tmp_path / "new.b2nd"
+    pb.asarray(np.arange(2000, 2100), urlpath=str(tmp), mode="w")
+    os.replace(tmp, path)
+    assert r.refresh() is True and r[:3].tolist() == [2000, 2001, 2002]
+    assert r.refresh() is False
+
+
 def _array(path: Path, contiguous: bool = True, **kw: Any) -> pb.NDArray:
     return pb.zeros(
         (8, 4),

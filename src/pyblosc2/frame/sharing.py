@@ -165,12 +165,14 @@ class SharedFrame:
         with self._mutex:
             if not self.shared:
                 return False
+            replaced = False  # another file: its chunks may differ under the same index
             if self.directory is not None:
                 self._reopen_index()
             elif self._replaced():
                 getattr(self.store, "reopen")()  # noqa: B009 - FileStore only
+                replaced = True
             reader, seen = self._snapshot()
-            if seen == self._seen:
+            if seen == self._seen and not replaced:
                 self.reader = reader  # the same content: what derives from it stays
                 return False
             self._set_reader(reader, seen)
