@@ -75,7 +75,7 @@ def main() -> int:
                 print(
                     f"run {run} {kind:6} {layout:10} calls {result['calls']:4} lost "
                     f"{result['lost']} verify {result['verify']:5} {time.time() - t:5.1f} s "
-                    f"{'; '.join(result['problems'][:3])}",
+                    f"{'; '.join(result['problems'][:4])}",
                     flush=True,
                 )
     print(

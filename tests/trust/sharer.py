@@ -369,6 +369,15 @@ def _check_array(kind: str, ours: Any, theirs: Any, logs: dict, problems: list[s
     rows = bad.reshape(bad.shape[0], -1).any(axis=1) if bad.ndim else bad
     if rows.any():
         problems.append(f"{int(rows.sum())} rows/items differ from the returned calls'")
+        for r in np.flatnonzero(rows)[:3]:  # who wrote what is there, whose call is missing
+            have, want = (
+                int(got.reshape(rows.size, -1)[r, 0]),
+                int(expected.reshape(rows.size, -1)[r, 0]),
+            )
+            problems.append(
+                f"{'row' if kind == 'rows' else 'item'} {r}: holds {have} (worker "
+                f"{have // 1_000_000 - 1}), the calls leave {want} (worker {want // 1_000_000 - 1})"
+            )
     # each differing row (rows) or run of items (vector) is a returned write that is missing
     runs = np.count_nonzero(np.diff(np.r_[0, rows.astype(np.int8)]) == 1)
     lost = int(rows.sum()) if kind == "rows" else int(runs)
