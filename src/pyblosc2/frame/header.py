@@ -128,7 +128,7 @@ class FrameHeader:
         """This header with the variable-size-chunks flag and format version 3 set (what C
         writes once a frame's chunk sizes stop being regular, §2.7)."""
         flags = (self.general_flags & _KEEP_ON_VARIABLE) | VARIABLE_CHUNKS | VERSION_VARIABLE
-        return replace(self, general_flags=flags)
+        return self if flags == self.general_flags else replace(self, general_flags=flags)
 
     @property
     def vl_blocks(self) -> bool:
@@ -139,9 +139,10 @@ class FrameHeader:
         """This header with bit 7 set as C sets it from the first chunk's VL-blocks flag
         (and format version 3 for VL-block chunks), or cleared (§2.2)."""
         if not vl:
-            return replace(self, general_flags=self.general_flags & ~VL_BLOCKS_CHUNKS)
-        flags = (self.general_flags & ~VERSION_MASK) | VL_BLOCKS_CHUNKS | VERSION_VARIABLE
-        return replace(self, general_flags=flags)
+            flags = self.general_flags & ~VL_BLOCKS_CHUNKS
+        else:
+            flags = (self.general_flags & ~VERSION_MASK) | VL_BLOCKS_CHUNKS | VERSION_VARIABLE
+        return self if flags == self.general_flags else replace(self, general_flags=flags)
 
     @property
     def nchunks_fixed(self) -> int | None:

@@ -410,7 +410,13 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         self._check_writable()
         # A chunk larger than chunksize, or one after a short last chunk, makes the frame
         # variable-sized, as C-Blosc2 does (frame-format.md §2.7).
-        return self.append_chunk(self.compress_data(data))
+        return self._append_own(self.compress_data(data))
+
+    @writes
+    def _append_own(self, chunk: bytes) -> int:
+        """Append a chunk :meth:`compress_data` just wrote (its layout is not checked again)."""
+        self._frame.append(chunk, self._requested_chunksize, checked=True)
+        return self.nchunks
 
     def compress_data(self, data: Any, nchunk: int | None = None) -> bytes:
         """``data`` compressed with this SChunk's ``cparams`` into a chunk that is not stored
