@@ -209,7 +209,7 @@ class Frame(SharedFrame):
             offset = placement.place(chunk[: ch.cbytes])
         offsets = self._grown(offsets, offset)
         cbytes = placement.end if isinstance(placement, ContiguousPlacement) else h.cbytes
-        header = replace(h, nbytes=h.nbytes + ch.nbytes, chunksize=chunksize, cbytes=cbytes)
+        header = h.with_fields(nbytes=h.nbytes + ch.nbytes, chunksize=chunksize, cbytes=cbytes)
         if chunksize == 0:
             header = header.with_variable_chunks()
         header = header.with_vl_blocks(self._vl_blocks_of([chunk], [ch]))
