@@ -426,7 +426,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             data = apply_prefilter(
                 self, self._prefilter, data, self.nchunks if nchunk is None else nchunk
             )
-        spec = replace(EncodeSpec.from_cparams(self.cparams), context=self._frame.reader.context)
+        spec = EncodeSpec.from_cparams(self.cparams, context=self._frame.reader.context)
         return encode_chunk(as_view(data), spec)
 
     @writes
