@@ -348,7 +348,7 @@ def sized_header(raw: bytes, nbytes: int, cbytes: int) -> bytes:
     """The header bytes ``raw`` (a :meth:`ChunkHeader.to_bytes`) with ``nbytes`` and ``cbytes``
     replaced: a writer's template filled in without building a header object.
 
-    >>> h = ChunkHeader(5, 1, 0x35, 4, 64, 64, 72, extended=False)
+    >>> h = ChunkHeader(5, 1, 0x35, 4, 64, 64, 72)
     >>> ChunkHeader.from_bytes(sized_header(h.to_bytes(), 32, 48)).nbytes
     32
     """

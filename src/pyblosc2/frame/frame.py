@@ -181,7 +181,7 @@ class Frame(SharedFrame):
         time that does not grow with the number of chunks (but for copies of the index's
         compressed blocks). ``checked``: the chunk was just written by pyblosc2's own encoder
         (its layout needs no second check)."""
-        ch = ChunkHeader.from_bytes(chunk) if checked else check_chunk(chunk)
+        ch = check_chunk(chunk, layout=not checked)
         h = self.header
         chunksize = h.chunksize
         if chunksize < 0:
