@@ -1,12 +1,13 @@
-"""The rows of issue 10, pyblosc2 against python-blosc2 in one process, interleaved.
+"""The rows of issues 10 and 24, pyblosc2 against python-blosc2 in one process, interleaved.
 
 Run::
 
     python benchmarks/bench_reads.py                      # 128 MB, 5 repeats
     python benchmarks/bench_reads.py --size-mb 32 --repeat 3 --json out.json
 
-Every row uses zstd clevel 5 + shuffle and nthreads 2 (``decompress2`` rows name their codec
-and filter), files in the page cache. Each repeat times python-blosc2 and then pyblosc2 on the
+Every row uses zstd clevel 5 + shuffle and nthreads 2 (``decompress2`` and ``compress2`` rows
+name their codec and filter; a ``compress2`` row says whether both libraries wrote the same
+bytes), files in the page cache. Each repeat times python-blosc2 and then pyblosc2 on the
 same operation and data, pyblosc2 once per kernel set (``--kernels``; default: every set
 that loads, e.g. numpy and numba side by side); a row reports the median time of each over
 the repeats with its range, and ``ratio`` = python-blosc2's time / ours (1.0 = parity, higher
@@ -263,6 +264,26 @@ def main() -> None:
                 for k in libs
             }
             row(f"decompress2 {dchunks * 4} MB in 4 MiB chunks -> bytes: {label}", fns)
+
+        # -- compress2 ------------------------------------------------------------------
+        for label, codec, flt in (("lz4", "LZ4", "SHUFFLE"), ("zstd+shuffle", "ZSTD", "SHUFFLE")):
+
+            def comp(m: Any, codec: str = codec, flt: str = flt) -> Callable[[], list[bytes]]:
+                kw = {"codec": getattr(m.Codec, codec), "filters": [getattr(m.Filter, flt)]}
+                return lambda: [
+                    m.compress2(dd[i * per : (i + 1) * per], clevel=5, typesize=8,
+                                nthreads=NTHREADS, **kw)
+                    for i in range(dchunks)
+                ]  # fmt: skip
+
+            fns = {k: comp(libs[k]) for k in libs}
+            same = fns["C"]() == fns["ours"]()
+            row(
+                f"compress2 {dchunks * 4} MB in 4 MiB chunks: {label}"
+                f" (bytes {'identical' if same else 'differ'})",
+                fns,
+                identical=same,
+            )
 
         # -- peak RSS of whole reads, one fresh interpreter per library -------------------
         for kind, paths in (("s", spath), ("a", apath)):

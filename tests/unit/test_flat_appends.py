@@ -85,3 +85,55 @@ def test_replace_tail_falls_back_to_a_rewrite_when_sizes_become_variable() -> No
     s.replace_tail(3, [big, s.compress_data(np.full(8, 6, np.int32))], {})
     assert s._frame.header.chunksize == 0
     assert np.frombuffer(s[:], np.int32).tolist()[-24:] == [5] * 16 + [6] * 8
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = a.copy()
+    a.flags.writeable = False
+    return a
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 6500), st.lists(st.integers(1, 2500), min_size=1, max_size=6))
+def test_index_encoder_told_of_appends_writes_what_a_fresh_encoder_writes(start, steps) -> None:
+    """An encoder told that the offsets extend the ones it encoded last (an append) skips the
+    comparison of its kept blocks: its bytes stay those of an encoder that knows nothing, also
+    across whole blocks, after a change that is not an append, and when the hint is not the
+    array it encoded last (it is then ignored)."""
+    from pyblosc2.frame.writer import IndexEncoder
+
+    rng = np.random.default_rng(start)
+    offsets = np.cumsum(rng.integers(50, 400, start + sum(steps))).astype(np.int64)
+    enc = IndexEncoder()
+    prev = _readonly(offsets[:start])
+    assert enc.encode(prev) == IndexEncoder().encode(prev)
+    n = start
+    for i, k in enumerate(steps):
+        n += k
+        cur = _readonly(offsets[:n])
+        if i == 1:  # another writer's change: the first offset moved
+            changed = cur.copy()
+            changed[0] += 1
+            assert enc.encode(changed) == IndexEncoder().encode(changed)
+        hint = prev if i != 2 else _readonly(prev)  # a stranger: compared, not trusted
+        assert enc.encode(cur, hint) == IndexEncoder().encode(cur)
+        prev = cur
+
+
+def test_appended_offsets_are_read_only_views_that_later_appends_leave_alone(tmp_path) -> None:
+    s = pb.SChunk(chunksize=80, urlpath=str(tmp_path / "s.b2frame"), mode="w")
+    s.append_data(np.arange(10, dtype=np.int64))
+    first = s._frame.offsets
+    assert not first.flags.writeable
+    with pytest.raises(ValueError):
+        first[0] = 1
+    kept = first.copy()
+    for k in range(70):
+        s.append_data(np.full(10, k, np.int64))
+    np.testing.assert_array_equal(first, kept)  # the older view still says what it said
+    s.delete_chunk(3)  # a rewrite: a new offsets array, the next append a new buffer
+    s.append_data(np.full(10, 99, np.int64))
+    again = pb.open(str(tmp_path / "s.b2frame"))
+    np.testing.assert_array_equal(again._frame.offsets, s._frame.offsets)
+    assert s.nchunks == again.nchunks == 71
+    assert np.frombuffer(again.decompress_chunk(70), np.int64).tolist() == [99] * 10

@@ -87,9 +87,11 @@ class EncodeSpec:
     context: ChunkContext | None = field(default=None, compare=False)
 
     @classmethod
-    def from_cparams(cls, cp: CParams, blosc1: bool = False) -> EncodeSpec:
+    def from_cparams(
+        cls, cp: CParams, blosc1: bool = False, context: ChunkContext | None = None
+    ) -> EncodeSpec:
         """The settings of :class:`~pyblosc2.params.CParams` ``cp``, filter slots padded to
-        six and metas taken as bytes.
+        six and metas taken as bytes (``context``: the super-chunk the chunk is for).
 
         >>> from pyblosc2.params import CParams
         >>> s = EncodeSpec.from_cparams(CParams(typesize=4, filters=[1], filters_meta=[-1]))
@@ -111,6 +113,7 @@ class EncodeSpec:
             use_dict=cp.use_dict,
             nthreads=cp.nthreads,
             blosc1=blosc1,
+            context=context,
         )
 
 
@@ -264,9 +267,9 @@ def _constant_streams(streams: np.ndarray) -> np.ndarray:
     n = streams.shape[1]
     probe = streams[:, [0, n // 3, n // 2, (2 * n) // 3, n - 1]]
     maybe = (probe == probe[:, :1]).all(axis=1)
-    for s in np.flatnonzero(maybe):
-        row = streams[s]
-        maybe[s] = row.min() == row.max()
+    if maybe.any():
+        rows = streams[maybe]
+        maybe[maybe] = (rows == rows[:, :1]).all(axis=1)
     return maybe
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "BLOSC2_VERSION",
     "VL_VERSION",
     "ChunkHeader",
+    "sized_header",
 ]
 
 # -- layout -----------------------------------------------------------------------------------
@@ -36,6 +37,7 @@ _PREFIX = struct.Struct(
 )  # version, versionlz, flags, typesize, nbytes, blocksize, cbytes
 _EXTENSION = struct.Struct("<6BBB6BBB")  # filters[6], udcompcode, compcode_meta, metas[6], f2, f
 OFF_VERSION, OFF_FLAGS, OFF_TYPESIZE, OFF_NBYTES, OFF_BLOCKSIZE, OFF_CBYTES = 0, 2, 3, 4, 8, 12
+_I32 = struct.Struct("<i")
 OFF_FILTERS, OFF_UDCOMPCODE, OFF_FILTERS_META, OFF_FLAGS2, OFF_BLOSC2_FLAGS = 16, 22, 24, 30, 31
 
 # flags (byte 2)
@@ -340,3 +342,17 @@ class ChunkHeader:
         if self.dont_split or self.vl_blocks or (j == self.nblocks - 1 and self.leftover):
             return 1
         return self.typesize
+
+
+def sized_header(raw: bytes, nbytes: int, cbytes: int) -> bytes:
+    """The header bytes ``raw`` (a :meth:`ChunkHeader.to_bytes`) with ``nbytes`` and ``cbytes``
+    replaced: a writer's template filled in without building a header object.
+
+    >>> h = ChunkHeader(5, 1, 0x35, 4, 64, 64, 72)
+    >>> ChunkHeader.from_bytes(sized_header(h.to_bytes(), 32, 48)).nbytes
+    32
+    """
+    out = bytearray(raw)
+    _I32.pack_into(out, OFF_NBYTES, nbytes)
+    _I32.pack_into(out, OFF_CBYTES, cbytes)
+    return bytes(out)

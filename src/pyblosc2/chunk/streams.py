@@ -173,7 +173,7 @@ class ChunkStreams:
             raise FormatError(
                 f"block {j} stream {s}", "run token", start, "1 byte before cbytes", "truncated"
             )
-        if not self.arr[start] & 1:
+        if not self.buf[start] & 1:
             raise FormatError(
                 f"block {j} stream {s}", "run token", start, "bit 0 set", hex(self.arr[start])
             )

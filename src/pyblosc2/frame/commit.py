@@ -34,13 +34,12 @@ file (memory) are written in place.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 
 import numpy as np
 
 from ..backends.base import ByteStore
 from ..errors import FormatError
-from .header import POS_HEADER_LEN, FrameHeader
+from .header import POS_HEADER_LEN, FrameHeader, patched_header
 
 __all__ = ["SECTOR", "commit_contiguous"]
 
@@ -50,8 +49,10 @@ SECTOR = 512
 
 def _changed(old: bytes, new: bytes) -> int:
     """How many leading bytes of ``new`` must be written over ``old`` (same lengths)."""
-    diff = np.flatnonzero(np.frombuffer(old, np.uint8) != np.frombuffer(new, np.uint8))
-    return int(diff[-1]) + 1 if diff.size else 0
+    if old == new:
+        return 0
+    diff = np.frombuffer(old, np.uint8) != np.frombuffer(new, np.uint8)
+    return len(diff) - int(diff[::-1].argmax())
 
 
 class _Header:
@@ -94,35 +95,36 @@ def commit_contiguous(
     re-raised (the caller re-reads the frame)."""
     hl = old.header_len
     pos = new.header_len + new.cbytes - len(data)
-    new = replace(new, frame_len=new.header_len + new.cbytes + len(index) + len(trailer))
+    new = new.with_fields(frame_len=new.header_len + new.cbytes + len(index) + len(trailer))
     final = new.to_bytes()
     if len(final) != hl:
         raise FormatError("frame header", "header_len", POS_HEADER_LEN, hl, len(final))
     old_index_pos, old_end, new_end = hl + old.cbytes, old.frame_len, new.frame_len
+    old_raw = old.to_bytes()
     replace_file = getattr(store, "replace", None)
-    if replace_file is not None and _changed(old.to_bytes(), final) > SECTOR:
+    if replace_file is not None and _changed(old_raw, final) > SECTOR:
         # the new frame: its header, the kept data area [hl, pos), the new tail
         replace_file(final, pos, b"".join([data, index, trailer]), durable)
         return new
     q = max(old_end, new_end)
     if pos >= old_index_pos:  # the kept chunks stay; the live index + trailer move to q
         staged_tail = bytes(store.read(old_index_pos, old_end - old_index_pos))
-        staged = replace(old, cbytes=q - hl, frame_len=q + len(staged_tail))
+        staged = patched_header(old_raw, q + len(staged_tail), q - hl)
     elif not data and not index:  # no chunk is kept: stage the new, empty frame at q
         staged_tail = trailer
-        staged = replace(new, cbytes=q - hl, frame_len=q + len(trailer))
+        staged = patched_header(final, q + len(trailer), q - hl)
     else:
         raise AssertionError("new chunk bytes must follow the kept data area")
-    header = _Header(store, old.to_bytes(), durable)
+    header = _Header(store, old_raw, durable)
     try:
         store.write(q, staged_tail)
         header.sync()
-        header.write(staged.to_bytes())
+        header.write(staged)
         store.write(pos, b"".join([data, index, trailer]))
         header.sync()
         header.write(final)
     except BaseException:
-        if header.current == old.to_bytes():  # nothing committed: drop the staged copy
+        if header.current == old_raw:  # nothing committed: drop the staged copy
             with contextlib.suppress(Exception):
                 store.truncate(old_end)
         raise

@@ -37,15 +37,17 @@ __all__ = [
 Ref = int | bytes
 
 
-def check_chunk(chunk: bytes) -> ChunkHeader:
+def check_chunk(chunk: bytes, layout: bool = True) -> ChunkHeader:
     """The header of a chunk given to a mutation: whole, and not empty (a frame has no way to
-    hold a chunk of 0 bytes, §2.7)."""
+    hold a chunk of 0 bytes, §2.7); ``layout=False`` skips the check of the rest of its
+    structure (a chunk pyblosc2's encoder has just written)."""
     ch = ChunkHeader.from_bytes(chunk)
     if ch.cbytes > len(chunk):
         raise FormatError("chunk header", "cbytes", OFF_CBYTES, f"at most {len(chunk)}", ch.cbytes)
     if ch.nbytes == 0:
         raise ParamError("cannot store an empty chunk in an SChunk")
-    ChunkReader.open(chunk)  # the rest of the chunk-level structure must be valid too
+    if layout:
+        ChunkReader.open(chunk)  # the rest of the chunk-level structure must be valid too
     return ch
 
 

@@ -65,6 +65,9 @@ class Frame(SharedFrame):
     ) -> None:
         self.durable = durable  # sync after every commit step
         self._index = IndexEncoder()  # keeps the unchanged blocks of the index chunk
+        # the buffer appended offsets grow in, and the view of it made last (see _grown)
+        self._spare: np.ndarray | None = None
+        self._spare_view: np.ndarray | None = None
         super().__init__(store, directory, lock, exact)
 
     @classmethod
@@ -173,10 +176,12 @@ class Frame(SharedFrame):
         """Turn fingerprinting on (the frame must be empty)."""
         self._commit(self.header, self.offsets, self.trailer, None, DigestList())
 
-    def append(self, chunk: bytes, requested: int | None) -> None:
+    def append(self, chunk: bytes, requested: int | None, *, checked: bool = False) -> None:
         """Append one compressed chunk; only it (and the index and trailer) is written, in
-        time that does not grow with the number of chunks (but for copies of the index)."""
-        ch = check_chunk(chunk)
+        time that does not grow with the number of chunks (but for copies of the index's
+        compressed blocks). ``checked``: the chunk was just written by pyblosc2's own encoder
+        (its layout needs no second check)."""
+        ch = check_chunk(chunk, layout=not checked)
         h = self.header
         chunksize = h.chunksize
         if chunksize < 0:
@@ -185,7 +190,7 @@ class Frame(SharedFrame):
             chunksize = 0  # C switches to variable-size chunks (§2.7)
         if ch.typesize != h.typesize and ch.typesize != 1 and h.typesize <= MAX_HEADER_TYPESIZE:
             raise ParamError(f"chunk typesize {ch.typesize} differs from the SChunk's {h.typesize}")
-        offsets = self.offsets.copy()
+        offsets = self.offsets
         placement: Placement
         if self.directory is None:
             placement = ContiguousPlacement(h.cbytes)
@@ -194,6 +199,7 @@ class Frame(SharedFrame):
         if chunksize == 0 and h.chunksize > 0 and (offsets < 0).any():
             # Special offsets record no size, which a variable-size frame needs: store those
             # chunks as 32-byte chunks (C would write the offsets and then fail to read them).
+            offsets = offsets.copy()
             for k in np.flatnonzero(offsets < 0):
                 offsets[k] = placement.place(bytes(self.reader.get_chunk(int(k))))
         kind = special_kind(ch)
@@ -201,13 +207,12 @@ class Frame(SharedFrame):
             offset = int(SPECIAL_OFFSET_OF[kind])
         else:
             offset = placement.place(chunk[: ch.cbytes])
-        offsets = np.append(offsets, np.int64(offset))
-        header = replace(h, nbytes=h.nbytes + ch.nbytes, chunksize=chunksize)
-        if isinstance(placement, ContiguousPlacement):
-            header = replace(header, cbytes=placement.end)
+        offsets = self._grown(offsets, offset)
+        cbytes = placement.end if isinstance(placement, ContiguousPlacement) else h.cbytes
+        header = h.with_fields(nbytes=h.nbytes + ch.nbytes, chunksize=chunksize, cbytes=cbytes)
         if chunksize == 0:
             header = header.with_variable_chunks()
-        header = header.with_vl_blocks(self._vl_blocks_of([chunk]))
+        header = header.with_vl_blocks(self._vl_blocks_of([chunk], [ch]))
         digests = self.digests if self.directory is None else None
         if digests is not None:
             new = offset_digest(offset) if offset < 0 else chunk_digest(placement.placed[offset])
@@ -216,6 +221,26 @@ class Frame(SharedFrame):
             digests = DigestList(digests.digests + new) if current else None
             digests = digests or self._all_digests(offsets, placement)
         self._commit(header, offsets, self.trailer, placement, digests, appended=True)
+
+    def _grown(self, offsets: np.ndarray, offset: int) -> np.ndarray:
+        """``offsets`` with ``offset`` appended, as a read-only view of a buffer that grows
+        by doubling, so that appending N chunks copies the index O(log N) times, not N.
+
+        Offsets arrays are never written in place (they are read-only views): the bytes
+        past a view's end are free, and a later append writes there only when ``offsets``
+        is the last view this handle made of the buffer (else, after a rewrite, a failed
+        commit or a refresh, it starts a new buffer)."""
+        n = offsets.size
+        buf = self._spare
+        if offsets is not self._spare_view or buf is None or n >= buf.size:
+            buf = np.empty(max(64, 2 * n + 1), np.int64)
+            buf[:n] = offsets
+            self._spare = buf
+        buf[n] = offset
+        view = buf[: n + 1]
+        view.flags.writeable = False
+        self._spare_view = view
+        return view
 
     def rewrite(
         self,
@@ -295,12 +320,16 @@ class Frame(SharedFrame):
             header = replace(header, metalayers=metalayers)
         self._commit(header, offsets, self.trailer, placement, None)
 
-    def _vl_blocks_of(self, new: Sequence[bytes]) -> bool:
+    def _vl_blocks_of(
+        self, new: Sequence[bytes], headers: Sequence[ChunkHeader] | None = None
+    ) -> bool:
         """Whether the frame holds VL-block chunks once ``new`` chunks join its chunks: C
         keeps the kind of the first chunk (header bit 7) and refuses to mix the two kinds
         (spec §12). Chunk 0 is read only when a VL-block chunk joins a frame without the bit
         (a frame of regular chunks, or one written before the bit was kept)."""
-        kinds = {ChunkHeader.from_bytes(c[:EXTENDED_HEADER_LENGTH]).vl_blocks for c in new}
+        if headers is None:
+            headers = [ChunkHeader.from_bytes(c[:EXTENDED_HEADER_LENGTH]) for c in new]
+        kinds = {ch.vl_blocks for ch in headers}
         if self.nchunks:
             current = self.header.vl_blocks
             if not current and True in kinds:
@@ -403,8 +432,11 @@ class Frame(SharedFrame):
         the change only added chunks (a sparse frame then needs no scan of its objects)."""
         if digests is not None:
             trailer = digests.in_trailer(trailer)
-        header = replace(header, has_vlmeta=bool(trailer.vlmeta))
-        index, tbytes = self._index.encode(offsets), trailer.to_bytes()
+        if header.has_vlmeta != bool(trailer.vlmeta):
+            header = replace(header, has_vlmeta=bool(trailer.vlmeta))
+        # an append extends the offsets this handle committed last (the encoder's hint)
+        index = self._index.encode(offsets, self.offsets if appended else None)
+        tbytes = trailer.to_bytes()
         if self.directory is None:
             data = placement.data if isinstance(placement, ContiguousPlacement) else b""
             try:

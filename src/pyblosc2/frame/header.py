@@ -8,6 +8,8 @@ Integers in the header are big-endian.
 
 from __future__ import annotations
 
+import functools
+import operator
 import struct
 from dataclasses import dataclass, field, replace
 
@@ -16,7 +18,7 @@ from ..errors import FormatError, NotAFrameError, ParamError, TruncatedError
 from .msgindex import MAX_NAME_LEN, pack_index, parse_index
 from .trailer import TRAILER_MINLEN
 
-__all__ = ["FRAME_MAGIC", "HEADER_MINLEN", "MAX_NAME_LEN", "FrameHeader"]
+__all__ = ["FRAME_MAGIC", "HEADER_MINLEN", "MAX_NAME_LEN", "FrameHeader", "patched_header"]
 
 FRAME_MAGIC = b"b2frame\x00"
 HEADER_MINLEN = 87
@@ -31,6 +33,8 @@ POS_COMPCODE_META, POS_FILTERS_META, POS_OTHER_FLAGS2 = 78, 79, 85
 POS_METALAYERS = 87
 
 _PREFIX = struct.Struct(">BB8sBiBQBBBBBBqBqBiBiBiBhBhBBB6sBB6sBB")
+_U64 = struct.Struct(">Q")
+_I64 = struct.Struct(">q")
 # the msgpack tags of the fixed prefix, which C skips without checking (spec §2.9, §12)
 _TAGS = (
     (0, 0x9E, "array marker"),
@@ -101,6 +105,17 @@ class FrameHeader:
     def version(self) -> int:
         return self.general_flags & VERSION_MASK
 
+    def with_fields(self, **changes: object) -> FrameHeader:
+        """``dataclasses.replace`` without its per-call field scan (a change's hot path).
+
+        >>> FrameHeader(0, 132, 0x12, 0, 0x55, 2, 0, 0, 4, 0, -1).with_fields(nbytes=8).nbytes
+        8
+        """
+        values = list(_ALL_FIELDS(self))
+        for name, value in changes.items():
+            values[_FIELD_POS[name]] = value
+        return FrameHeader(*values)
+
     @property
     def codec(self) -> int:
         """The codec id (``udcodec`` when the nibble says user codec)."""
@@ -128,7 +143,7 @@ class FrameHeader:
         """This header with the variable-size-chunks flag and format version 3 set (what C
         writes once a frame's chunk sizes stop being regular, §2.7)."""
         flags = (self.general_flags & _KEEP_ON_VARIABLE) | VARIABLE_CHUNKS | VERSION_VARIABLE
-        return replace(self, general_flags=flags)
+        return self if flags == self.general_flags else replace(self, general_flags=flags)
 
     @property
     def vl_blocks(self) -> bool:
@@ -139,9 +154,10 @@ class FrameHeader:
         """This header with bit 7 set as C sets it from the first chunk's VL-blocks flag
         (and format version 3 for VL-block chunks), or cleared (§2.2)."""
         if not vl:
-            return replace(self, general_flags=self.general_flags & ~VL_BLOCKS_CHUNKS)
-        flags = (self.general_flags & ~VERSION_MASK) | VL_BLOCKS_CHUNKS | VERSION_VARIABLE
-        return replace(self, general_flags=flags)
+            flags = self.general_flags & ~VL_BLOCKS_CHUNKS
+        else:
+            flags = (self.general_flags & ~VERSION_MASK) | VL_BLOCKS_CHUNKS | VERSION_VARIABLE
+        return self if flags == self.general_flags else replace(self, general_flags=flags)
 
     @property
     def nchunks_fixed(self) -> int | None:
@@ -302,6 +318,26 @@ class FrameHeader:
         return prefix + meta
 
 
+_ALL_FIELDS = operator.attrgetter(*FrameHeader.__slots__)
+_FIELD_POS = {name: i for i, name in enumerate(FrameHeader.__slots__)}
+
+
+def patched_header(raw: bytes, frame_len: int, cbytes: int | None = None) -> bytes:
+    """Header bytes ``raw`` (a :meth:`FrameHeader.to_bytes`) with ``frame_len`` (and
+    ``cbytes``) replaced: the staged and final headers of a commit without new objects.
+
+    >>> h = FrameHeader(0, 132, 0x12, 0, 0x55, 2, 0, 0, 4, 0, -1)
+    >>> raw = patched_header(h.to_bytes(), 200, 3)
+    >>> g = FrameHeader.from_bytes(raw + bytes(200)); g.frame_len, g.cbytes
+    (200, 3)
+    """
+    out = bytearray(raw)
+    _U64.pack_into(out, POS_FRAME_LEN, frame_len)
+    if cbytes is not None:
+        _I64.pack_into(out, POS_CBYTES, cbytes)
+    return bytes(out)
+
+
 def _parse_metalayers(buf: bytes | memoryview, header_len: int) -> tuple[tuple[str, bytes], ...]:
     """The metalayer section (§3.1): names from the map, contents through their offsets."""
     return parse_index(
@@ -315,7 +351,21 @@ def _parse_metalayers(buf: bytes | memoryview, header_len: int) -> tuple[tuple[s
 
 
 def metalayer_section(metalayers: tuple[tuple[str, bytes], ...]) -> bytes:
-    """The metalayer section (§3.1) for ``(name, content)`` pairs, offsets absolute."""
+    """The metalayer section (§3.1) for ``(name, content)`` pairs, offsets absolute (kept
+    for the last few contents: every commit writes the header again, most often with the
+    same metalayers)."""
+    try:
+        return _cached_section(metalayers)
+    except TypeError:  # contents that are not bytes (unhashable)
+        return _section(metalayers)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_section(metalayers: tuple[tuple[str, bytes], ...]) -> bytes:
+    return _section(metalayers)
+
+
+def _section(metalayers: tuple[tuple[str, bytes], ...]) -> bytes:
     if len(metalayers) > MAX_METALAYERS:
         raise ParamError(f"at most {MAX_METALAYERS} metalayers, got {len(metalayers)}")
     return pack_index(metalayers, POS_METALAYERS, kind="metalayer", size_field_bias=0)

@@ -205,7 +205,14 @@ class SharedFrame:
 
     def _stale(self) -> bool:
         """Without locking, inside the write guard: whether the frame changed since this
-        handle read it."""
+        handle read it.
+
+        The header, the whole index chunk and the trailer are compared, not a cheaper
+        fingerprint: a change by another writer can keep every size (a reorder of the offsets
+        rewrites an index of raw or memcpyed blocks byte for byte in place; a same-size vlmeta
+        rewrite keeps the header), so only the bytes themselves tell. The cost stays small
+        as the frame grows: the index's whole blocks are BloscLZ streams (a few hundred bytes
+        per 2,048 chunks for regular offsets) and the growing block is at most 16 KiB."""
         if self._replaced():
             return True
         if self.directory is not None:

@@ -19,8 +19,9 @@ from ..chunk.header import (
     EXTENDED_MARKER,
     MEMCPYED,
     ChunkHeader,
+    sized_header,
 )
-from ..chunk.layout import BSTART_LEN
+from ..chunk.layout import BSTART_LEN, CSIZE_LEN
 from ..constants import MIN_BUFFERSIZE, Codec, Filter, SpecialValue, SplitMode
 from .header import (
     CONTIGUOUS,
@@ -60,6 +61,7 @@ _HEADER = ChunkHeader(
     cbytes=0,
     filters=(0, 0, 0, 0, 0, Filter.SHUFFLE),
 )
+_HEADER_BYTES = _HEADER.to_bytes()
 
 
 def _block_body(block: np.ndarray) -> bytes:
@@ -98,42 +100,75 @@ class IndexEncoder:
     ('05011508', 8)
     """
 
-    __slots__ = ("_blocks", "_bodies")
+    __slots__ = ("_blocks", "_bodies", "_head", "_last")
 
     def __init__(self) -> None:
         self._blocks = np.empty((0, _PER_BLOCK), np.int64)  # the whole blocks encoded last
         self._bodies: list[bytes] = []  # and their streams
+        # (whole blocks, their streams joined, the packed bstarts of those streams in a
+        # chunk of ``whole blocks + 1`` blocks): what every append until the next whole
+        # block repeats
+        self._head: tuple[int, bytes, bytes] | None = None
+        self._last: np.ndarray | None = None  # the (read-only) offsets encoded last
 
-    def encode(self, offsets: np.ndarray) -> bytes:
-        """The index chunk of int64 ``offsets`` (none for an empty frame)."""
+    def encode(self, offsets: np.ndarray, prefix: np.ndarray | None = None) -> bytes:
+        """The index chunk of int64 ``offsets`` (none for an empty frame). ``prefix``: a
+        read-only array whose items are the first ``offsets``; when it is the one encoded
+        last and covers every whole block, those blocks are known unchanged without
+        comparing them (an append)."""
         offs = np.ascontiguousarray(offsets, "<i8")
+        previous, self._last = self._last, None
         n = offs.size
         if n == 0:
             return b""
-        nbytes = 8 * n
         full = n // _PER_BLOCK
         if full == 0:
             return _memcpyed(offs)
-        blocks = offs[: full * _PER_BLOCK].reshape(full, _PER_BLOCK)
-        kept = min(full, len(self._bodies))
-        same = (blocks[:kept] == self._blocks[:kept]).all(axis=1) if kept else []
-        bodies = [
-            self._bodies[j] if j < kept and same[j] else _block_body(blocks[j]) for j in range(full)
-        ]
-        if kept < full or not all(same):
-            self._blocks, self._bodies = blocks.copy(), bodies
+        known = prefix is not None and prefix is previous and prefix.size >= full * _PER_BLOCK
+        if not known:
+            self._keep(offs[: full * _PER_BLOCK].reshape(full, _PER_BLOCK))
+        if self._head is None or self._head[0] != full:
+            bodies = self._bodies[:full]
+            sizes = np.array([len(b) for b in bodies], np.int64)
+            starts = _HEADER.header_len + BSTART_LEN * (full + 1) + np.cumsum(sizes) - sizes
+            self._head = (full, b"".join(bodies), starts.astype("<i4").tobytes())
+        _, joined, bstarts = self._head
         tail = offs[full * _PER_BLOCK :]
-        if tail.size:
-            bodies = [*bodies, _CSIZE.pack(8 * tail.size) + _shuffled(tail)]
-        nblocks = len(bodies)
-        start = _HEADER.header_len + BSTART_LEN * nblocks
-        sizes = np.fromiter(map(len, bodies), np.int64, nblocks)
-        cbytes = start + int(sizes.sum())
+        if not offsets.flags.writeable:
+            self._last = offsets
+        nbytes = 8 * n
+        if not tail.size:  # whole blocks only: one block start fewer
+            cbytes = _HEADER.header_len + BSTART_LEN * full + len(joined)
+            if cbytes > nbytes + _HEADER.header_len:
+                return _memcpyed(offs)
+            starts = np.frombuffer(bstarts, "<i4") - BSTART_LEN
+            return b"".join([sized_header(_HEADER_BYTES, nbytes, cbytes), starts.tobytes(), joined])
+        tail_start = _HEADER.header_len + BSTART_LEN * (full + 1) + len(joined)
+        cbytes = tail_start + CSIZE_LEN + 8 * tail.size
         if cbytes > nbytes + _HEADER.header_len:  # more than the data: stored verbatim
             return _memcpyed(offs)
-        bstarts = (start + np.cumsum(sizes) - sizes).astype("<i4")
-        header = replace(_HEADER, nbytes=nbytes, cbytes=cbytes)
-        return b"".join([header.to_bytes(), bstarts.tobytes(), *bodies])
+        return b"".join(
+            [
+                sized_header(_HEADER_BYTES, nbytes, cbytes),
+                bstarts,
+                _CSIZE.pack(tail_start),
+                joined,
+                _CSIZE.pack(8 * tail.size),
+                _shuffled(tail),
+            ]
+        )
+
+    def _keep(self, blocks: np.ndarray) -> None:
+        """Compress the whole ``blocks`` that differ from those encoded last."""
+        full = len(blocks)
+        kept = min(full, len(self._bodies))
+        same = (blocks[:kept] == self._blocks[:kept]).all(axis=1).tolist()
+        if kept == full and all(same):
+            return
+        self._bodies = [
+            self._bodies[j] if j < kept and same[j] else _block_body(blocks[j]) for j in range(full)
+        ]
+        self._blocks, self._head = blocks.copy(), None
 
 
 def _memcpyed(offs: np.ndarray) -> bytes:

@@ -59,3 +59,7 @@ class KernelSet:
     channel_cumsum: Callable[[np.ndarray, np.ndarray], None]
     blosclz_compress: Callable[[BytesLike, int, int], bytes]
     blosclz_decompress: Callable[[BytesLike, int], bytearray]
+    #: whether ``unshuffle_blocks`` runs near memory speed: readers then unshuffle a whole
+    #: chunk into a buffer and copy contiguous rows out of it, rather than scatter its byte
+    #: planes into the result with strided copies (numpy's ~1 byte per cycle)
+    fast_unshuffle: bool = False

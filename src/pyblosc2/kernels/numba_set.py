@@ -27,6 +27,7 @@ NUMBA = KernelSet(
     channel_cumsum=delta_nb.channel_cumsum,
     blosclz_compress=blosclz_nb.compress,
     blosclz_decompress=blosclz_nb.decompress,
+    fast_unshuffle=True,
 )
 
 

@@ -7,7 +7,10 @@ numpy has no byte-transpose primitive; each kernel uses the formulation measured
 * shuffle, ``g`` = 2 or 4: plane ``j`` is ``uint8(word >> 8j)`` of the little-endian words;
   other even ``g``: transpose 2-byte units, then split each into its two bytes; odd ``g``:
   numpy's transposed copy.
-* unshuffle, ``g`` = 2 or 4: OR the shifted planes into words; otherwise one strided write per
+* unshuffle, ``g`` = 2: OR the shifted planes into words; ``g`` = 4: a word tree (planes
+  0|1 and 2|3 into 16-bit words, those into 32-bit words: 6-12% faster than four shifted
+  planes on 128 KiB blocks; the same tree up to 64-bit words lost 20-30% for ``g`` = 8 and 16
+  on the 2-core machine, so those keep the strided writes); otherwise one strided write per
   plane (of 2-byte units for even ``g``) — numpy's transposed copy is 2-10× slower this way.
 * bitshuffle: byte-shuffle, regroup every plane so that row ``8k + i`` holds byte ``k`` of
   elements ``8w + i`` at position ``w``, then transpose all 8×8 bit matrices at once with three
@@ -69,7 +72,16 @@ def unshuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
     n = q * g if g > 1 else 0
     if n:
         planes = src[:n].reshape(g, q)
-        if g in (2, 4):
+        if g == 4:  # a word tree: byte planes -> 2 x u16 -> u32
+            pairs = scratch(n, "work", np.uint16).reshape(2, q)
+            np.copyto(pairs, planes[1::2], casting="unsafe")
+            pairs <<= 8
+            pairs |= planes[0::2]
+            words = dst[:n].view(_LE[4])
+            np.copyto(words, pairs[1], casting="unsafe")
+            words <<= 16
+            words |= pairs[0]
+        elif g == 2:
             words = dst[:n].view(_LE[g])
             np.copyto(words, planes[0], casting="unsafe")
             wide = scratch(n, "work", words.dtype)

@@ -33,6 +33,7 @@ from numpy.lib.stride_tricks import as_strided
 from .._threads import run_parallel, scratch, threads_for
 from ..chunk.decode import ChunkReader
 from ..constants import Filter
+from ..kernels import active
 
 if TYPE_CHECKING:
     from ..frame.frame import Frame
@@ -277,9 +278,12 @@ def _decode_into_out(
     t = plan.dtype.itemsize
     if not reader.can_pick_items(t) or reader.header.leftover:
         return False
-    if t > 1 and reader.shuffle_group() == t and reader.header.nbytes <= PLANES_MAX:
-        _scatter_planes(reader, plan, pieces, out)
-        return True
+    if t > 1 and reader.shuffle_group() == t:
+        if active().fast_unshuffle:  # the chunk unshuffled at once, then contiguous copies
+            return False
+        if reader.header.nbytes <= PLANES_MAX:
+            _scatter_planes(reader, plan, pieces, out)
+            return True
     bshape = plan.blocks
     picks = _block_picks(plan, _block_combos(pieces, bshape), out)
     h = reader.header

@@ -161,15 +161,9 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         return CParams.from_any(given)
 
     def _init(
-        self,
-        frame: Frame,
-        storage: Storage,
-        requested: int | None,
-        cparams: Any,
-        dparams: Any,
+        self, frame: Frame, storage: Storage, requested: int | None, cparams: Any, dparams: Any
     ) -> None:
-        self._frame, self._storage = frame, storage
-        self._offset = 0
+        self._frame, self._storage, self._offset = frame, storage, 0
         self._requested_chunksize = requested
         self.dparams = DParams.from_any(dparams)
         self.cparams = cparams if requested is not None else self._cparams_from_header(cparams)
@@ -398,19 +392,23 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         return self.cparams.nthreads
 
     # -- chunks ---------------------------------------------------------------------------
-    @writes
     def append_chunk(self, chunk: Any) -> int:
         """Append an already compressed chunk; returns the new number of chunks."""
-        self._check_writable()
-        self._frame.append(bytes(as_view(chunk)), self._requested_chunksize)
-        return self.nchunks
+        return self._append(bytes(as_view(chunk)), False)
 
     def append_data(self, data: Any) -> int:
         """Compress ``data`` (normally ``chunksize`` bytes) and append it as one chunk."""
         self._check_writable()
         # A chunk larger than chunksize, or one after a short last chunk, makes the frame
         # variable-sized, as C-Blosc2 does (frame-format.md §2.7).
-        return self.append_chunk(self.compress_data(data))
+        return self._append(self.compress_data(data), True)
+
+    @writes
+    def _append(self, chunk: bytes, ours: bool) -> int:
+        """Append ``chunk`` (``ours``: :meth:`compress_data` just wrote it: its layout is not
+        checked again)."""
+        self._frame.append(chunk, self._requested_chunksize, checked=ours)
+        return self.nchunks
 
     def compress_data(self, data: Any, nchunk: int | None = None) -> bytes:
         """``data`` compressed with this SChunk's ``cparams`` into a chunk that is not stored
@@ -420,7 +418,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
             data = apply_prefilter(
                 self, self._prefilter, data, self.nchunks if nchunk is None else nchunk
             )
-        spec = replace(EncodeSpec.from_cparams(self.cparams), context=self._frame.reader.context)
+        spec = EncodeSpec.from_cparams(self.cparams, context=self._frame.reader.context)
         return encode_chunk(as_view(data), spec)
 
     @writes
