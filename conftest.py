@@ -26,6 +26,10 @@ OPTIONAL_DOCTESTS = {
     "src/pyblosc2/ndarray/dask_io.py": "dask",
     "src/pyblosc2/hdf5": "h5py",
     "src/pyblosc2/xarray": "xarray",
+    "src/pyblosc2/kernels/numba_set.py": "numba",
+    "src/pyblosc2/kernels/blosclz_nb.py": "numba",
+    "src/pyblosc2/kernels/delta_nb.py": "numba",
+    "src/pyblosc2/kernels/shuffle_nb.py": "numba",
 }
 
 collect_ignore: list[str] = []

@@ -4,8 +4,12 @@ the end python-blosc2 reads the same store."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import os
 import shutil
 import tempfile
+from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, settings
@@ -104,13 +108,20 @@ class DictStoreModel(RuleBasedStateMachine):
     def teardown(self) -> None:
         if hasattr(self, "store"):
             self.store.close()
-            import blosc2  # python-blosc2 reads what pyblosc2 wrote
-
-            with blosc2.open(self.path, mode="r") as ref:
-                assert set(ref.keys()) == self.expected_keys()
-                for key, data in self.model.items():
-                    assert _read(ref[key]) == data, key
+            blosc2 = _reference()
+            if blosc2 is not None:  # python-blosc2 reads what pyblosc2 wrote
+                with blosc2.open(self.path, mode="r") as ref:
+                    assert set(ref.keys()) == self.expected_keys()
+                    for key, data in self.model.items():
+                        assert _read(ref[key]) == data, key
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _reference() -> Any:
+    """python-blosc2, or None where it is not installed (the floors run); in CI it must be."""
+    if os.environ.get("CI", "").lower() != "true" and importlib.util.find_spec("blosc2") is None:
+        return None
+    return importlib.import_module("blosc2")
 
 
 class TreeStoreModel(DictStoreModel):
