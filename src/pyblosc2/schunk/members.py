@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import struct
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -20,6 +21,7 @@ from ..chunk.vlblocks import decode_vl_block
 from ..constants import EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, SpecialValue
 from ..errors import BoundsError, ParamError, ParamTypeError
 from ..params import CParams, DParams, parse_int
+from .guards import reads
 
 __all__ = ["InfoReport", "SChunkMembers", "format_nbytes", "lazy_chunk", "open_members"]
 
@@ -40,6 +42,17 @@ def format_nbytes(nbytes: int) -> str:
             return f"{nbytes} ({human})"
         value /= 1024
     raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkInfo:
+    """What :meth:`SChunk.iterchunks_info` yields."""
+
+    nchunk: int
+    cratio: float
+    special: SpecialValue
+    repeated_value: bytes | None
+    lazychunk: bool
 
 
 class InfoReport:
@@ -122,6 +135,17 @@ def lazy_chunk(raw: bytes, nchunk: int, offset: int) -> bytes:
 
 class SChunkMembers:
     """Mixed into :class:`~pyblosc2.SChunk`."""
+
+    @reads
+    def iterchunks_info(self: _Host) -> Iterator[ChunkInfo]:
+        """Yield a :class:`ChunkInfo` per chunk (reads chunk headers only)."""
+        for n in range(self.nchunks):
+            raw = self._frame.get_chunk(n)
+            ch = ChunkHeader.from_bytes(raw[:EXTENDED_HEADER_LENGTH])
+            value = (
+                bytes(raw[ch.header_len : ch.cbytes]) if ch.special == SpecialValue.VALUE else None
+            )
+            yield ChunkInfo(n, ch.nbytes / ch.cbytes, SpecialValue(ch.special), value, False)
 
     def __enter__(self) -> Any:
         return self

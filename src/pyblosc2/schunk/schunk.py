@@ -12,7 +12,7 @@ import contextlib
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, overload
 
 import numpy as np
@@ -22,8 +22,7 @@ from .._threads import run_parallel
 from ..backends.memory import MemoryStore
 from ..chunk.decode import ChunkReader, fill_bytes
 from ..chunk.encode import EncodeSpec, encode_chunk
-from ..chunk.header import ChunkHeader
-from ..constants import EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE, SpecialValue, SplitMode
+from ..constants import MAX_BUFFERSIZE, SplitMode
 from ..errors import BoundsError, FormatError, ParamError
 from ..frame.contiguous import FrameReader
 from ..frame.frame import HIDDEN_VLMETA, Frame
@@ -38,7 +37,7 @@ from ..storage import Storage
 from .edits import ChunkListEdits
 from .guards import reads, writes
 from .hooks import FilterHooks, apply_prefilter, postfiltered_decompress, postfiltered_read
-from .members import SChunkMembers
+from .members import ChunkInfo, SChunkMembers
 
 __all__ = ["ChunkInfo", "SChunk", "remove_urlpath", "schunk_from_cframe"]
 
@@ -46,17 +45,6 @@ DEFAULT_CHUNKSIZE = 2**24
 MAX_DEFAULT_CHUNKSIZE = 2**28
 _READONLY = "Cannot do this action with reading mode"
 _STORAGE_ARGS = frozenset(Storage.__dataclass_fields__)
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkInfo:
-    """What :meth:`SChunk.iterchunks_info` yields."""
-
-    nchunk: int
-    cratio: float
-    special: SpecialValue
-    repeated_value: bytes | None
-    lazychunk: bool
 
 
 class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
@@ -503,17 +491,6 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         """Yield each chunk decompressed into an array of ``dtype``."""
         for n in range(self.nchunks):
             yield np.frombuffer(self.decompress_chunk(n) or b"", dtype=dtype)
-
-    @reads
-    def iterchunks_info(self) -> Iterator[ChunkInfo]:
-        """Yield a :class:`ChunkInfo` per chunk (reads chunk headers only)."""
-        for n in range(self.nchunks):
-            raw = self._frame.get_chunk(n)
-            ch = ChunkHeader.from_bytes(raw[:EXTENDED_HEADER_LENGTH])
-            value = (
-                bytes(raw[ch.header_len : ch.cbytes]) if ch.special == SpecialValue.VALUE else None
-            )
-            yield ChunkInfo(n, ch.nbytes / ch.cbytes, SpecialValue(ch.special), value, False)
 
     # -- items ----------------------------------------------------------------------------
     @reads
