@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -33,6 +34,9 @@ def main() -> int:
     ap.add_argument("--nops", type=int, default=30, help="calls per worker")
     ap.add_argument("--kind", choices=[*sharer.KINDS, "all"], default="all")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--keep", metavar="DIR", help="copy the frame and logs of a run with problems to DIR"
+    )
     ap.add_argument(
         "--bare-blosc2",
         action="store_true",
@@ -68,6 +72,10 @@ def main() -> int:
                         result = sharer.check(kind, path, logs, pb, cb)
                     except Exception as exc:  # a worker failed, or a library cannot open it
                         result = {"calls": 0, "lost": 0, "verify": "-", "problems": [repr(exc)]}
+                    if args.keep and (result["lost"] or result["problems"]):
+                        dest = os.path.join(args.keep, f"run{run}-{kind}-{layout}")
+                        shutil.copytree(tmp, dest, dirs_exist_ok=True)
+                        print(f"kept in {dest}", flush=True)
                 totals["runs"] += 1
                 totals["calls"] += result["calls"]
                 totals["lost"] += result["lost"]

@@ -13,8 +13,9 @@ KIND one of:
   ``BASE`` chunks and every position below it exists), a reorder inside ``holding_lock``,
   and the worker's own vlmeta entry. Log: ``A tag``, ``I tag``, ``U tag``, ``D``, ``R``,
   ``V i``.
-* ``rows``: a (rows, ``NCOLS``) int64 array of 4-row chunks. Row ``WID`` (of the first
-  ``ROWS0``) belongs to the worker, which writes it bare; it grows the array inside
+* ``rows``: a (rows, ``NCOLS``) int64 array of 4-row chunks. Row ``fixed_row(WID)`` (of the
+  first ``ROWS0``; with 8 + 8 workers every chunk holds two rows of each library's workers)
+  belongs to the worker, which writes it bare; it grows the array inside
   ``holding_lock`` (python-blosc2's pattern: read the shape, resize, write the new rows),
   writes rows it grew bare, shrinks the array by rows of its own at the end inside
   ``holding_lock``, and sets its vlmeta entry. Log: ``W row tag``, ``G first count tag``,
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -48,6 +50,13 @@ VLMETA_WORKERS = 15
 
 def tag_of(wid: int, i: int) -> int:
     return (wid + 1) * 1_000_000 + i
+
+
+def fixed_row(wid: int) -> int:
+    """The worker's own row among the first ``ROWS0``: spread so that workers 0..7
+    (pyblosc2 in the campaigns) and 8..15 (python-blosc2) share every 4-row chunk, and their
+    bare read-modify-writes of one chunk race each other."""
+    return (wid * 5) % ROWS0
 
 
 def chunk_data(tag: int) -> np.ndarray:
@@ -99,7 +108,9 @@ class Log:
         self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def __call__(self, *fields: object) -> None:
-        os.write(self.fd, (" ".join(map(str, fields)) + "\n").encode())
+        # the return time closes each line (for reading a campaign's kept logs; checks ignore it)
+        line = " ".join(map(str, (*fields, f"@{time.time_ns()}")))
+        os.write(self.fd, (line + "\n").encode())
         os.fsync(self.fd)
 
 
@@ -170,8 +181,8 @@ def run_rows(lib: str, a: Any, wid: int, nops: int, rng: np.random.Generator, lo
         op = rng.choice(["W", "W", "G", "G", "O", "O", "S", "V"])
         tag = tag_of(wid, i)
         if op == "W" or (op == "O" and not mine):
-            a[wid] = np.full(NCOLS, tag, np.int64)
-            log("W", wid, tag)
+            a[fixed_row(wid)] = np.full(NCOLS, tag, np.int64)
+            log("W", fixed_row(wid), tag)
         elif op == "O":
             row = int(rng.choice(sorted(mine)))
             a[row] = np.full(NCOLS, tag, np.int64)
