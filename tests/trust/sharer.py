@@ -15,14 +15,15 @@ KIND one of:
   ``V i``.
 * ``rows``: a (rows, ``NCOLS``) int64 array of 4-row chunks. Row ``fixed_row(WID)`` (of the
   first ``ROWS0``; with 8 + 8 workers every chunk holds two rows of each library's workers)
-  belongs to the worker, which writes it bare; it grows the array inside
-  ``holding_lock`` (python-blosc2's pattern: read the shape, resize, write the new rows),
-  writes rows it grew bare, shrinks the array by rows of its own at the end inside
-  ``holding_lock``, and sets its vlmeta entry. Log: ``W row tag``, ``G first count tag``,
-  ``S first count``, ``V i``.
+  belongs to the worker, which writes it; it grows the array inside ``holding_lock``
+  (python-blosc2's pattern: read the shape, resize, write the new rows), writes rows it grew,
+  shrinks the array by rows of its own at the end inside ``holding_lock``, and sets its
+  vlmeta entry. Log: ``W row tag``, ``G first count tag``, ``S first count``, ``V i``.
+* Slice writes are bare in pyblosc2 and inside ``holding_lock`` in python-blosc2
+  (:func:`write`).
 * ``vector``: a 1-d int64 array of 25-item chunks, ``VEC0`` zeros to start. pyblosc2 appends
   bare (its ``append`` is one commit), python-blosc2 inside ``holding_lock`` (its
-  ``append`` is not atomic on its own); a worker rewrites ranges it appended bare. Log:
+  ``append`` is not atomic on its own); a worker rewrites ranges it appended. Log:
   ``A first count tag``, ``W first count tag``, ``V i``.
 """
 
@@ -40,7 +41,9 @@ BASE = 8  # SChunk chunks made before the workers start (tags 1..BASE)
 ROWS0, NCOLS = 16, 8  # the rows array at the start (zeros): one fixed row per worker
 VEC0 = 37  # the vector at the start (zeros), not a whole number of chunks
 KINDS = ("schunk", "rows", "vector")
-#: python-blosc2 workers bracket their positional edits and vlmeta writes in holding_lock
+#: python-blosc2 workers bracket their positional edits, slice writes and vlmeta writes in
+#: holding_lock (a bare slice write of theirs can zero items another writer appended to the
+#: old last chunk: tests/interop/test_shared_frames.py)
 #: (SHARER_BARE_BLOSC2=1: they do not, to measure what python-blosc2 does then)
 BRACKET = os.environ.get("SHARER_BARE_BLOSC2") != "1"
 #: workers 0..14 keep a vlmeta entry each (a fingerprinted frame holds 15 of the user's: the
@@ -140,6 +143,17 @@ def run_schunk(lib: str, s: Any, wid: int, nops: int, rng: np.random.Generator, 
             set_vlmeta(lib, s, wid, i, log)
 
 
+def write(lib: str, a: Any, key: Any, value: np.ndarray) -> None:
+    """``a[key] = value``: bare in pyblosc2; in python-blosc2 inside ``holding_lock`` (its
+    bare slice write decides from a shape read before its exclusive lock,
+    tests/interop/test_shared_frames.py)."""
+    if lib == "blosc2" and BRACKET:
+        with a.holding_lock():
+            a[key] = value
+    else:
+        a[key] = value
+
+
 def set_vlmeta(lib: str, s: Any, wid: int, i: int, log: Log) -> None:
     """The worker's vlmeta entry: bare in pyblosc2; in python-blosc2 inside ``holding_lock``
     (its bare vlmeta writes racing appends fail or tear the frame,
@@ -181,11 +195,11 @@ def run_rows(lib: str, a: Any, wid: int, nops: int, rng: np.random.Generator, lo
         op = rng.choice(["W", "W", "G", "G", "O", "O", "S", "V"])
         tag = tag_of(wid, i)
         if op == "W" or (op == "O" and not mine):
-            a[fixed_row(wid)] = np.full(NCOLS, tag, np.int64)
+            write(lib, a, fixed_row(wid), np.full(NCOLS, tag, np.int64))
             log("W", fixed_row(wid), tag)
         elif op == "O":
             row = int(rng.choice(sorted(mine)))
-            a[row] = np.full(NCOLS, tag, np.int64)
+            write(lib, a, row, np.full(NCOLS, tag, np.int64))
             mine[row] = tag
             log("W", row, tag)
         elif op == "G":
@@ -230,7 +244,7 @@ def run_vector(lib: str, a: Any, wid: int, nops: int, rng: np.random.Generator, 
             log("A", end - k, k, tag)
         elif op == "W":
             first, k = mine[int(rng.integers(len(mine)))]
-            a[first : first + k] = np.full(k, tag, np.int64)
+            write(lib, a, slice(first, first + k), np.full(k, tag, np.int64))
             log("W", first, k, tag)
         else:
             set_vlmeta(lib, a.schunk, wid, i, log)
