@@ -24,7 +24,7 @@ from ..context import ChunkContext
 from ..errors import FormatError, ParamError, TruncatedError
 from ..filters.registry import lookup_filter
 from ..filters.shuffle import Shuffle, unshuffle
-from .fused import decode_block_fused, decode_planes, plane_batches
+from .fused import decode_block_fused, decode_planes, pick_split_planes, plane_batches
 from .header import OFF_CBYTES, OFF_FILTERS, ChunkHeader
 from .layout import ChunkKind, ChunkLayout
 from .pipeline import Pipeline
@@ -251,6 +251,26 @@ class ChunkReader(ChunkStreams):
             g in (0, 1, itemsize)
             and h.effective_blocksize % itemsize == 0
             and (h.leftover % itemsize == 0)
+        )
+
+    def pick_blocks(
+        self, picks: list[tuple[int, tuple[slice, ...], np.ndarray]], shape: tuple[int, ...]
+    ) -> bool:
+        """:meth:`pick_items` of every ``(j, index, dst)`` of ``picks`` with the checks made
+        once, when the chunk is byte-shuffled by the item size with one stream per byte
+        plane (:func:`~.fused.pick_split_planes`); False, having written nothing, for other
+        chunks (then call :meth:`pick_items` per block)."""
+        if not picks:
+            return True
+        if self.present is not None and not self.present.issuperset(j for j, _, _ in picks):
+            raise ParamError("blocks were picked that were not read into this reader")
+        g = self.shuffle_group()
+        t = picks[0][2].shape[-1]
+        return (
+            g is not None
+            and g == t
+            and self.can_pick_items(t)
+            and pick_split_planes(self, picks, shape, g)
         )
 
     def pick_items(

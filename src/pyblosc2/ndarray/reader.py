@@ -377,6 +377,8 @@ def _read_by_blocks(
         picks = _block_picks(plan, combos, out)
 
         def pick(bound: ChunkReader) -> None:
+            if bound.pick_blocks(picks, bshape):
+                return
             for j, index, dst in picks:
                 bound.pick_items(j, bshape, index, dst)
 
