@@ -53,7 +53,7 @@ def zarr_mod() -> ModuleType:
 @pytest.fixture
 def decoded_blocks(monkeypatch) -> list[int]:
     """The indices of the blocks whose streams ``ChunkReader`` decodes during the test (by the
-    general or the fused path), in order."""
+    general or the fused path, picked per chunk, or a range of one block's planes), in order."""
     from pyblosc2.chunk import fused
     from pyblosc2.chunk.decode import ChunkReader
 
@@ -71,8 +71,24 @@ def decoded_blocks(monkeypatch) -> list[int]:
             seen.append(j)
         return done
 
+    original_picks = fused.pick_split_planes
+
+    def picks_spy(r, picks, *args):
+        done = original_picks(r, picks, *args)
+        if done:
+            seen.extend(j for j, _, _ in picks)
+        return done
+
+    original_parts = ChunkReader._plane_parts
+
+    def parts_spy(self, j, *args):
+        seen.append(j)
+        return original_parts(self, j, *args)
+
     monkeypatch.setattr(ChunkReader, "decode_streams", spy)
+    monkeypatch.setattr(ChunkReader, "_plane_parts", parts_spy)
     monkeypatch.setattr("pyblosc2.chunk.decode.decode_block_fused", fused_spy)
+    monkeypatch.setattr("pyblosc2.chunk.decode.pick_split_planes", picks_spy)
     return seen
 
 

@@ -13,6 +13,7 @@ from pyblosc2 import _threads
 from pyblosc2.chunk import encode as encode_mod
 from pyblosc2.chunk.decode import ChunkReader
 from pyblosc2.chunk.fused import decode_block_fused
+from pyblosc2.chunk.layout import ChunkKind
 
 CODECS = [pb.Codec.ZSTD, pb.Codec.LZ4, pb.Codec.BLOSCLZ, pb.Codec.ZLIB]
 
@@ -199,3 +200,51 @@ def test_asarray_on_threads_stores_the_same_chunks(tmp_path) -> None:
     for i in range(one.nchunks):
         assert one.get_chunk(i) == three.get_chunk(i), i
     np.testing.assert_array_equal(arrs[1][:], x)
+
+
+@given(
+    kind=st.sampled_from(["smooth", "random", "mixed"]),
+    dtype=st.sampled_from(["<i2", "<f4", "<f8"]),
+    codec=st.sampled_from(CODECS),
+    rows=st.tuples(st.integers(0, 31), st.integers(1, 32), st.integers(1, 5)),
+    cols=st.tuples(st.integers(0, 31), st.integers(1, 32), st.integers(1, 5)),
+)
+@settings(max_examples=60, deadline=None)
+def test_picks_per_chunk_give_the_per_block_picks(kind, dtype, codec, rows, cols) -> None:
+    """ChunkReader.pick_blocks (checks once per chunk, pick_split_planes) writes what
+    pick_items writes block by block, for every kind of stream (compressed, raw, runs)."""
+    x = _data(kind, 32 * 32 * 6, dtype)
+    t = x.dtype.itemsize
+    c = pb.compress2(
+        x,
+        codec=codec,
+        typesize=t,
+        blocksize=32 * 32 * t,
+        filters=[pb.Filter.SHUFFLE],
+        splitmode=pb.SplitMode.ALWAYS_SPLIT,
+    )
+    r = ChunkReader.open(c)
+    index = (slice(*rows), slice(*cols))
+    sel = (len(range(*rows)), len(range(*cols)))
+    want = np.zeros((6, *sel, t), np.uint8)
+    got = np.zeros_like(want)
+    served = r.pick_blocks([(j, index, got[j]) for j in range(6)], (32, 32))
+    assert served == (r.layout.kind == ChunkKind.BLOCKS)  # (a memcpyed chunk is declined)
+    if not served:
+        assert not got.any()  # declined before writing anything
+        return
+    for j in range(6):
+        r.pick_items(j, (32, 32), index, want[j])
+    np.testing.assert_array_equal(got, want)
+    blocks = x.reshape(6, 32, 32)[(slice(None), *index)]
+    np.testing.assert_array_equal(got.view(x.dtype).reshape(blocks.shape), blocks)
+
+
+def test_picks_per_chunk_refuse_blocks_not_read() -> None:
+    x = np.arange(4096, dtype=np.int32)
+    c = pb.compress2(x, typesize=4, blocksize=4096, filters=[pb.Filter.SHUFFLE])
+    r = ChunkReader.open(c)
+    part = r.with_bytes(r.buf, [0])
+    dst = np.zeros((1, 4), np.uint8)
+    with pytest.raises(pb.errors.ParamError, match="not read"):
+        part.pick_blocks([(1, (slice(0, 1),), dst)], (1024,))

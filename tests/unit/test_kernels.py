@@ -108,6 +108,19 @@ def test_blosclz_is_byte_identical_to_numpy(kset: KernelSet, block, clevel: int)
         assert bytes(kset.blosclz_decompress(stream, len(data))) == bytes(data)
 
 
+@pytest.mark.parametrize("period", [1, 2, 3, 7, 64, 300, 9000])
+def test_blosclz_decodes_matches_overlapping_their_source(kset: KernelSet, period: int) -> None:
+    """Repeats of a short random pattern become matches longer than their distance (each
+    copied one period at a time by the numba decoder), far and near (distances past 8191
+    take the long form); both decoders give the data back."""
+    rng = np.random.default_rng(period)
+    pattern = rng.integers(0, 256, period, np.uint8)
+    data = np.concatenate([rng.integers(0, 256, 50, np.uint8), np.tile(pattern, 40_000 // period)])
+    stream = NUMPY.blosclz_compress(data, 9, len(data))
+    assert stream
+    assert bytes(kset.blosclz_decompress(stream, len(data))) == data.tobytes()
+
+
 def test_blosclz_refuses_a_stream_that_ends_early(kset: KernelSet) -> None:
     stream = NUMPY.blosclz_compress(b"abcd" * 500, 5, 2000)
     with pytest.raises(CodecError, match="blosclz"):

@@ -8,6 +8,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pyblosc2 as pb
 from pyblosc2.kernels import kernels_in_use
@@ -146,3 +148,58 @@ def test_whole_chunks_scatter_planes_only_up_to_planes_max(monkeypatch, planes_m
         assert calls and set(calls) == {30720}
     else:  # larger chunks: block by block straight into the result, no plane buffer
         assert calls == []
+
+
+@pytest.fixture
+def fast_numpy(monkeypatch):
+    """The numpy kernel set flagged as unshuffling near memory speed (the numba set's
+    paths, run without numba)."""
+    from pyblosc2.kernels.numpy_set import NUMPY
+    from pyblosc2.ndarray import reader
+
+    monkeypatch.setattr(reader, "active", lambda: dataclasses.replace(NUMPY, fast_unshuffle=True))
+    return reader
+
+
+def test_most_of_touched_blocks_are_gathered_per_chunk(fast_numpy, monkeypatch) -> None:
+    """A slab of a shuffled array with a fast unshuffle: the touched blocks of each chunk are
+    decoded, unshuffled per run and copied out per combination of pieces (one call per
+    chunk), and the result is numpy's."""
+    calls: list[list[int]] = []
+    real = fast_numpy._gather_blocks
+
+    def spy(bound, plan, pieces, touched, out):
+        calls.append(list(touched))
+        return real(bound, plan, pieces, touched, out)
+
+    monkeypatch.setattr(fast_numpy, "_gather_blocks", spy)
+    a = pb.asarray(X, chunks=(10, 16, 23), blocks=(5, 4, 8))
+    np.testing.assert_array_equal(a[4], X[4])
+    # a[4]: per chunk of the first chunk row, the 4 x 3 blocks of block row 0
+    assert calls and all(len(t) == 12 for t in calls)
+    calls.clear()
+    np.testing.assert_array_equal(a[3:4, 5:6, :], X[3:4, 5:6, :])  # 1 item in 20: picked
+    assert calls == []
+
+
+def _axis_keys(n: int) -> st.SearchStrategy:
+    """An int, a slice with small steps (dense selections, which the gather serves), or any
+    slice."""
+    dense = st.builds(slice, st.integers(0, n - 1), st.integers(1, n), st.sampled_from([1, 2, 3]))
+    return st.one_of(st.integers(-n, n - 1), dense, st.slices(n))
+
+
+@given(
+    key=st.tuples(*(_axis_keys(n) for n in SHAPE)),
+    dtype=st.sampled_from(["<f8", "<i4", "<u2", "u1"]),
+    nthreads=st.sampled_from([1, 2]),
+)
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_gathered_and_picked_selections_match_numpy(fast_numpy, key, dtype, nthreads) -> None:
+    """Random selections (any step) give numpy's answer through the per-chunk gather (with a
+    fast unshuffle) and the per-block picks."""
+    x = X.astype(dtype)
+    a = pb.asarray(x, chunks=(10, 16, 23), blocks=(5, 4, 8), dparams={"nthreads": nthreads})
+    np.testing.assert_array_equal(a[key], x[key])

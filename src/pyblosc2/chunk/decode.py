@@ -24,9 +24,9 @@ from ..context import ChunkContext
 from ..errors import FormatError, ParamError, TruncatedError
 from ..filters.registry import lookup_filter
 from ..filters.shuffle import Shuffle, unshuffle
-from .fused import decode_block_fused, decode_planes, plane_batches
+from .fused import decode_block_fused, decode_planes, pick_split_planes, plane_batches
 from .header import OFF_CBYTES, OFF_FILTERS, ChunkHeader
-from .layout import ChunkKind, ChunkLayout
+from .layout import CSIZE_LEN, ChunkKind, ChunkLayout
 from .pipeline import Pipeline
 from .special import fill_special
 from .streams import ChunkStreams
@@ -215,22 +215,31 @@ class ChunkReader(ChunkStreams):
         if self.present is not None and j not in self.present:
             raise ParamError(f"blocks [{j}] were not read into this reader")
         bsize = self.header.block_size(j)
-        block = scratch(bsize, "block")
-        self.decode_streams(j, block)
         q = bsize // g if g and g > 1 else 0
         n = q * g if q else 0
+        # one stream per plane (and no tail): only the parts of the planes covering [a, b)
+        # are copied out of each decoded stream (no block-sized copy)
+        split = n == bsize and self.codec is not None and self.header.nstreams(j) == g
+        block = self.arr[:0]
+        if not split:
+            block = scratch(bsize, "block")
+            self.decode_streams(j, block)
         if a < n:  # the shuffled part: byte k of item i is plane k, position i
             i0, i1 = a // g, min(q, -(-b // g))
             m = min(b, n)
-            # the planes' parts gathered (g short copies), then the block kernel on them
-            planes = block[:n].reshape(g, q)[:, i0:i1]
+            part = scratch((i1 - i0) * g, "part").reshape(g, i1 - i0)
+            if split:
+                self._plane_parts(j, q, i0, i1, part)
+                planes = part
+            else:  # the planes' parts gathered (g short copies), then the block kernel
+                planes = block[:n].reshape(g, q)[:, i0:i1]
             if i1 - i0 <= _GATHER_MAX:  # a few items: one transposed copy
                 items = scratch((i1 - i0) * g, "items")
                 items.reshape(i1 - i0, g)[...] = planes.T
                 out[: m - a] = items[a - i0 * g : m - i0 * g]
                 return self._copy_tail(block, a, b, n, out)
-            part = scratch((i1 - i0) * g, "part").reshape(g, i1 - i0)
-            part[...] = planes
+            if not split:
+                part[...] = planes
             if a == i0 * g and m == i1 * g:
                 unshuffle(part.reshape(-1), out[: m - a], g)
             else:
@@ -251,6 +260,26 @@ class ChunkReader(ChunkStreams):
             g in (0, 1, itemsize)
             and h.effective_blocksize % itemsize == 0
             and (h.leftover % itemsize == 0)
+        )
+
+    def pick_blocks(
+        self, picks: list[tuple[int, tuple[slice, ...], np.ndarray]], shape: tuple[int, ...]
+    ) -> bool:
+        """:meth:`pick_items` of every ``(j, index, dst)`` of ``picks`` with the checks made
+        once, when the chunk is byte-shuffled by the item size with one stream per byte
+        plane (:func:`~.fused.pick_split_planes`); False, having written nothing, for other
+        chunks (then call :meth:`pick_items` per block)."""
+        if not picks:
+            return True
+        if self.present is not None and not self.present.issuperset(j for j, _, _ in picks):
+            raise ParamError("blocks were picked that were not read into this reader")
+        g = self.shuffle_group()
+        t = picks[0][2].shape[-1]
+        return (
+            g is not None
+            and g == t
+            and self.can_pick_items(t)
+            and pick_split_planes(self, picks, shape, g)
         )
 
     def pick_items(
@@ -308,6 +337,25 @@ class ChunkReader(ChunkStreams):
                 part[...] = block.reshape(t, stride)[:, lo:hi]
                 unshuffle(part.reshape(-1), items[lo * t : hi * t], g)
             dst[...] = items.reshape((*shape, t))[index]
+
+    def _plane_parts(self, j: int, q: int, i0: int, i1: int, part: np.ndarray) -> None:
+        """Positions ``[i0, i1)`` of each of the ``g`` planes of regular block ``j`` (one
+        stream of ``q`` bytes per plane) into row ``s`` of ``part`` (``g`` rows)."""
+        spans = self.layout.spans
+        pos = spans[j][0] if spans else int(self.bstarts[j])
+        plane = scratch(q, "plane")
+        for s in range(len(part)):
+            csize, start, pos = self.stream_header(j, s, pos, q)
+            if csize <= 0:  # a zero run (0) or a run of one byte value (-value): §6.3
+                part[s] = (-csize) & 0xFF
+                continue
+            if csize == q:  # stored raw
+                src = self.arr[start:pos]
+            else:
+                src = self.decode_stream(
+                    (j, s), start - CSIZE_LEN, self.buf[start:pos], plane, True
+                )
+            part[s] = src[i0:i1]
 
     @staticmethod
     def _copy_tail(block: np.ndarray, a: int, b: int, n: int, out: np.ndarray) -> None:

@@ -29,7 +29,13 @@ from ..kernels import active
 from .layout import CSIZE_LEN
 from .streams import ChunkStreams
 
-__all__ = ["BATCH_BYTES", "decode_block_fused", "decode_planes", "plane_batches"]
+__all__ = [
+    "BATCH_BYTES",
+    "decode_block_fused",
+    "decode_planes",
+    "pick_split_planes",
+    "plane_batches",
+]
 
 #: whole shuffled blocks decoded together before their byte planes are scattered: enough
 #: that each plane's copy is a long call (two threads then gain: 1.1-1.3x on ``decompress2``
@@ -159,4 +165,58 @@ def decode_block_fused(
             target[...] = src
         else:
             target[...] = src.reshape(view)[pick]
+    return True
+
+
+def pick_split_planes(
+    r: ChunkStreams,
+    picks: list[tuple[int, tuple[slice, ...], np.ndarray]],
+    shape: tuple[int, ...],
+    g: int,
+) -> bool:
+    """For each ``(j, index, dst)`` of ``picks``: the items ``index`` selects of regular block
+    ``j`` of ``r`` (viewed as ``shape`` items) into ``dst`` (``uint8``, shape ``selection +
+    (g,)``), the chunk being byte-shuffled by ``g`` > 1 with one stream per byte plane. The
+    checks are made once for all the picks; per stream, one codec call and one strided copy
+    of the selected items' byte ``s``. Returns False, having written nothing, when the chunk is
+    not one this path serves (:func:`decode_block_fused` then serves each block).
+
+    >>> from pyblosc2.chunk.decode import ChunkReader
+    >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+    >>> a = np.arange(2048, dtype=np.int32)  # two blocks of 32 x 32 items
+    >>> r = ChunkReader.open(encode_chunk(a.data.cast("B"), EncodeSpec(4, 5, 1, blocksize=4096)))
+    >>> out = np.zeros((2, 3), np.int32)
+    >>> picks = [(j, (slice(1, 2), slice(0, 30, 12)), out[j : j + 1].view(np.uint8)
+    ...     .reshape(1, 3, 4)) for j in (0, 1)]
+    >>> pick_split_planes(r, picks, (32, 32), 4), out.tolist()
+    (True, [[32, 44, 56], [1056, 1068, 1080]])
+    """
+    h = r.header
+    bsize = h.effective_blocksize
+    nst = h.nstreams(0)
+    last = h.nblocks - 1
+    if (
+        r.codec is None
+        or g <= 1
+        or nst != g
+        or bsize != math.prod(shape) * g
+        or any((h.leftover and j == last) or dst.shape[-1] != g for j, _, dst in picks)
+    ):
+        return False
+    ne = bsize // g
+    spans = r.layout.spans
+    plane = scratch(ne, "plane")
+    for j, index, dst in picks:
+        pos = spans[j][0] if spans else int(r.bstarts[j])
+        for s in range(g):
+            csize, start, pos = r.stream_header(j, s, pos, ne)
+            target = dst[..., s]
+            if csize <= 0:  # a zero run (0) or a run of one byte value (-value): §6.3
+                target[...] = (-csize) & 0xFF
+                continue
+            if csize == ne:  # stored raw
+                src = r.arr[start:pos]
+            else:
+                src = r.decode_stream((j, s), start - CSIZE_LEN, r.buf[start:pos], plane, True)
+            target[...] = src.reshape(shape)[index]
     return True
