@@ -418,7 +418,7 @@ class CTable:
                 arr[:n] = Column(self, c.name)[:]
             storage.install(col_key(c.name), arr)
         doc = schema_to_dict(self._columns)
-        doc["n_rows"] = n
+        doc.update(n_rows=n, create_summary_index=True, summary_indexes_built=False)
         storage.save_schema(doc)
 
     def save(self, urlpath: str | os.PathLike[str], *, overwrite: bool = False) -> None:
@@ -447,7 +447,8 @@ class CTable:
                 if 0 < target < self._valid.shape[0]:
                     for arr in (*self._arrays.values(), self._valid):
                         arr.resize((target,))
-                storage.update_schema(n_rows=self._n_rows)
+                built = bool(storage.load_schema().get("summary_indexes_built", False))
+                storage.update_schema(n_rows=self._n_rows, summary_indexes_built=built)
                 self._mutated = False
         finally:
             storage.close()
