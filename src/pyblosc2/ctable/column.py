@@ -31,7 +31,8 @@ def _logical_positions(key: Any, n: int) -> np.ndarray | slice | int:
             raise BoundsError(f"row {i} is out of range for a column of {n} rows")
         return i + n if i < 0 else i
     if isinstance(key, slice):
-        return slice(*key.indices(n))
+        start, stop, step = key.indices(n)
+        return slice(start, max(stop, start), 1) if step == 1 else np.arange(start, stop, step)
     arr = np.asarray(key)
     if arr.dtype == np.bool_:
         if arr.shape != (n,):
@@ -97,8 +98,6 @@ class Column:
     def __getitem__(self, key: Any) -> Any:
         arr = self._table._arrays[self.name]
         where = self._physical(key)
-        if isinstance(where, slice) and where.step != 1:
-            where = np.arange(len(self._table))[where]
         if isinstance(where, np.ndarray):
             if where.size == 0:
                 return np.empty(0, dtype=arr.dtype)
@@ -116,13 +115,12 @@ class Column:
         arr = table._arrays[self.name]
         if isinstance(where, int):
             arr[where] = to_column(col, [value])[0]
-        elif isinstance(where, slice) and where.step == 1:
-            count = len(range(where.start, where.stop))
+        elif isinstance(where, slice):
+            count = where.stop - where.start
             arr[where] = to_column(col, np.broadcast_to(np.asarray(value), (count,)))
         else:
-            rows = np.arange(len(table))[where] if isinstance(where, slice) else where
-            values = to_column(col, np.broadcast_to(np.asarray(value), rows.shape))
-            for pos, v in zip(rows.tolist(), values, strict=True):
+            values = to_column(col, np.broadcast_to(np.asarray(value), where.shape))
+            for pos, v in zip(where.tolist(), values, strict=True):
                 arr[pos] = v
         table._changed()
 

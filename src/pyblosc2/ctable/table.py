@@ -319,7 +319,7 @@ class CTable:
     def __getattr__(self, name: str) -> Any:
         what = NOT_BUILT.get(name)
         if what is not None:
-            raise NotImplementedError(what)
+            raise NotImplementedError(f"CTable.{name}: {what} is not implemented by pyblosc2")
         raise AttributeError(f"'CTable' object has no attribute {name!r}")
 
     def __repr__(self) -> str:
