@@ -345,7 +345,7 @@ class CTable:
         capacity = self._valid.shape[0]
         if pos + n > capacity:
             new = max(pos + n, capacity + min(max(capacity, 1), MAX_GROWTH))
-            for arr in (*self._arrays.values(), self._valid):
+            for arr in (*self._arrays.values(), self._valid):  # the mask last, as in close
                 arr.resize((new,))
         return pos
 
@@ -444,8 +444,8 @@ class CTable:
         try:
             if not self._read_only and storage.leaves is not None and self._mutated:
                 target = self._last_pos
-                if 0 < target < self._valid.shape[0]:
-                    for arr in (*self._arrays.values(), self._valid):
+                if 0 < target < self._valid.shape[0]:  # the mask first: never longer than a column
+                    for arr in (self._valid, *self._arrays.values()):
                         arr.resize((target,))
                 built = bool(storage.load_schema().get("summary_indexes_built", False))
                 storage.update_schema(n_rows=self._n_rows, summary_indexes_built=built)
