@@ -161,3 +161,19 @@ def test_pyblosc2_edits_make_python_blosc2_indexes_stale(
     )
     assert 3 not in set(back.where(back["id"] < 10)["id"][:].tolist())
     assert len(back) == len(_expected()["id"]) + 1
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_where_agrees_with_python_blosc2(cblosc2: Any, tmp_path: Path, form: str) -> None:
+    path = str(tmp_path / f"t.{form}")
+    t = cblosc2.CTable(Row, urlpath=path, mode="w")
+    _fill(t)
+    t.close()
+    ours, theirs = pb.CTable.open(path), cblosc2.CTable.open(path)
+    for lib, table in (("pyblosc2", ours), ("blosc2", theirs)):
+        got = table.where((table["id"] > 100) & (table["score"] < 60) & ~table["ok"])
+        np.testing.assert_array_equal(
+            got["name"][:],
+            [f"row-{i}" for i in range(34, 240) if i % 3 and i not in DELETED],
+            err_msg=lib,
+        )

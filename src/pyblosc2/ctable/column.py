@@ -4,7 +4,8 @@
 a list of rows or a boolean mask some of them; ``t["x"][i] = v`` writes in place. Where no
 row was deleted the logical rows are the leading physical ones and a read is one slice of
 the stored NDArray; after deletions the live positions are looked up in ``_valid_rows``.
-Expressions over columns (``t["x"] > 3``, the queries of python-blosc2's ``where``) raise
+Comparisons (``t["x"] > 3``) are conditions for ``CTable.where`` (:mod:`.query`);
+arithmetic over columns (python-blosc2's lazy expressions) raises
 :class:`NotImplementedError`.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..errors import BoundsError, ParamTypeError
 from ..ndarray.ndarray import NDArray
+from .query import Predicate, compare
 from .rows import to_column
 from .schema import TableColumn
 
@@ -138,19 +140,58 @@ class Column:
     def __repr__(self) -> str:
         return f"Column({self.name!r}, dtype={self.dtype}, len={len(self)})"
 
-    def _no_expressions(self, *args: Any) -> Any:
-        raise NotImplementedError(
-            "CTable column expressions (comparisons and arithmetic for where() queries)"
-        )
+    # -- conditions for CTable.where ------------------------------------------------------
+    def _compare(self, sign: str, other: Any) -> Predicate:
+        arrays = self._table._arrays
+        if isinstance(other, Column):
+            return compare(arrays, self.name, sign, (other._table._arrays, other.name))
+        return compare(arrays, self.name, sign, other)
 
-    __lt__ = __le__ = __gt__ = __ge__ = _no_expressions
-    __add__ = __sub__ = __mul__ = __truediv__ = __and__ = __or__ = _no_expressions
-    __radd__ = __rsub__ = __rmul__ = __rtruediv__ = __invert__ = _no_expressions
+    def __lt__(self, other: Any) -> Predicate:
+        return self._compare("<", other)
+
+    def __le__(self, other: Any) -> Predicate:
+        return self._compare("<=", other)
+
+    def __gt__(self, other: Any) -> Predicate:
+        return self._compare(">", other)
+
+    def __ge__(self, other: Any) -> Predicate:
+        return self._compare(">=", other)
 
     def __eq__(self, other: object) -> Any:
-        return self._no_expressions(other)
+        return self._compare("==", other)
 
     def __ne__(self, other: object) -> Any:
-        return self._no_expressions(other)
+        return self._compare("!=", other)
 
     __hash__ = None  # type: ignore[assignment]
+
+    def _no_arithmetic(self, *args: Any) -> Any:
+        raise NotImplementedError("CTable column arithmetic (lazy column expressions)")
+
+    __add__ = __sub__ = __mul__ = __truediv__ = _no_arithmetic
+    __radd__ = __rsub__ = __rmul__ = __rtruediv__ = __neg__ = _no_arithmetic
+
+    def _as_predicate(self) -> Predicate:
+        """A bool column as a condition (``t.where(t["ok"])``, ``~t["ok"]``)."""
+        arr = self._table._arrays[self.name]
+        if arr.dtype != np.bool_:
+            raise NotImplementedError(
+                f"CTable column arithmetic: {self.name!r} ({arr.dtype}) is no condition"
+            )
+        return Predicate(self._table._arrays, lambda a, b: arr[a:b], self.name)
+
+    def __invert__(self) -> Predicate:
+        return ~self._as_predicate()
+
+    def __and__(self, other: Any) -> Predicate:
+        return self._as_predicate() & other
+
+    def __or__(self, other: Any) -> Predicate:
+        return self._as_predicate() | other
+
+    def __xor__(self, other: Any) -> Predicate:
+        return self._as_predicate() ^ other
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__

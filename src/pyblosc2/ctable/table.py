@@ -28,6 +28,7 @@ from ..errors import BoundsError, ParamError, ParamTypeError
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from .column import Column
+from .query import Predicate, filtered_mask
 from .rows import batch_to_columns, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import (
@@ -46,7 +47,7 @@ MAX_GROWTH = 1 << 20  # rows added at most per growth step (python-blosc2's _MAX
 
 #: python-blosc2 CTable members pyblosc2 does not provide, and what they are
 NOT_BUILT = {
-    "where": "CTable queries (where)",
+    "where_expr": "CTable string and lazy-expression queries",
     "create_index": "CTable indexes (create_index)",
     "create_expr_index": "CTable indexes (create_expr_index)",
     "drop_index": "CTable indexes (drop_index)",
@@ -167,6 +168,8 @@ class CTable:
             self.extend(new_data)
 
     # -- building ---------------------------------------------------------------------------
+    base: CTable | None = None  # the parent table of a view (python-blosc2's ``base``)
+
     def _set_columns(self, columns: list[TableColumn]) -> None:
         self._columns = columns
         self._column_defs = {c.name: c for c in columns}
@@ -325,6 +328,48 @@ class CTable:
     def __repr__(self) -> str:
         return f"CTable({self.nrows} rows, columns={self.col_names})"
 
+    # -- queries ---------------------------------------------------------------------------
+    def where(self, condition: Any) -> CTable:
+        """A view of the rows where ``condition`` (column comparisons combined with
+        ``&``, ``|``, ``^``, ``~``) holds; it shares this table's columns.
+
+        >>> import dataclasses
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = 0
+        ...     y: float = 0.0
+        >>> t = CTable(Row)
+        >>> t.extend({"x": range(10), "y": [i / 2 for i in range(10)]})
+        >>> v = t.where((t["x"] > 6) | (t["y"] < 1))
+        >>> v["x"][:], len(v)
+        (array([0, 1, 7, 8, 9]), 5)
+        """
+        if isinstance(condition, str):
+            raise NotImplementedError("CTable.where with a string expression")
+        if isinstance(condition, Column):
+            condition = condition._as_predicate()
+        if not isinstance(condition, Predicate):
+            raise ParamTypeError(
+                f"where takes a condition on columns (t['x'] > 3), got {type(condition).__name__}"
+            )
+        if condition.arrays is not self._arrays:
+            raise ParamError("the condition is on the columns of another table")
+        return self._view(filtered_mask(self._valid, self._last_pos, condition))
+
+    def _view(self, mask: np.ndarray) -> CTable:
+        view = CTable.__new__(CTable)
+        view._row_type, view._validate = self._row_type, True
+        view._cparams, view._dparams = self._cparams, self._dparams
+        view._set_columns(self._columns)
+        view._arrays, view._storage = self._arrays, TableStorage(None)
+        view._read_only, view._closed, view._mutated = self._read_only, False, False
+        view.base = self
+        found = np.flatnonzero(mask)
+        view._valid = mask  # type: ignore[assignment]  # a view's rows: a numpy mask, never resized
+        view._n_rows = int(found.size)
+        view._last_pos = int(found[-1]) + 1 if found.size else 0
+        return view
+
     # -- changes ----------------------------------------------------------------------------
     def _check_writable(self) -> None:
         if self._closed and self._storage.owns_leaves:
@@ -332,7 +377,14 @@ class CTable:
         if self._read_only:
             raise ParamError("Table is read-only (opened with mode='r').")
 
+    def _check_not_view(self, what: str) -> None:
+        if self.base is not None:
+            raise ParamError(f"Cannot {what} a view (a table returned by where)")
+
     def _changed(self, *, rows_deleted: bool = False) -> None:
+        if self.base is not None:  # values written through a view land in its parent
+            self.base._changed(rows_deleted=rows_deleted)
+            return
         storage = self._storage
         if not self._mutated:  # a reader counts the live rows until close records them
             storage.update_schema(n_rows=None)
@@ -352,6 +404,7 @@ class CTable:
     def append(self, data: Any) -> None:
         """Append one row: a dataclass instance, a mapping, or a sequence in column order."""
         self._check_writable()
+        self._check_not_view("append to")
         values = row_to_values(self._columns, data)
         checked = [to_column(c, [v])[0] for c, v in zip(self._columns, values, strict=True)]
         pos = self._reserve(1)
@@ -364,6 +417,7 @@ class CTable:
     def extend(self, data: Any, *, validate: bool | None = None) -> None:
         """Append many rows: a mapping of columns, a structured array, rows, or a CTable."""
         self._check_writable()
+        self._check_not_view("extend")
         if isinstance(data, CTable):
             data = {name: data[name][:] for name in data.col_names}
         columns = batch_to_columns(self._columns, data)
@@ -380,6 +434,7 @@ class CTable:
     def delete(self, ind: Any) -> None:
         """Delete rows by logical number (an int, a slice or a list of them)."""
         self._check_writable()
+        self._check_not_view("delete rows from")
         if isinstance(ind, str | bytes) or not (
             isinstance(ind, int | np.integer | slice) or hasattr(ind, "__iter__")
         ):
@@ -437,7 +492,7 @@ class CTable:
     # -- closing ----------------------------------------------------------------------------
     def close(self) -> None:
         """Trim spare capacity, record the row count and close the store of the table."""
-        if self._closed:
+        if self._closed or self.base is not None:
             return
         self._closed = True
         storage = self._storage
