@@ -75,6 +75,10 @@ def test_standalone_pyblosc2_to_python_blosc2(cblosc2: Any, tmp_path: Path, form
     with pb.CTable(Row, urlpath=path, mode="w") as t:
         _fill(t)
     _check(cblosc2.CTable.open(path))
+    opened = cblosc2.open(path)  # python-blosc2's open recognises the table
+    assert isinstance(opened, cblosc2.CTable)
+    _check(opened)
+    assert isinstance(pb.open(path), pb.CTable)
     t2 = cblosc2.CTable.open(path, mode="a")  # python-blosc2 appends, pyblosc2 reads
     t2.append(Row(id=-1, score=1.0, ok=True, name="new"))
     t2.close()

@@ -418,3 +418,20 @@ def test_rows_follow_a_list_model(tmp_path_factory: pytest.TempPathFactory, ops:
     back = CTable.open(path)
     assert back["x"][:].tolist() == model
     assert back["name"][:].tolist() == [str(v) for v in model]
+
+
+@pytest.mark.parametrize("form", ["b2d", "b2z"])
+def test_open_returns_a_standalone_table(tmp_path: Path, form: str) -> None:
+    """As python-blosc2: ``open`` of a table's store gives the table (modes "r" and "a")."""
+    path = str(tmp_path / f"t.{form}")
+    with CTable(Row, urlpath=path, mode="w") as t:
+        t.append(Row(x=7))
+    opened = pb.open(path)
+    assert isinstance(opened, CTable) and opened["x"][:].tolist() == [7]
+    with pb.open(path, mode="a") as t:
+        t.append(Row(x=8))
+    assert pb.open(path)["x"][:].tolist() == [7, 8]
+    plain = str(tmp_path / f"plain.{form}")
+    with pb.TreeStore(plain, mode="w") as ts:
+        ts["/_meta"] = pb.SChunk()  # a manifest of no table: the store stays a store
+    assert isinstance(pb.open(plain), pb.TreeStore)

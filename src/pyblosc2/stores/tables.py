@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..ctable import CTable, TableStorage, register_tree_opener
-from ..errors import ParamError
+from ..errors import FormatError, ParamError
 from .dictstore import DictStore
 
-__all__ = ["StoreLeaves", "open_inline", "write_inline"]
+__all__ = ["StoreLeaves", "open_inline", "root_table", "write_inline"]
 
 INLINE_LAYOUT = {"kind": "ctable", "version": 1, "layout": "inline-tree-subtree"}
 
@@ -75,3 +75,16 @@ def write_inline(store: DictStore, full_key: str, table: Any) -> None:
     if not isinstance(table, CTable):
         raise ParamError(f"not a CTable: {type(table).__name__}")
     table._save_into(TableStorage(StoreLeaves(store, full_key)))
+
+
+def root_table(store: DictStore, mode: str) -> Any:
+    """The standalone table a TreeStore opened by ``open`` holds at its root (python-blosc2
+    returns the CTable then, for modes ``"r"`` and ``"a"``), else the store itself."""
+    if mode not in ("r", "a") or not DictStore.__contains__(store, "/_meta"):
+        return store
+    storage = TableStorage(StoreLeaves(store, owner=True), owns_leaves=True)
+    try:
+        storage.meta()  # a manifest of another kind leaves the store as it is
+    except FormatError:
+        return store
+    return CTable._from_storage(storage)
