@@ -328,6 +328,9 @@ def test_open_errors(tmp_path: Path) -> None:
         ts["/a"] = np.arange(3)
     with pytest.raises(FileNotFoundError, match="No CTable"):
         CTable.open(store)
+    with pytest.raises(FileNotFoundError, match="No CTable"):
+        CTable(Row, urlpath=store, mode="a")  # not turned into a table
+    assert sorted(pb.TreeStore(store, mode="r").keys()) == ["/a"]
 
 
 def test_corrupt_manifest_is_a_format_error(tmp_path: Path) -> None:

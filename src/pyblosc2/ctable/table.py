@@ -147,6 +147,9 @@ class CTable:
                     "use mode='w' to create a new one."
                 )
             storage = TableStorage(open_tree(path, mode), owns_leaves=True)
+            if mode != "w" and not storage.exists():  # a store of something else: untouched
+                storage.close()
+                raise FileNotFoundError(f"No CTable found at {path!r} (no /_meta manifest)")
         if storage.exists():
             if new_data is not None:
                 storage.close()
