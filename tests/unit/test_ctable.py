@@ -438,3 +438,24 @@ def test_open_returns_a_standalone_table(tmp_path: Path, form: str) -> None:
     with pb.TreeStore(plain, mode="w") as ts:
         ts["/_meta"] = pb.SChunk()  # a manifest of no table: the store stays a store
     assert isinstance(pb.open(plain), pb.TreeStore)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "match"),
+    [
+        ("/_cols/x", np.arange(2), "at least 4 rows"),
+        ("/_cols/x", np.arange(4, dtype=np.int32), "int64"),
+        ("/_valid_rows", np.ones(4, dtype=np.int8), "bool"),
+    ],
+    ids=["short-column", "column-dtype", "mask-dtype"],
+)
+def test_inconsistent_leaves_are_format_errors(
+    tmp_path: Path, key: str, value: np.ndarray, match: str
+) -> None:
+    path = str(tmp_path / "t.b2d")
+    with CTable(Row, urlpath=path, mode="w") as t:
+        t.extend({"x": [1, 2, 3, 4]})
+    with pb.DictStore(path, mode="a") as ds:
+        ds[key] = value
+    with pytest.raises(FormatError, match=match):
+        CTable.open(path)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import BoundsError, ParamError, ParamTypeError
+from ..errors import BoundsError, FormatError, ParamError, ParamTypeError
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from .column import Column
@@ -206,15 +206,21 @@ class CTable:
             self._storage = storage
             self._read_only = storage.read_only
             self._valid = storage.open_array(VALID_ROWS_KEY)
-            if self._valid.ndim != 1 or self._valid.dtype != np.bool_:
-                raise ParamError(f"CTable {VALID_ROWS_KEY} must be a 1-d bool array")
+            valid = self._valid
+            if valid.ndim != 1 or valid.dtype != np.bool_:
+                raise FormatError(
+                    "CTable", VALID_ROWS_KEY, 0, "a 1-d bool array", f"{valid.dtype} {valid.shape}"
+                )
             self._arrays = {c.name: storage.open_array(col_key(c.name)) for c in self._columns}
             for c in self._columns:
                 arr = self._arrays[c.name]
-                if arr.ndim != 1 or arr.shape[0] < self._valid.shape[0]:
-                    raise ParamError(
-                        f"CTable column {c.name!r} has shape {arr.shape}, "
-                        f"{VALID_ROWS_KEY} {self._valid.shape}"
+                if arr.ndim != 1 or arr.shape[0] < valid.shape[0] or arr.dtype != c.dtype:
+                    raise FormatError(
+                        "CTable",
+                        col_key(c.name),
+                        0,
+                        f"a 1-d {c.dtype} array of at least {valid.shape[0]} rows",
+                        f"{arr.dtype} {arr.shape}",
                     )
         except BaseException:
             storage.close()
