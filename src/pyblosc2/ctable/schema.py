@@ -124,7 +124,7 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
         meta = f.metadata.get(specs.FIELD_METADATA_KEY)
         options: dict[str, Any] = {}
         if meta is not None:
-            spec = meta["spec"]
+            spec = check_stored_spec(name, meta["spec"])  # an unbuilt kind is named first
             options = {k: meta.get(k) for k in ("cparams", "dparams", "chunks", "blocks")}
             expected = getattr(spec, "python_type", None)
             if expected is not None and annotation is not expected:
