@@ -70,6 +70,7 @@ from .constants import (
     SplitMode,
     Tuner,
 )
+from .ctable import CTable
 from .errors import (
     Blosc2Error,
     CodecError,
@@ -345,6 +346,7 @@ from .schema import (  # noqa: E402
 
 __all__ += [
     "C2Array",
+    "CTable",
     "DSLKernel",
     "bool",
     "bytes",

@@ -138,3 +138,19 @@ def test_plot_refusals(cli, tmp_path: Path, c_b2nd: Path, c_b2frame: Path) -> No
     r = cli("info", "--plot", "p.png", "one.chunk")
     assert r.returncode == 2 and "--plot needs a frame" in r.stderr
     assert not (tmp_path / "p.png").exists()
+
+
+def test_info_of_a_table_store_lists_its_leaves(cli, tmp_path: Path) -> None:
+    """``open`` gives the CTable of a table's own store; ``info`` still lists the store."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Row:
+        x: int = 0
+
+    with pyblosc2.CTable(Row, urlpath=str(tmp_path / "t.b2d"), mode="w") as t:
+        t.extend({"x": [1, 2, 3]})
+    r = cli("info", "t.b2d")
+    assert r.returncode == 0, r.stderr
+    assert "TreeStore" in r.stdout
+    assert "/_cols/x" in r.stdout and "/_valid_rows" in r.stdout

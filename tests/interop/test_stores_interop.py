@@ -210,8 +210,9 @@ def test_python_blosc2_ctable_is_an_object_root(cblosc2: Any, tmp_path: Path) ->
         assert t.keys() == {"/arr", "/data", "/data/table"}
         assert "/data/table/_meta" not in t
         np.testing.assert_array_equal(t["/arr"][:], np.arange(10))
-        with pytest.raises(NotImplementedError, match="CTable"):
-            t["/data/table"]
+        opened = t["/data/table"]  # the table itself (pyblosc2.ctable)
+        assert isinstance(opened, pb.CTable)
+        np.testing.assert_array_equal(opened["y"][:], np.arange(5) * 1.5)
         with pytest.raises(ValueError, match="object root"):
             t.get_subtree("/data/table")
 

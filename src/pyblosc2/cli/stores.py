@@ -44,6 +44,9 @@ def handles(path: str) -> bool:
 def _open(path: str) -> Any:
     with about(path):
         store = pyblosc2.open(path, mode="r")
+        if isinstance(store, pyblosc2.CTable):  # a table's own store: its leaves are listed
+            store.close()
+            store = pyblosc2.TreeStore(path, mode="r")
     if not isinstance(store, STORES):
         raise CliError(path, f"not a store (a {type(store).__name__})")
     return store

@@ -7,7 +7,7 @@ Modules, from the bytes up: :mod:`.keys` (keys and file names), :mod:`.zipindex`
 members of an archive lie), :mod:`.archive` (writing and unpacking archives), :mod:`.leaves`
 (what a stored frame holds), :mod:`.discovery` (which files are leaves), :mod:`.embed`,
 :mod:`.forms` (packing, unpacking, the working copy), :mod:`.dictstore`, :mod:`.treevlmeta`,
-:mod:`.treestore` and :mod:`.opener`.
+:mod:`.treestore`, :mod:`.tables` (CTables in stores) and :mod:`.opener`.
 """
 
 from typing import Any
@@ -17,6 +17,7 @@ from .dictstore import DictStore
 from .embed import EmbedStore, estore_from_cframe
 from .leaves import CONTAINER_OPENERS, URLPath, container_of
 from .opener import from_cframe, open, store_class
+from .tables import StoreLeaves
 from .treestore import TreeStore
 
 
@@ -40,6 +41,7 @@ __all__ = [
     "CONTAINER_OPENERS",
     "DictStore",
     "EmbedStore",
+    "StoreLeaves",
     "TreeStore",
     "URLPath",
     "container_of",

@@ -348,20 +348,26 @@ class DictStore(StoreForms):
             big = self.threshold is not None and leaf_nbytes(value) >= self.threshold
             old = self.map_tree.get(key)
             if big or (source is not None and self.threshold is None):
-                rel = path_of_key(key, leaf_suffix(leaf_kind(value)))
-                self._write_leaf(value, rel)
-                self.map_tree[key] = rel
-                if old is not None and old != rel:
-                    remove_path(os.path.join(self.working_dir, old))
-                if key in self._estore:
-                    del self._estore[key]
-                self._bump_tick()
+                self._put_external(key, value)
                 return
             self._estore._put(key, value)
             if old is not None:
                 del self.map_tree[key]
                 remove_path(os.path.join(self.working_dir, old))
                 self._bump_tick()
+
+    def _put_external(self, key: str, value: Any) -> None:
+        """Store ``value`` under ``key`` as a file of its own, whatever its size (python-blosc2
+        keeps a CTable's leaves so: ``threshold=0``)."""
+        old = self.map_tree.get(key)
+        rel = path_of_key(key, leaf_suffix(leaf_kind(value)))
+        self._write_leaf(value, rel)
+        self.map_tree[key] = rel
+        if old is not None and old != rel:
+            remove_path(os.path.join(self.working_dir, old))
+        if key in self._estore:
+            del self._estore[key]
+        self._bump_tick()
 
     def _write_leaf(self, value: Any, rel: str) -> None:
         """Write ``value`` as the file ``rel`` of the store: whole beside its name, then

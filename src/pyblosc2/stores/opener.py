@@ -24,6 +24,7 @@ from .dictstore import DictStore
 from .embed import EmbedStore
 from .keys import EMBED_NAME
 from .leaves import URLPath, check_deserialize, container_of, schunk_in_window
+from .tables import root_table
 from .treestore import TreeStore
 from .zipindex import ZipIndex
 
@@ -120,7 +121,8 @@ def _open_store(cls: type[Any], path: str, mode: str, offset: int, kwargs: dict[
     unknown = sorted(set(kwargs) - allowed - {"deserialize"})
     if unknown:
         raise ParamError(f"{cls.__name__} does not take {unknown}")
-    return cls(path, mode=mode, **kwargs)
+    store = cls(path, mode=mode, **kwargs)
+    return root_table(store, mode) if cls is TreeStore else store
 
 
 def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> Any:

@@ -11,16 +11,19 @@ subtrees (a ``CTable``) appear as one key whose insides are hidden and protected
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import shutil
 from collections.abc import Iterator
 from typing import Any
 
+from ..ctable import CTable
 from ..errors import ParamError
 from ..schunk import SChunk
 from .dictstore import DictStore
 from .keys import VLMETA_LEAF, tree_key
+from .tables import INLINE_LAYOUT, open_inline, write_inline
 from .treevlmeta import REGISTRY, GroupVLMeta, object_kind_name
 
 __all__ = ["TreeStore"]
@@ -65,6 +68,7 @@ class TreeStore(DictStore):
             self._closed = True  # a view never packs nor cleans up the store
             return
         kwargs.setdefault("_storage_meta", {"b2tree": {"version": 1}})
+        self._inline_handles: list[Any] = []  # inline tables opened through this store
         super().__init__(*args, **kwargs)
         self.subtree_path = ""
         self._root = self
@@ -235,6 +239,10 @@ class TreeStore(DictStore):
         full = self._full(key)
         info = self._object_info(full)
         if info is not None:
+            if info.get("kind") == "ctable":
+                table = open_inline(self._root, full)
+                self._root._inline_handles.append(table)
+                return table
             raise NotImplementedError(
                 f"opening {key!r}: a python-blosc2 {object_kind_name(str(info.get('kind')))}"
             )
@@ -249,6 +257,9 @@ class TreeStore(DictStore):
         key = self._validate_key(key)
         if key == "/" or _is_vlmeta_key(key):
             raise ParamError(f"Cannot assign data to {key!r}")
+        if isinstance(value, CTable):
+            self._set_table(key, value)
+            return
         roots = self._view_roots()
         if self._inside(key, roots):
             raise ParamError(
@@ -273,6 +284,36 @@ class TreeStore(DictStore):
                 f"Cannot add child '{key}' to path '{parent}' that already contains data"
             )
         DictStore.__setitem__(self._root, full, value)
+
+    def _set_table(self, key: str, table: CTable) -> None:
+        """Write ``table`` inline at ``key`` and register it as an object root."""
+        self._root._check_writable()
+        full = self._full(key)
+        if self._object_info(full) is not None:
+            raise ParamError(
+                f"'{key}' already exists as an object root. Delete it first with `del ts['{key}']`."
+            )
+        if self._has(full):
+            raise ParamError(f"'{key}' already exists as a data leaf. Delete it first.")
+        if self._inside(key, self._view_roots()):
+            raise ParamError(
+                f"Cannot write to '{key}': it is an internal component of an object root."
+            )
+        children = self.get_children(key)
+        if children:
+            raise ParamError(
+                f"Cannot assign CTable to '{key}': structural children already exist: {children}."
+            )
+        parent = _parent(key)
+        if parent != "/" and self._has(self._full(parent)):
+            raise ParamError(
+                f"Cannot add child '{key}' to path '{parent}' that already contains data"
+            )
+        write_inline(self._root, full, table)
+        reg = self._registry()
+        reg[full] = dict(INLINE_LAYOUT)
+        self._root._estore._store.vlmeta[REGISTRY] = reg
+        self._root._modified = True
 
     def __delitem__(self, key: str) -> None:
         """Remove a leaf, or a group with everything below it."""
@@ -340,6 +381,31 @@ class TreeStore(DictStore):
                     return
         DictStore.__setitem__(root, key, holder)
 
+    # -- closing --------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the inline tables opened through this store, then the store (a ``.b2z`` is
+        packed). A table that fails to close is reported after all the others closed and
+        the store was packed and released: its error, or an ``ExceptionGroup`` of them."""
+        if self._closed:
+            return
+        errors: list[Exception] = []
+        handles, self._inline_handles = self._inline_handles, []
+        for handle in handles:
+            try:
+                handle.close()
+            except Exception as exc:  # noqa: PERF203 (each handle is given its chance)
+                errors.append(exc)
+        super().close()
+        if len(errors) == 1:
+            raise errors[0]
+        if errors:
+            raise _exception_group("failed to close inline object handles", errors)
+
+    def discard(self) -> None:
+        """Release the store without packing anything back (inline tables are dropped)."""
+        self._inline_handles = []
+        super().discard()
+
     # -- python-blosc2 members pyblosc2 does not provide ---------------------------------------
     def open_remote(self, key: str, **kwargs: Any) -> Any:
         raise NotImplementedError("RemoteStore references (python-blosc2's remote groups)")
@@ -349,3 +415,11 @@ class TreeStore(DictStore):
 
     def _info_contents(self, keys: list[str]) -> str:
         return "\n".join(keys) or "(empty)"
+
+
+def _exception_group(message: str, errors: list[Exception]) -> Exception:
+    group = getattr(builtins, "ExceptionGroup", None)
+    if group is None:  # Python 3.10: no groups; the first error is raised
+        return errors[0]
+    exc: Exception = group(message, errors)
+    return exc

@@ -1,0 +1,150 @@
+"""Rows into columns: what ``CTable.append`` and ``extend`` accept, turned into one NumPy
+array per column, checked against the column's spec before anything is written.
+
+A row is a dataclass instance, a mapping of column names, or a sequence in column order
+(tuple, list, ``numpy.void``); a missing value takes the column's declared default. A batch
+is a mapping of column names to sequences, a structured NumPy array, a sequence of rows, or
+another CTable. Values are checked as python-blosc2 validates them: numeric bounds (``ge``,
+``gt``, ``le``, ``lt``), string and bytes lengths (``min_length``, ``max_length``; longer
+text would be cut by the fixed-width dtype), and the cast to the column's dtype.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import MISSING
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParamError, ParamTypeError
+from .schema import TableColumn
+
+__all__ = ["batch_to_columns", "row_to_values"]
+
+
+def _default(col: TableColumn) -> Any:
+    if col.default is MISSING:
+        raise ParamError(f"column {col.name!r} has no value and no default")
+    return col.default
+
+
+def row_to_values(columns: list[TableColumn], row: Any) -> list[Any]:
+    """The values of one row, in column order."""
+    names = [c.name for c in columns]
+    if dataclasses.is_dataclass(row) and not isinstance(row, type):
+        found = {f.name for f in dataclasses.fields(row)}
+        extra = found - set(names)
+        if extra:
+            raise ParamError(f"row fields {sorted(extra)} are not columns of the table")
+        return [getattr(row, c.name) if c.name in found else _default(c) for c in columns]
+    if isinstance(row, Mapping):
+        extra = set(row) - set(names)
+        if extra:
+            raise ParamError(f"row keys {sorted(extra)} are not columns of the table {names}")
+        return [row[c.name] if c.name in row else _default(c) for c in columns]
+    if isinstance(row, np.void) and row.dtype.names:
+        return row_to_values(columns, {k: row[k] for k in row.dtype.names})
+    if isinstance(row, Sequence | np.void) and not isinstance(row, str | bytes):
+        values: list[Any] = list(row.tolist()) if isinstance(row, np.void) else list(row)
+        if len(values) > len(columns):
+            raise ParamError(f"a row of {len(values)} values for {len(columns)} columns")
+        return values + [_default(c) for c in columns[len(values) :]]
+    raise ParamTypeError(
+        f"a row must be a dataclass instance, a mapping or a sequence, got {type(row).__name__}"
+    )
+
+
+def batch_to_columns(columns: list[TableColumn], data: Any) -> dict[str, np.ndarray]:
+    """One checked array per column for a batch of rows (all of the same length)."""
+    if isinstance(data, np.ndarray) and data.dtype.names:
+        data = {k: data[k] for k in data.dtype.names}
+    if isinstance(data, Mapping):
+        extra = set(data) - {c.name for c in columns}
+        if extra:
+            raise ParamError(f"keys {sorted(extra)} are not columns of the table")
+        lengths = {k: len(v) for k, v in data.items()}
+        if len(set(lengths.values())) > 1:
+            raise ParamError(f"columns of different lengths: {lengths}")
+        n = next(iter(lengths.values()), 0)
+        out = {}
+        for c in columns:
+            raw = data[c.name] if c.name in data else np.full(n, _default(c), dtype=c.dtype)
+            out[c.name] = to_column(c, raw)
+        return out
+    if isinstance(data, str | bytes) or not hasattr(data, "__iter__"):
+        raise ParamTypeError(f"extend takes rows or a mapping of columns, got {type(data)}")
+    rows = [row_to_values(columns, row) for row in data]
+    return {c.name: to_column(c, [r[i] for r in rows], n=len(rows)) for i, c in enumerate(columns)}
+
+
+def to_column(col: TableColumn, values: Any, n: int | None = None) -> np.ndarray:
+    """``values`` as a 1-d array of ``col``'s dtype, checked against its spec."""
+    dtype = col.dtype
+    raw = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if n is not None and raw.shape == (n, 0):  # an empty list per row
+        raise ParamError(f"column {col.name!r}: empty values")
+    if raw.ndim != 1:
+        raise ParamError(f"column {col.name!r}: expected 1-d values, got shape {raw.shape}")
+    _check_text(col, raw)
+    try:
+        if dtype.kind in "iu" and raw.dtype.kind == "f" and not np.all(np.mod(raw, 1) == 0):
+            raise ParamError(f"column {col.name!r}: non-integral values for {dtype}")
+        if dtype.kind in "iu" and raw.dtype.kind in "iuf" and raw.size:
+            info = np.iinfo(dtype)
+            if raw.min() < info.min or raw.max() > info.max:
+                raise ParamError(f"column {col.name!r}: values out of the range of {dtype}")
+        if dtype.kind in "iufcb" and raw.dtype.kind in "USO" and raw.size:
+            raise ParamTypeError(f"column {col.name!r}: {raw.dtype} values for {dtype}")
+        arr = raw.astype(dtype, copy=False)
+    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, ParamError):
+            raise
+        raise ParamTypeError(f"column {col.name!r}: values do not cast to {dtype}: {exc}") from None
+    _check_bounds(col, arr)
+    return arr
+
+
+def _check_text(col: TableColumn, raw: np.ndarray) -> None:
+    if col.dtype.kind not in "US" or raw.size == 0:
+        return
+    if raw.dtype.kind == "O":
+        wrong = [
+            v for v in raw.tolist() if not isinstance(v, str if col.dtype.kind == "U" else bytes)
+        ]
+        if wrong:
+            raise ParamTypeError(
+                f"column {col.name!r}: {type(wrong[0]).__name__} value {wrong[0]!r}"
+            )
+        raw = raw.astype(col.dtype.kind)
+    if raw.dtype.kind not in "US":
+        raise ParamTypeError(f"column {col.name!r}: {raw.dtype} values for {col.dtype}")
+    lengths = np.char.str_len(raw)
+    longest, shortest = int(lengths.max()), int(lengths.min())
+    max_length = getattr(col.spec, "max_length", None)
+    min_length = getattr(col.spec, "min_length", None)
+    if max_length is not None and longest > max_length:
+        raise ParamError(
+            f"column {col.name!r}: a value of length {longest} (max_length is {max_length})"
+        )
+    if min_length is not None and shortest < min_length:
+        raise ParamError(
+            f"column {col.name!r}: a value of length {shortest} (min_length is {min_length})"
+        )
+
+
+_BOUNDS = {
+    "ge": (np.less, ">="),
+    "gt": (np.less_equal, ">"),
+    "le": (np.greater, "<="),
+    "lt": (np.greater_equal, "<"),
+}
+
+
+def _check_bounds(col: TableColumn, arr: np.ndarray) -> None:
+    for attr, (bad, sign) in _BOUNDS.items():
+        limit = getattr(col.spec, attr, None)
+        if limit is not None and arr.size and np.any(bad(arr, limit)):
+            worst = arr[bad(arr, limit)][0]
+            raise ParamError(f"column {col.name!r}: value {worst!r} is not {sign} {limit}")

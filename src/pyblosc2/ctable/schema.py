@@ -1,0 +1,219 @@
+"""A CTable's row schema: a dataclass compiled into typed columns, and the JSON document
+python-blosc2 4.x keeps in the ``schema`` vlmeta entry of a table's ``_meta`` super-chunk.
+
+The document is ``{"version": 1, "columns": [...], ...}``; each column entry is its name, the
+metadata dict of its spec (``kind`` plus the constraints set, :mod:`pyblosc2.schema`), its
+declared ``default`` (complex numbers and bytes as tagged dicts) and its storage options
+(``cparams``, ``dparams``, ``chunks``, ``blocks``). python-blosc2 adds table-wide entries
+beside ``columns`` (``n_rows``, ``summary_indexes_built``, ``create_summary_index``); they
+are kept as they are. A plain annotation becomes a spec as in python-blosc2: ``int`` →
+``int64``, ``float`` → ``float64``, ``bool``, ``complex`` → ``complex128``, ``str`` →
+``string`` (``U32``), ``bytes`` (``S32``).
+
+pyblosc2 stores the columns whose values have one NumPy dtype (numbers, ``bool``, fixed-width
+``string`` and ``bytes``); the other kinds (lists, structs, variable-length text, objects,
+dictionaries, N-d cells, timestamps) and null storage raise :class:`NotImplementedError`
+naming them.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import typing
+from dataclasses import MISSING
+from typing import Any
+
+import numpy as np
+
+from .. import schema as specs
+from ..errors import ParamError, ParamTypeError
+
+__all__ = ["TableColumn", "compile_row_type", "schema_from_dict", "schema_to_dict"]
+
+#: names python-blosc2 keeps for a table's own leaves
+RESERVED_NAMES = frozenset({"_meta", "_valid_rows", "_cols", "_indexes"})
+SCHEMA_VERSIONS = (1, 2, 3)
+
+_FROM_ANNOTATION: dict[Any, type[specs.SchemaSpec]] = {
+    bool: specs.bool,  # before int: bool is an int
+    int: specs.int64,
+    float: specs.float64,
+    complex: specs.complex128,
+    str: specs.string,
+    bytes: specs.bytes,
+}
+_STORED_KINDS = frozenset(
+    {
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float32", "float64", "complex64", "complex128", "bool", "string", "bytes",
+    }
+)  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableColumn:
+    """One column: its name, spec, NumPy dtype, declared default and storage options."""
+
+    name: str
+    spec: specs.SchemaSpec
+    default: Any = MISSING
+    cparams: dict[str, Any] | None = None
+    dparams: dict[str, Any] | None = None
+    chunks: tuple[int, ...] | None = None
+    blocks: tuple[int, ...] | None = None
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return np.dtype(self.spec.dtype)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The column's entry in the schema document."""
+        entry: dict[str, Any] = {"name": self.name, **self.spec.to_metadata_dict()}
+        if self.default is not MISSING:
+            entry["default"] = _default_to_json(self.default)
+        for key in ("cparams", "dparams"):
+            if getattr(self, key) is not None:
+                entry[key] = getattr(self, key)
+        for key in ("chunks", "blocks"):
+            if getattr(self, key) is not None:
+                entry[key] = list(getattr(self, key))
+        return entry
+
+
+def check_column_name(name: Any) -> str:
+    """A column name python-blosc2 accepts: a non-empty str not starting with ``_``."""
+    if not isinstance(name, str) or not name:
+        raise ParamError(f"a column name must be a non-empty str, got {name!r}")
+    if name.startswith("_") or name in RESERVED_NAMES:
+        raise ParamError(f"column name {name!r}: names starting with '_' are reserved")
+    return name
+
+
+def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
+    """``spec`` if pyblosc2 stores such a column, else :class:`NotImplementedError`."""
+    kind = getattr(spec, "kind", type(spec).__name__)
+    if kind not in _STORED_KINDS:
+        raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
+    if getattr(spec, "nullable", False):
+        raise NotImplementedError(f"CTable column {name!r}: nullable columns (null storage)")
+    return spec
+
+
+def compile_row_type(row_type: Any) -> list[TableColumn]:
+    """The columns of a dataclass row type, in field order.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Row:
+    ...     x: int = 0
+    ...     name: str = ""
+    >>> [(c.name, c.dtype.str) for c in compile_row_type(Row)]
+    [('x', '<i8'), ('name', '<U32')]
+    """
+    if not (isinstance(row_type, type) and dataclasses.is_dataclass(row_type)):
+        raise ParamTypeError(f"a CTable row type must be a dataclass type, got {row_type!r}")
+    try:
+        hints = typing.get_type_hints(row_type)
+    except Exception as exc:  # unresolvable forward references
+        raise ParamTypeError(f"type hints of {row_type.__name__}: {exc}") from None
+    columns = []
+    for f in dataclasses.fields(row_type):
+        name = check_column_name(f.name)
+        annotation = hints.get(name, f.type)
+        meta = f.metadata.get(specs.FIELD_METADATA_KEY)
+        options: dict[str, Any] = {}
+        if meta is not None:
+            spec = check_stored_spec(name, meta["spec"])  # an unbuilt kind is named first
+            options = {k: meta.get(k) for k in ("cparams", "dparams", "chunks", "blocks")}
+            expected = getattr(spec, "python_type", None)
+            if expected is not None and annotation is not expected:
+                raise ParamTypeError(
+                    f"column {name!r}: annotation {annotation!r} does not match its "
+                    f"{spec.kind} spec (expected {expected.__name__})"
+                )
+        else:
+            spec_cls = _FROM_ANNOTATION.get(annotation)
+            if spec_cls is None:
+                raise ParamTypeError(
+                    f"column {name!r}: no spec for the annotation {annotation!r}; "
+                    "declare it with blosc2.field(blosc2.<type>(...))"
+                )
+            spec = spec_cls()
+        if f.default is not MISSING:
+            default = f.default
+        elif f.default_factory is not MISSING:
+            default = f.default_factory()
+        else:
+            default = MISSING
+        columns.append(TableColumn(name, check_stored_spec(name, spec), default, **options))
+    if not columns:
+        raise ParamError(f"{row_type.__name__} has no fields: a CTable needs a column")
+    return columns
+
+
+def schema_to_dict(columns: list[TableColumn]) -> dict[str, Any]:
+    """The schema document of ``columns`` (as python-blosc2's ``schema_to_dict``)."""
+    return {"version": 1, "columns": [c.to_dict() for c in columns]}
+
+
+def schema_from_dict(doc: Any) -> list[TableColumn]:
+    """The columns a schema document describes.
+
+    >>> doc = {"version": 1, "columns": [{"name": "x", "kind": "int32", "default": 0}]}
+    >>> schema_from_dict(doc)[0].dtype
+    dtype('int32')
+    """
+    if not isinstance(doc, dict) or not isinstance(doc.get("columns"), list):
+        raise ParamTypeError(f"a CTable schema must be a mapping with 'columns', got {doc!r}")
+    version = doc.get("version", 1)
+    if version not in SCHEMA_VERSIONS:
+        raise ParamError(f"CTable schema version {version!r} is not one of {SCHEMA_VERSIONS}")
+    for extra in ("computed_columns", "materialized_columns"):
+        if doc.get(extra):
+            raise NotImplementedError(f"CTable {extra.replace('_', ' ')}")
+    if doc.get("metadata", {}).get("nested") is not None:
+        raise NotImplementedError("CTable nested (struct) columns")
+    columns = []
+    for raw in doc["columns"]:
+        if not isinstance(raw, dict) or "name" not in raw or "kind" not in raw:
+            raise ParamTypeError(f"a CTable schema column needs 'name' and 'kind', got {raw!r}")
+        entry = dict(raw)
+        name = check_column_name(entry.pop("name"))
+        default = _default_from_json(entry.pop("default")) if "default" in entry else MISSING
+        options = {k: entry.pop(k, None) for k in ("cparams", "dparams")}
+        chunks = tuple(entry.pop("chunks")) if "chunks" in entry else None
+        blocks = tuple(entry.pop("blocks")) if "blocks" in entry else None
+        kind = entry.get("kind")
+        if kind not in _STORED_KINDS:
+            raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
+        spec = specs.spec_from_metadata_dict(entry)
+        columns.append(
+            TableColumn(
+                name,
+                check_stored_spec(name, spec),
+                default,
+                **options,
+                chunks=chunks,
+                blocks=blocks,
+            )
+        )
+    return columns
+
+
+def _default_to_json(value: Any) -> Any:
+    if isinstance(value, complex):
+        return {"__complex__": True, "real": value.real, "imag": value.imag}
+    if isinstance(value, bytes):
+        return {"__bytes__": True, "base64": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _default_from_json(value: Any) -> Any:
+    if isinstance(value, dict) and value.get("__complex__"):
+        return complex(value["real"], value["imag"])
+    if isinstance(value, dict) and value.get("__bytes__"):
+        return base64.b64decode(value["base64"])
+    return value

@@ -1,0 +1,194 @@
+"""Where a CTable's arrays live, with python-blosc2 4.x's layout.
+
+A table is a group of leaves under its root (a TreeStore of its own for a standalone
+``.b2d``/``.b2z`` table, a key of an outer TreeStore for an inline one)::
+
+    /_meta           SChunk, no data; vlmeta: kind="ctable", version=1, schema=<JSON>
+    /_valid_rows     bool NDArray, one item per physical row: True for a live row
+    /_cols/<name>    NDArray, one per column (the name percent-encoded)
+
+Rows are deleted by clearing their ``_valid_rows`` item (python-blosc2's tombstones); the
+arrays keep spare capacity past the last live row while a table is open, trimmed on close.
+``_meta``'s vlmeta may also hold python-blosc2's index catalog (``index_catalog``) and the
+``value_epoch``/``visibility_epoch`` counters; pyblosc2 builds no index, and a change marks
+the catalog's indexes stale as python-blosc2 does, so they are never trusted after it.
+
+The stores plug in here (:func:`register_tree_opener`): this package sits below them, and a
+standalone table asks the registered opener for its TreeStore.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import FormatError, ParamError
+from ..ndarray.constructors import zeros
+from ..ndarray.ndarray import NDArray
+from ..schunk import SChunk
+
+__all__ = ["Leaves", "TableStorage", "col_key", "register_tree_opener"]
+
+META_KEY = "/_meta"
+VALID_ROWS_KEY = "/_valid_rows"
+COLS_DIR = "/_cols/"
+KIND = "ctable"
+MODES = ("r", "a", "w")
+
+
+class Leaves(Protocol):
+    """The leaves of one table root, keys relative to it (``/_meta``, ``/_cols/x``)."""
+
+    mode: str
+
+    def get(self, key: str) -> Any: ...
+    def put(self, key: str, value: Any) -> Any: ...  # stored as a file; a live handle back
+    def has(self, key: str) -> bool: ...
+    def touch(self) -> None: ...  # the leaves changed through their handles
+    def close(self) -> None: ...
+
+
+_TREE_OPENERS: list[Callable[[str, str], Leaves]] = []
+
+
+def register_tree_opener(opener: Callable[[str, str], Leaves]) -> None:
+    """Install the opener of standalone tables' stores (``opener(urlpath, mode)``); the
+    stores register theirs when they are imported."""
+    _TREE_OPENERS[:] = [opener]
+
+
+def open_tree(urlpath: str, mode: str) -> Leaves:
+    if not _TREE_OPENERS:
+        raise NotImplementedError("persistent CTables need pyblosc2.stores (import pyblosc2)")
+    return _TREE_OPENERS[0](urlpath, mode)
+
+
+def col_key(name: str) -> str:
+    """The key of column ``name``: python-blosc2 percent-encodes ``%``, ``/``, ``\\``.
+
+    >>> col_key("a/b")
+    '/_cols/a%2Fb'
+    """
+    if "." in name or "\\" in name:
+        raise NotImplementedError(f"CTable column {name!r}: dotted (nested) column names")
+    return COLS_DIR + name.replace("%", "%25").replace("/", "%2F")
+
+
+class TableStorage:
+    """The arrays of one table: in memory (``leaves`` None) or leaves of a store."""
+
+    def __init__(self, leaves: Leaves | None, *, owns_leaves: bool = False) -> None:
+        self.leaves = leaves
+        self.owns_leaves = owns_leaves
+        self.read_only = leaves is not None and leaves.mode == "r"
+        self._meta: SChunk | None = None
+        self._stale_marked = False
+
+    # -- arrays -------------------------------------------------------------------------------
+    def install(self, key: str, array: NDArray) -> NDArray:
+        """Keep ``array`` as leaf ``key``; the handle to write through from now on."""
+        if self.leaves is None:
+            return array
+        return self.leaves.put(key, array)
+
+    def open_array(self, key: str) -> NDArray:
+        if self.leaves is None or not self.leaves.has(key):
+            raise FormatError("CTable", key, 0, "a stored NDArray", "nothing")
+        value = self.leaves.get(key)
+        if not isinstance(value, NDArray):
+            raise FormatError("CTable", key, 0, "an NDArray", type(value).__name__)
+        return value
+
+    def exists(self) -> bool:
+        return self.leaves is not None and self.leaves.has(META_KEY)
+
+    # -- the manifest -------------------------------------------------------------------------
+    def meta(self) -> SChunk:
+        if self._meta is None:
+            if self.leaves is None or not self.leaves.has(META_KEY):
+                raise FileNotFoundError("no CTable manifest (/_meta) here")
+            meta = self.leaves.get(META_KEY)
+            if not isinstance(meta, SChunk):
+                raise FormatError("CTable", META_KEY, 0, "an SChunk", type(meta).__name__)
+            kind = meta.vlmeta.get("kind")
+            kind = kind.decode() if isinstance(kind, bytes) else kind
+            if kind != KIND:
+                raise FormatError("CTable", f"{META_KEY} vlmeta 'kind'", 0, KIND, kind)
+            self._meta = meta
+        return self._meta
+
+    def load_schema(self) -> dict[str, Any]:
+        raw = self.meta().vlmeta.get("schema")
+        raw = raw.decode() if isinstance(raw, bytes) else raw
+        if not isinstance(raw, str):
+            raise FormatError("CTable", f"{META_KEY} vlmeta 'schema'", 0, "a JSON str", raw)
+        try:
+            doc = json.loads(raw)
+        except ValueError as exc:
+            raise FormatError("CTable", f"{META_KEY} vlmeta 'schema'", 0, "JSON", exc) from None
+        if not isinstance(doc, dict):
+            raise FormatError("CTable", f"{META_KEY} vlmeta 'schema'", 0, "a JSON object", doc)
+        return doc
+
+    def save_schema(self, doc: dict[str, Any]) -> None:
+        """Write a new manifest (a table being created)."""
+        if self.leaves is None:
+            return
+        meta = SChunk()
+        meta.vlmeta["kind"] = KIND
+        meta.vlmeta["version"] = 1
+        meta.vlmeta["schema"] = json.dumps(doc)
+        self._meta = self.leaves.put(META_KEY, meta)
+
+    def update_schema(self, **entries: Any) -> None:
+        """Set table-wide entries of the stored schema (``n_rows``, ...; None removes one)."""
+        if self.leaves is None or self.read_only:
+            return
+        doc = self.load_schema()
+        new = {k: v for k, v in {**doc, **entries}.items() if v is not None}
+        if new != doc:
+            self.meta().vlmeta["schema"] = json.dumps(new)
+            self.leaves.touch()
+
+    def mark_changed(self, *, rows_deleted: bool = False) -> None:
+        """The values or the live rows changed: python-blosc2's indexes of this table are
+        stale from now on (its epochs bumped, each catalog entry flagged)."""
+        if self.leaves is None or self.read_only:
+            return
+        vlmeta = self.meta().vlmeta
+        counter = "visibility_epoch" if rows_deleted else "value_epoch"
+        vlmeta[counter] = int(vlmeta.get(counter, 0) or 0) + 1
+        if not self._stale_marked:
+            catalog = vlmeta.get("index_catalog")
+            if isinstance(catalog, dict) and catalog:
+                for desc in catalog.values():
+                    if isinstance(desc, dict):
+                        desc["stale"] = True
+                vlmeta["index_catalog"] = catalog
+            self._stale_marked = True
+        self.leaves.touch()
+
+    def has_indexes(self) -> bool:
+        if self.leaves is None:
+            return False
+        catalog = self.meta().vlmeta.get("index_catalog")
+        return isinstance(catalog, dict) and bool(catalog)
+
+    def close(self) -> None:
+        if self.leaves is not None and self.owns_leaves:
+            leaves, self.leaves = self.leaves, None
+            leaves.close()
+
+
+def check_mode(mode: Any) -> str:
+    if mode not in MODES:
+        raise ParamError(f"mode must be one of {MODES}, got {mode!r}")
+    return str(mode)
+
+
+def new_valid_rows(capacity: int) -> NDArray:
+    """An all-deleted ``_valid_rows`` mask of ``capacity`` rows."""
+    return zeros((capacity,), dtype=np.bool_)

@@ -1,0 +1,64 @@
+"""Killed table writers lose nothing: a child process appending to, extending and deleting
+from a standalone CTable (``.b2d``) is SIGKILLed at random moments; the table then opens, in
+pyblosc2 and in python-blosc2, with the rows after the last operation that returned or after
+the one in flight (a row shows only once its values are in: ``_valid_rows`` is written last;
+the arrays grow before the mask and are trimmed after it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import pyblosc2 as pb
+
+from . import table_appender as ta
+
+CHILD = [sys.executable, str(Path(ta.__file__))]
+ENV = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
+NOPS = 400
+
+
+def _check(path: str, done: int, cblosc2: Any) -> int:
+    states = ta.states(NOPS)
+    t = pb.CTable.open(path)
+    got = t["x"][:].tolist()
+    assert t["name"][:].tolist() == [str(v) for v in got]
+    for k in (done, done + 1):
+        if k < len(states) and got == states[k]:
+            if cblosc2 is not None:
+                ref = cblosc2.CTable.open(path)
+                assert ref["x"][:].tolist() == got and len(ref) == len(got)
+            return k
+    raise AssertionError(f"{len(got)} rows match neither {done} nor {done + 1} operations")
+
+
+def _logged(log: Path) -> int:
+    return len(log.read_text().split()) if log.exists() else 0
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.03, 0.1, 0.25])
+def test_killed_table_writer_loses_nothing(tmp_path: Path, delay: float, cblosc2: Any) -> None:
+    path = str(tmp_path / "t.b2d")
+    log = tmp_path / "log"
+    with pb.CTable(ta.Row, urlpath=path, mode="w", expected_size=8):
+        pass  # small capacity: the child grows the arrays too
+    child = subprocess.Popen([*CHILD, path, str(NOPS), str(log)], env=ENV)
+    deadline = time.monotonic() + 60
+    while _logged(log) == 0 and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)  # until the child is writing (past its imports)
+    time.sleep(delay)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    done = _logged(log)
+    assert 0 < done < NOPS, f"the kill came outside the run ({done} operations)"
+    _check(path, done, cblosc2)
+    with pb.CTable.open(path, mode="a") as t:  # and the table takes more rows
+        t.append(ta.Row(x=-1, name="-1"))
+    assert pb.CTable.open(path)["x"][-1] == -1
