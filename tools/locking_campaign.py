@@ -40,7 +40,10 @@ def main() -> int:
     ap.add_argument(
         "--bare-blosc2",
         action="store_true",
-        help="python-blosc2 workers edit by position, write slices and set vlmeta without holding_lock()",
+        help=(
+            "python-blosc2 workers edit by position, write slices and set vlmeta without "
+            "holding_lock()"
+        ),
     )
     args = ap.parse_args()
     import blosc2 as cb
