@@ -181,3 +181,28 @@ def test_where_agrees_with_python_blosc2(cblosc2: Any, tmp_path: Path, form: str
             [f"row-{i}" for i in range(34, 240) if i % 3 and i not in DELETED],
             err_msg=lib,
         )
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_close_leaves_summary_indexes_to_python_blosc2(
+    cblosc2: Any, tmp_path: Path, form: str
+) -> None:
+    """A disagreement kept on purpose: python-blosc2's close builds summary indexes of the
+    columns; pyblosc2's close builds none (it writes no index files) and records
+    ``summary_indexes_built: false``, so python-blosc2 builds them the next time it closes
+    the table in append mode. Both read the same rows before and after."""
+    path = str(tmp_path / f"t.{form}")
+    with pb.CTable(Row, urlpath=path, mode="w") as t:
+        _fill(t)
+    with pb.DictStore(path, mode="r") as ds:
+        vlmeta = ds["/_meta"].vlmeta
+        assert vlmeta.get("summary_indexes_built", False) is False
+        assert not vlmeta.get("index_catalog")
+    assert len(cblosc2.CTable.open(path).indexes) == 0
+    theirs = cblosc2.CTable.open(path, mode="a")
+    theirs.close()
+    built = cblosc2.CTable.open(path)
+    assert len(built.indexes) > 0
+    assert all(idx.kind == "summary" for idx in built.indexes)
+    _check(built)
+    _check(pb.CTable.open(path))
