@@ -364,3 +364,30 @@ def test_a_frame_that_cannot_be_read_again_releases_the_lock(tmp_path: Path) -> 
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if the handle kept the lock
     finally:
         os.close(fd)
+
+
+def test_the_kernel_set_is_chosen_before_the_exclusive_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the kernels (with numba: importing it and warming a kernel, up to a second)
+    happens before a change takes the frame lock, not while every other sharer waits (a row
+    write reads, unshuffles and rewrites its chunk inside the hold)."""
+    from pyblosc2.backends.lock import FrameLock
+    from pyblosc2.kernels import select
+
+    path = str(tmp_path / "a.b2nd")
+    pb.asarray(np.zeros((8, 8)), chunks=(4, 8), urlpath=path, mode="w")
+    a = pb.open(path, mode="a", locking=True)
+    chosen_at_lock: list[bool] = []
+    acquire = FrameLock.acquire
+
+    def spy(self: FrameLock, exclusive: bool) -> bool:
+        if exclusive and self.depth == 0:
+            chosen_at_lock.append(select._active is not None)
+        return acquire(self, exclusive)
+
+    monkeypatch.setattr(FrameLock, "acquire", spy)
+    monkeypatch.setattr(select, "_active", None)  # as in a fresh process
+    a[1] = np.arange(8.0)
+    assert chosen_at_lock == [True]
+    assert pb.open(path)[1].tolist() == list(range(8))

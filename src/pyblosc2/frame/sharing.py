@@ -38,6 +38,7 @@ from ..backends.file import FileStore
 from ..backends.lock import FrameLock
 from ..backends.memory import MemoryStore
 from ..errors import FormatError, FrameChangedError
+from ..kernels import active as active_kernels
 from .contiguous import FrameReader
 from .header import HEADER_MINLEN, FrameHeader
 from .sparse import SPARSE_INDEX
@@ -224,6 +225,10 @@ class SharedFrame:
         """Take the frame lock, re-reading the frame when another handle changed it (a frame
         that cannot be read releases the lock before the error propagates)."""
         assert self.lock is not None
+        if exclusive:
+            # the kernel set is chosen (numba imported and warmed: up to a second) before the
+            # lock, not while every other sharer waits for it
+            active_kernels()
         if self.lock.acquire(exclusive=exclusive):
             try:
                 self.refresh()
