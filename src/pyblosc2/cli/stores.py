@@ -186,21 +186,17 @@ def verify(path: str, show_progress: bool = False) -> tuple[list[str], int]:
     checks = [(EMBED, None), *((leaf.key, leaf) for leaf in leaves(store))]
     for name, leaf in checks:
         count += 1
-        try:
-            with about(f"{path}:{name}"):
-                if leaf is None:
-                    source = Source(f"{path}:{name}", "schunk", _embedded_store_frame(store))
-                else:
-                    source = _source(path, store, leaf)
-                report = verify_mod.verify(source, show_progress)
-        except CliError as exc:
-            status = verify_mod.DAMAGED
-            lines.append(f"  {name}: DAMAGED (cannot be opened: {exc.message})")
-            continue
-        status = max(status, report.status)
-        first, *rest = report.lines()
-        lines.append("  " + first.replace(f"{path}:", "", 1))
-        lines.extend("  " + line for line in rest if report.status != verify_mod.INTACT)
+
+        def source(name: str = name, leaf: Any = leaf) -> Source:
+            if leaf is None:
+                return Source(f"{path}:{name}", "schunk", _embedded_store_frame(store))
+            return _source(path, store, leaf)
+
+        found_status, found_lines = verify_mod.verify_member(
+            name, f"{path}:{name}", source, show_progress, strip=f"{path}:"
+        )
+        status = max(status, found_status)
+        lines += found_lines
     head = "OK" if status == verify_mod.INTACT else "DAMAGED"
     return [f"{path}: {head} ({count} frames checked)", *lines], status
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyblosc2
 from pyblosc2.frame.header import FRAME_MAGIC, HEADER_MINLEN, POS_FRAME_LEN, POS_MAGIC
 
 from .progress import progress
-from .sources import Source, frame_layout
+from .sources import CliError, Source, about, frame_layout
 
 __all__ = ["Report", "notes", "truncation", "verify"]
 
@@ -150,3 +151,20 @@ def verify(source: Source, show_progress: bool = False) -> Report:
     else:
         report.notes.append(NO_FINGERPRINT)
     return report
+
+
+def verify_member(
+    name: str, where: str, source: Callable[[], Source], show_progress: bool, strip: str = ""
+) -> tuple[int, list[str]]:
+    """Verify one member of a store (``source()`` opens it, errors named after ``where``):
+    its status and its report lines, indented, the details only when it is not intact (a
+    member that cannot be opened is DAMAGED; ``strip`` is taken off the first line)."""
+    try:
+        with about(where):
+            report = verify(source(), show_progress)
+    except CliError as exc:
+        return DAMAGED, [f"  {name}: DAMAGED (cannot be opened: {exc.message})"]
+    first, *rest = report.lines()
+    lines = ["  " + (first.replace(strip, "", 1) if strip else first)]
+    lines += ["  " + line for line in rest if report.status != INTACT]
+    return report.status, lines

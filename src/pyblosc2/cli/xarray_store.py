@@ -152,18 +152,15 @@ def verify(path: str, show_progress: bool = False) -> tuple[list[str], int]:
         if split is not None and not _names(entry, split[1]):
             continue
         count += 1
-        try:
-            with about(f"{root}:{label}"):
-                arr = entry.opener()
-                report = verify_mod.verify(Source(label, "ndarray", arr), show_progress)
-        except CliError as exc:
-            status = verify_mod.DAMAGED
-            lines.append(f"  {label}: DAMAGED (cannot be opened: {exc.message})")
-            continue
-        status = max(status, report.status)
-        first, *rest = report.lines()
-        lines.append("  " + first)
-        lines += ["  " + line for line in rest if report.status != verify_mod.INTACT]
+
+        def source(entry: Any = entry, label: str = label) -> Source:
+            return Source(label, "ndarray", entry.opener())
+
+        found_status, found_lines = verify_mod.verify_member(
+            label, f"{root}:{label}", source, show_progress
+        )
+        status = max(status, found_status)
+        lines += found_lines
     if split is not None and count == 0:
         raise CliError(path, f"no variable {split[1]!r} in the store")
     head = "OK" if status == verify_mod.INTACT else "DAMAGED"
