@@ -26,7 +26,7 @@ from ..filters.registry import lookup_filter
 from ..filters.shuffle import Shuffle, unshuffle
 from .fused import decode_block_fused, decode_planes, pick_split_planes, plane_batches
 from .header import OFF_CBYTES, OFF_FILTERS, ChunkHeader
-from .layout import CSIZE_LEN, ChunkKind, ChunkLayout
+from .layout import ChunkKind, ChunkLayout
 from .pipeline import Pipeline
 from .special import fill_special
 from .streams import ChunkStreams
@@ -345,17 +345,8 @@ class ChunkReader(ChunkStreams):
         pos = spans[j][0] if spans else int(self.bstarts[j])
         plane = scratch(q, "plane")
         for s in range(len(part)):
-            csize, start, pos = self.stream_header(j, s, pos, q)
-            if csize <= 0:  # a zero run (0) or a run of one byte value (-value): §6.3
-                part[s] = (-csize) & 0xFF
-                continue
-            if csize == q:  # stored raw
-                src = self.arr[start:pos]
-            else:
-                src = self.decode_stream(
-                    (j, s), start - CSIZE_LEN, self.buf[start:pos], plane, True
-                )
-            part[s] = src[i0:i1]
+            src, pos = self.stream_at(j, s, pos, q, plane)
+            part[s] = src if isinstance(src, int) else src[i0:i1]
 
     @staticmethod
     def _copy_tail(block: np.ndarray, a: int, b: int, n: int, out: np.ndarray) -> None:

@@ -209,14 +209,7 @@ def pick_split_planes(
     for j, index, dst in picks:
         pos = spans[j][0] if spans else int(r.bstarts[j])
         for s in range(g):
-            csize, start, pos = r.stream_header(j, s, pos, ne)
+            src, pos = r.stream_at(j, s, pos, ne, plane)
             target = dst[..., s]
-            if csize <= 0:  # a zero run (0) or a run of one byte value (-value): §6.3
-                target[...] = (-csize) & 0xFF
-                continue
-            if csize == ne:  # stored raw
-                src = r.arr[start:pos]
-            else:
-                src = r.decode_stream((j, s), start - CSIZE_LEN, r.buf[start:pos], plane, True)
-            target[...] = src.reshape(shape)[index]
+            target[...] = src if isinstance(src, int) else src.reshape(shape)[index]
     return True

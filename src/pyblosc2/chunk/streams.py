@@ -139,6 +139,20 @@ class ChunkStreams:
             else:
                 seg[:] = (-csize) & 0xFF
 
+    def stream_at(
+        self, j: int, s: int, pos: int, neblock: int, scratch: np.ndarray
+    ) -> tuple[np.ndarray | int, int]:
+        """Stream ``s`` of regular block ``j`` at ``pos`` (§6.3): its ``neblock`` bytes (a view
+        of the stored bytes when raw, else decoded into ``scratch`` or a codec's own new
+        buffer), or for a run the byte value every position holds; and the next offset."""
+        csize, start, nxt = self.stream_header(j, s, pos, neblock)
+        if csize <= 0:  # a zero run (0) or a run of one byte value (-value)
+            return (-csize) & 0xFF, nxt
+        if csize == neblock:  # stored raw
+            return self.arr[start:nxt], nxt
+        src = self.buf[start:nxt]
+        return self.decode_stream((j, s), start - CSIZE_LEN, src, scratch, True), nxt
+
     def stream_header(self, j: int, s: int, pos: int, neblock: int) -> tuple[int, int, int]:
         """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
         start, next stream offset)``. Every byte the stream uses must lie before ``cbytes``."""
