@@ -458,8 +458,10 @@ class CTable:
             ) from None
         if gone.size == 0:
             return
-        for p in gone.tolist():
-            self._valid[p] = False
+        lo, hi = int(gone[0]), int(gone[-1]) + 1  # one write (one commit) of the mask's span
+        mask = np.asarray(self._valid[lo:hi], dtype=bool)
+        mask[gone - lo] = False
+        self._valid[lo:hi] = mask
         self._n_rows -= int(gone.size)
         if int(gone[-1]) == self._last_pos - 1:
             rest = np.setdiff1d(live, gone, assume_unique=True)
