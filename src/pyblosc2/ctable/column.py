@@ -47,6 +47,24 @@ def _logical_positions(key: Any, n: int) -> np.ndarray | slice | int:
     return np.where(arr < 0, arr + n, arr)
 
 
+def write_positions(arr: NDArray, where: np.ndarray, values: Any) -> None:
+    """``arr[where] = values`` for physical positions ``where`` (any order; a repeated one
+    takes its last value): one read and one write (one commit) of the span they cover.
+
+    >>> import pyblosc2
+    >>> a = pyblosc2.zeros(10, dtype=np.int64)
+    >>> write_positions(a, np.array([2, 5]), 7)
+    >>> a[:].tolist()
+    [0, 0, 7, 0, 0, 7, 0, 0, 0, 0]
+    """
+    if where.size == 0:
+        return
+    lo, hi = int(where.min()), int(where.max()) + 1
+    span = np.array(arr[lo:hi], dtype=arr.dtype)
+    span[where - lo] = values
+    arr[lo:hi] = span
+
+
 class _Table(Protocol):
     """What a column asks of its table."""
 
@@ -122,8 +140,7 @@ class Column:
             arr[where] = to_column(col, np.broadcast_to(np.asarray(value), (count,)))
         else:
             values = to_column(col, np.broadcast_to(np.asarray(value), where.shape))
-            for pos, v in zip(where.tolist(), values, strict=True):
-                arr[pos] = v
+            write_positions(arr, where, values)
         table._changed()
 
     def __iter__(self) -> Iterator[Any]:

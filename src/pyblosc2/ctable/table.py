@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import BoundsError, FormatError, ParamError, ParamTypeError
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
-from .column import Column
+from .column import Column, write_positions
 from .query import Predicate, filtered_mask
 from .rows import batch_to_columns, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
@@ -458,10 +458,7 @@ class CTable:
             ) from None
         if gone.size == 0:
             return
-        lo, hi = int(gone[0]), int(gone[-1]) + 1  # one write (one commit) of the mask's span
-        mask = np.asarray(self._valid[lo:hi], dtype=bool)
-        mask[gone - lo] = False
-        self._valid[lo:hi] = mask
+        write_positions(self._valid, gone, False)
         self._n_rows -= int(gone.size)
         if int(gone[-1]) == self._last_pos - 1:
             rest = np.setdiff1d(live, gone, assume_unique=True)
