@@ -402,3 +402,26 @@ def test_listarray_copy_paths(tmp_path) -> None:
 def test_listarray_arrow_is_named() -> None:
     with pytest.raises(NotImplementedError, match="arrow"):
         ListArray(item_spec=pb.int32(), serializer="arrow")
+
+
+def test_objectarray_size_limit_is_read_from_the_package_at_call_time(monkeypatch) -> None:
+    """python-blosc2 reads ``blosc2.MAX_BUFFERSIZE`` when an object is appended; so do we
+    (lowering it is honoured, raising it above what a chunk can hold is not)."""
+    oa = ObjectArray()
+    oa.append("payload")
+    monkeypatch.setattr(pb, "MAX_BUFFERSIZE", 4)
+    with pytest.raises(pb.ParamError, match="cannot be larger than 4 bytes"):
+        oa.append("payload")
+    assert list(oa) == ["payload"]
+    monkeypatch.setattr(pb, "MAX_BUFFERSIZE", 2**40)
+    from pyblosc2.vlarrays.objectarray import check_serialized_size
+
+    with pytest.raises(pb.ParamError, match=str(pb.constants.MAX_BUFFERSIZE)):
+        check_serialized_size(_Sized())
+
+
+class _Sized(bytes):
+    """A payload that claims to be larger than any chunk, without allocating it."""
+
+    def __len__(self) -> int:
+        return 2**31

@@ -11,6 +11,7 @@ on unless told otherwise.
 from __future__ import annotations
 
 import copy as _copy
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -32,9 +33,16 @@ _META = {"version": 1, "serializer": "msgpack"}
 
 
 def check_serialized_size(payload: bytes) -> bytes:
-    """``payload``, refused when one chunk cannot hold it."""
-    if len(payload) > MAX_BUFFERSIZE:
-        raise ParamError(f"Serialized objects cannot be larger than {MAX_BUFFERSIZE} bytes")
+    """``payload``, refused when one chunk cannot hold it.
+
+    The limit is read from the package at call time, as python-blosc2 reads
+    ``blosc2.MAX_BUFFERSIZE``, so a test (or a user) may lower it; looked up in
+    ``sys.modules`` rather than imported, which would be an import circle.
+    """
+    package = sys.modules.get(__name__.split(".")[0])
+    limit = min(MAX_BUFFERSIZE, getattr(package, "MAX_BUFFERSIZE", MAX_BUFFERSIZE))
+    if len(payload) > limit:
+        raise ParamError(f"Serialized objects cannot be larger than {limit} bytes")
     return payload
 
 
