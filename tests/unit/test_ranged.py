@@ -12,8 +12,10 @@ import pytest
 
 import pyblosc2 as pb
 from pyblosc2 import FormatError
+from pyblosc2.chunk import ranged
 from pyblosc2.chunk.decode import decode_chunk
 from pyblosc2.chunk.header import ChunkHeader
+from pyblosc2.chunk.layout import ChunkLayout
 from pyblosc2.chunk.ranged import PARTIAL_READ_MIN, read_range
 from pyblosc2.chunk.special import make_special_chunk
 from pyblosc2.constants import Codec, Filter, SpecialValue, SplitMode
@@ -295,3 +297,28 @@ def test_a_reader_of_some_blocks_refuses_others() -> None:
         reader.decode_range(0, 4)
     with pytest.raises(pb.ParamError):
         reader.decode()
+
+
+@pytest.mark.parametrize(("gap", "fetches"), [(1 << 14, 1), (0, 3)])
+def test_nearby_blocks_are_fetched_together(
+    monkeypatch: pytest.MonkeyPatch, gap: int, fetches: int
+) -> None:
+    """Blocks less than GAP_BYTES apart are fetched in one span (the bytes between them
+    read but not used); with no gap allowed, one span per block. The blocks decode the same."""
+    chunk = CHUNKS["lz4-shuffle-split"]()
+    h = ChunkHeader.from_bytes(chunk)
+    lay = ChunkLayout.parse(h, lambda p, n: chunk[p : p + n])
+    monkeypatch.setattr(ranged, "GAP_BYTES", gap)
+    f = Fetcher(chunk)
+    reader = ranged.stored_reader(f, lay)
+    f.calls.clear()
+    blocks = [1, 3, 5]
+    bs = h.effective_blocksize
+    got = ranged.with_blocks(
+        f, reader, blocks, lambda b: [b.decode_range(j * bs, (j + 1) * bs) for j in blocks]
+    )
+    assert len(f.calls) == fetches
+    whole = decode_chunk(chunk)
+    for j, part in zip(blocks, got, strict=True):
+        assert part.tobytes() == whole[j * bs : (j + 1) * bs].tobytes()
+    assert f.fetched < len(chunk)

@@ -136,10 +136,7 @@ def decode_block_fused(
         if not shuffled:
             view = (*view, dst.shape[-1])
         pick = index or ()
-    spans = r.layout.spans
-    pos = spans[j][0] if spans else int(r.bstarts[j])
-    for s in range(nst):
-        csize, start, pos = r.stream_header(j, s, pos, ne)
+    for s, (csize, start, pos) in enumerate(zip(*r.block_streams(j), strict=True)):
         if shuffled:
             target = items[..., s] if nst > 1 else dst
         else:
@@ -204,12 +201,17 @@ def pick_split_planes(
     ):
         return False
     ne = bsize // g
-    spans = r.layout.spans
     plane = scratch(ne, "plane")
+    arr, buf = r.arr, r.buf
     for j, index, dst in picks:
-        pos = spans[j][0] if spans else int(r.bstarts[j])
-        for s in range(g):
-            src, pos = r.stream_at(j, s, pos, ne, plane)
+        for s, (csize, start, end) in enumerate(zip(*r.block_streams(j), strict=True)):
             target = dst[..., s]
-            target[...] = src if isinstance(src, int) else src.reshape(shape)[index]
+            if csize <= 0:  # a zero run (0) or a run of one byte value (-value): §6.3
+                target[...] = (-csize) & 0xFF
+                continue
+            if csize == ne:  # stored raw
+                src = arr[start:end]
+            else:
+                src = r.decode_stream((j, s), start - CSIZE_LEN, buf[start:end], plane, True)
+            target[...] = src.reshape(shape)[index]
     return True

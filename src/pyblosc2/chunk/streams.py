@@ -29,6 +29,8 @@ __all__ = ["MAX_RUN", "ChunkStreams"]
 _I32 = struct.Struct("<i")
 # From this many blocks on, stream headers are checked with numpy passes over the blocks.
 _VECTOR_MIN_BLOCKS = 32
+#: a block's stream headers: (csizes, data starts, data ends), one entry per stream
+StreamRow = tuple[list[int], list[int], list[int]]
 MAX_RUN = 255  # a run stream's csize is -value, value in 1..255 (§6.3)
 
 
@@ -49,30 +51,34 @@ class ChunkStreams:
     # layout.header and layout.bstarts, as fields: the per-block path reads them often
     header: ChunkHeader = field(init=False, repr=False, compare=False)
     bstarts: np.ndarray = field(init=False, repr=False, compare=False)
+    #: the checked stream headers of the blocks :meth:`_check_streams` saw, per block
+    #: ``j``: ``(csizes, data starts, data ends)`` of its streams (§6.3), so that decoding
+    #: a block reads no csize again (empty until checked)
+    streams: dict[int, StreamRow] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "header", self.layout.header)
         object.__setattr__(self, "bstarts", self.layout.bstarts)
+        object.__setattr__(self, "streams", {})
 
     # -- stream checks ----------------------------------------------------------------
     def _check_streams(self, blocks: Sequence[int]) -> None:
-        """Validate every csize (and run token) of these blocks before anything is decoded.
+        """Validate every csize (and run token) of these blocks before anything is decoded,
+        and keep them in :attr:`streams`.
 
-        Few blocks are walked with :meth:`stream_header`; many blocks are walked vectorised
-        over blocks (one numpy pass per stream index) with the same conditions, and the first
-        bad block is then re-walked by :meth:`stream_header` to raise the precise error.
+        Few blocks are walked with :meth:`stream_header`; more are walked vectorised over
+        blocks (one numpy pass per stream index) with the same conditions, and the first bad
+        block is then re-walked by :meth:`stream_header` to raise the precise error.
         """
         h = self.header
         nblocks, cbytes, arr = h.nblocks, h.cbytes, self.arr
+        table = self.streams
         needs_codec = False
         if len(blocks) < _VECTOR_MIN_BLOCKS:
             for j in blocks:
-                nst = h.nstreams(j)
-                neblock = h.block_size(j) // nst
-                pos = int(self.bstarts[j])
-                for s in range(nst):
-                    csize, _, pos = self.stream_header(j, s, pos, neblock)
-                    needs_codec = needs_codec or (csize > 0 and csize != neblock)
+                row = table[j] = self._walk_block(j, h.block_size(j))
+                neblock = h.block_size(j) // len(row[0])
+                needs_codec = needs_codec or any(c > 0 and c != neblock for c in row[0])
         else:
             idx = np.asarray(blocks)
             last = (idx == nblocks - 1) if h.leftover else np.zeros(len(idx), bool)
@@ -82,6 +88,7 @@ class ChunkStreams:
                     continue
                 neblock = bsize // nst
                 at = self.bstarts[group]
+                cols = []
                 for _ in range(nst):
                     # A csize field cut by cbytes makes ``end`` exceed cbytes as well.
                     sizes = gather_i32(arr, np.minimum(at, cbytes - CSIZE_LEN))
@@ -93,7 +100,11 @@ class ChunkStreams:
                         self._raise_block_error(int(group[np.argmax(bad)]))
                     if self.codec is None:
                         needs_codec = needs_codec or bool(np.any((sizes > 0) & (sizes != neblock)))
+                    cols.append((sizes, at + CSIZE_LEN, end))
                     at = end
+                # (3, blocks, streams) -> per block: its csizes, starts and ends
+                per = np.stack([np.stack(c, axis=1) for c in zip(*cols, strict=True)], 1)
+                table.update(zip(group.tolist(), map(tuple, per.tolist()), strict=True))
         if needs_codec and self.codec is None:
             self.raise_no_codec("chunk")
 
@@ -121,23 +132,65 @@ class ChunkStreams:
     def decode_streams(self, j: int, target: np.ndarray) -> None:
         """Decode the streams of regular block ``j`` into ``target`` (its exact size)."""
         bsize = len(target)
+        row = self.streams.get(j)
+        if row is None or bsize < len(row[0]):  # (unchecked, or too small: the walk names it)
+            row = self._walk_block(j, bsize)
+        neblock = bsize // len(row[0])
+        for s, (csize, start, end) in enumerate(zip(*row, strict=True)):
+            seg = target[s * neblock : (s + 1) * neblock]
+            if csize == neblock:
+                seg[:] = self.arr[start:end]
+            elif csize > 0:
+                self.decode_stream((j, s), start - CSIZE_LEN, self.buf[start:end], seg)
+            elif csize == 0:
+                seg[:] = 0
+            else:
+                seg[:] = (-csize) & 0xFF
+
+    def block_streams(self, j: int) -> StreamRow:
+        """The checked stream headers of regular block ``j``: :attr:`streams`, or read and
+        checked now (a reader built without checking, e.g. for a ranged read)."""
+        row = self.streams.get(j)
+        return self._walk_block(j, self.header.block_size(j)) if row is None else row
+
+    def _walk_block(self, j: int, bsize: int) -> StreamRow:
+        """The stream headers of block ``j`` (``bsize`` bytes), read and checked in order
+        (§6.3, §15): every byte a stream uses lies before ``cbytes``, a run's csize is in
+        ``-MAX_RUN..-1`` and its token has bit 0 set. A bad one is re-read by
+        :meth:`stream_header`, which names it."""
         nst = self.header.nstreams(j)
         neblock = bsize // nst
         if neblock == 0:
             raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
         spans = self.layout.spans
         pos = spans[j][0] if spans else int(self.bstarts[j])
-        for s in range(nst):
-            csize, start, pos = self.stream_header(j, s, pos, neblock)
-            seg = target[s * neblock : (s + 1) * neblock]
-            if csize == neblock:
-                seg[:] = self.arr[start:pos]
-            elif csize > 0:
-                self.decode_stream((j, s), start - CSIZE_LEN, self.buf[start:pos], seg)
+        cbytes, buf, unpack = self.header.cbytes, self.buf, _I32.unpack_from
+        sizes: list[int] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        for _ in range(nst):
+            start = pos + CSIZE_LEN
+            if start > cbytes:
+                break
+            csize = unpack(buf, pos)[0]
+            if csize > 0:
+                end = start + csize
             elif csize == 0:
-                seg[:] = 0
+                end = start
+            elif csize < -MAX_RUN or start >= cbytes or not buf[start] & 1:
+                break
             else:
-                seg[:] = (-csize) & 0xFF
+                end = start + 1
+            if end > cbytes:
+                break
+            sizes.append(csize)
+            starts.append(start)
+            ends.append(end)
+            pos = end
+        if len(sizes) < nst:  # the stream at ``pos`` is bad: stream_header names how
+            self.stream_header(j, len(sizes), pos, neblock)
+            raise FormatError(f"block {j}", "streams", pos, "valid streams", "bad")
+        return sizes, starts, ends
 
     def stream_at(
         self, j: int, s: int, pos: int, neblock: int, scratch: np.ndarray
