@@ -106,6 +106,9 @@ def test_blosclz_is_byte_identical_to_numpy(kset: KernelSet, block, clevel: int)
     assert stream == NUMPY.blosclz_compress(data, clevel, maxout)
     if stream:
         assert bytes(kset.blosclz_decompress(stream, len(data))) == bytes(data)
+        into = np.full(len(data), 0xA5, np.uint8)
+        kset.blosclz_decompress_into(stream, into)
+        assert bytes(into) == bytes(data)
 
 
 @pytest.mark.parametrize("period", [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 64, 300, 9000])
@@ -142,6 +145,9 @@ def test_blosclz_decodes_a_hand_made_match_of_each_period(
     )
     want = (pattern * (length // period + 2))[: period + length] + tail
     assert bytes(kset.blosclz_decompress(stream, len(want))) == want
+    into = np.empty(len(want), np.uint8)
+    kset.blosclz_decompress_into(stream, into)
+    assert bytes(into) == want
 
 
 def test_blosclz_refuses_a_stream_that_ends_early(kset: KernelSet) -> None:
@@ -242,7 +248,7 @@ def test_filters_and_codecs_run_the_active_set(monkeypatch) -> None:
         "bitunshuffle",
         "prefix_xor",
         "blosclz_compress",
-        "blosclz_decompress",
+        "blosclz_decompress_into",
     ):
         assert name in calls, name
 
@@ -292,8 +298,13 @@ def test_blosclz_decoders_refuse_the_same_streams(kset: KernelSet, block, seed: 
         want = type(exc)
         with pytest.raises(CodecError, match=str(exc).split(":")[0]):
             kset.blosclz_decompress(bytes(bad), max(size, 0))
+        with pytest.raises(CodecError, match=str(exc).split(":")[0]):
+            kset.blosclz_decompress_into(bytes(bad), np.empty(max(size, 0), np.uint8))
         return
     assert bytes(kset.blosclz_decompress(bytes(bad), max(size, 0))) == want
+    into = np.empty(max(size, 0), np.uint8)
+    kset.blosclz_decompress_into(bytes(bad), into)
+    assert bytes(into) == want
 
 
 def test_without_numba_the_numpy_set_is_chosen_quietly_and_asking_for_it_warns() -> None:

@@ -24,6 +24,9 @@ contract of each kernel:
 ``blosclz_decompress(src, nbytes)``
     exactly ``nbytes`` bytes, or a :class:`~pyblosc2.errors.CodecError` for every stream C's
     ``blosclz_decompress`` refuses.
+``blosclz_decompress_into(src, dst)``
+    the same, decoded into all of ``dst`` (a writable 1-d ``uint8`` array, exactly the
+    decoded size; its bytes are undefined after an error).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class KernelSet:
     channel_cumsum: Callable[[np.ndarray, np.ndarray], None]
     blosclz_compress: Callable[[BytesLike, int, int], bytes]
     blosclz_decompress: Callable[[BytesLike, int], bytearray]
+    blosclz_decompress_into: Callable[[BytesLike, np.ndarray], None]
     #: whether ``unshuffle_blocks`` runs near memory speed: readers then unshuffle a whole
     #: chunk into a buffer and copy contiguous rows out of it, rather than scatter its byte
     #: planes into the result with strided copies (numpy's ~1 byte per cycle)

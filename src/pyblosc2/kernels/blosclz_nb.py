@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ParamError
 from . import blosclz_np
 
-__all__ = ["compress", "decompress"]
+__all__ = ["compress", "decompress", "decompress_into"]
 
 _jit = numba.njit(nogil=True, cache=True)
 
@@ -343,3 +343,12 @@ def decompress(src: _BytesLike, nbytes: int) -> bytearray:
     if _decompress(s, np.frombuffer(out, np.uint8)) < 0:
         return blosclz_np.decompress(src, nbytes)  # raises, naming what is wrong
     return out
+
+
+def decompress_into(src: _BytesLike, dst: np.ndarray) -> None:
+    """Decode into all of ``dst``, or raise the CodecError the numpy decoder raises."""
+    s = _as_array(src)
+    if _decompress(s if s.flags.c_contiguous else np.ascontiguousarray(s), dst) < 0:
+        # the numpy decoder raises, naming what is wrong (the two refuse the same streams;
+        # were they ever to disagree, the reference's bytes win)
+        dst[:] = np.frombuffer(blosclz_np.decompress(src, len(dst)), np.uint8)

@@ -27,6 +27,7 @@ NUMBA = KernelSet(
     channel_cumsum=delta_nb.channel_cumsum,
     blosclz_compress=blosclz_nb.compress,
     blosclz_decompress=blosclz_nb.decompress,
+    blosclz_decompress_into=blosclz_nb.decompress_into,
     fast_unshuffle=True,
 )
 

@@ -18,4 +18,5 @@ NUMPY = KernelSet(
     channel_cumsum=delta_np.channel_cumsum,
     blosclz_compress=blosclz_np.compress,
     blosclz_decompress=blosclz_np.decompress,
+    blosclz_decompress_into=blosclz_np.decompress_into,
 )
