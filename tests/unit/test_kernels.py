@@ -269,6 +269,11 @@ def test_blosc1_bitshuffle_and_block_runs_are_byte_identical(kset: KernelSet, bl
         NUMPY.unshuffle_blocks(src, want, t)
         kset.unshuffle_blocks(src, got, t)
         assert bytes(got) == bytes(want)
+        fwd, one = np.empty_like(src), np.empty(src.shape[1], np.uint8)
+        kset.shuffle_blocks(src, fwd, t)
+        for row, out in zip(src, fwd, strict=True):  # each row as one shuffled block
+            NUMPY.shuffle(row, one, t)
+            assert bytes(out) == bytes(one)
 
 
 @FAST

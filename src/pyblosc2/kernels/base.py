@@ -8,6 +8,10 @@ contract of each kernel:
 ``shuffle(src, dst, typesize)`` / ``unshuffle(src, dst, typesize)``
     byte transposition of one block with group size ``typesize`` (spec §9.1): ``src`` and
     ``dst`` are 1-d ``uint8`` arrays of the same length; the ``len % typesize`` tail is copied.
+``shuffle_blocks(src, dst, typesize)``
+    :func:`shuffle` of each row of 2-d ``uint8`` arrays of shape ``(blocks, block size)``
+    whose block size is a multiple of ``typesize`` (the whole blocks of a chunk being
+    written, in one long call).
 ``unshuffle_blocks(src, dst, typesize)``
     :func:`unshuffle` of each row of 2-d ``uint8`` arrays of shape ``(blocks, block size)``
     whose block size is a multiple of ``typesize`` (a run of whole blocks decoded as byte
@@ -56,6 +60,7 @@ class KernelSet:
     shuffle: Callable[[np.ndarray, np.ndarray, int], None]
     unshuffle: Callable[[np.ndarray, np.ndarray, int], None]
     unshuffle_blocks: Callable[[np.ndarray, np.ndarray, int], None]
+    shuffle_blocks: Callable[[np.ndarray, np.ndarray, int], None]
     bitshuffle: Callable[[np.ndarray, np.ndarray, int, bool], None]
     bitunshuffle: Callable[[np.ndarray, np.ndarray, int, bool], None]
     prefix_xor: Callable[[np.ndarray, np.ndarray], None]

@@ -21,6 +21,7 @@ NUMBA = KernelSet(
     shuffle=shuffle_nb.shuffle,
     unshuffle=shuffle_nb.unshuffle,
     unshuffle_blocks=shuffle_nb.unshuffle_blocks,
+    shuffle_blocks=shuffle_nb.shuffle_blocks,
     bitshuffle=shuffle_nb.bitshuffle,
     bitunshuffle=shuffle_nb.bitunshuffle,
     prefix_xor=delta_nb.prefix_xor,

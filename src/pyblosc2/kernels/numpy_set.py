@@ -12,6 +12,7 @@ NUMPY = KernelSet(
     shuffle=shuffle_np.shuffle,
     unshuffle=shuffle_np.unshuffle,
     unshuffle_blocks=shuffle_np.unshuffle_blocks,
+    shuffle_blocks=shuffle_np.shuffle_blocks,
     bitshuffle=shuffle_np.bitshuffle,
     bitunshuffle=shuffle_np.bitunshuffle,
     prefix_xor=delta_np.prefix_xor,
