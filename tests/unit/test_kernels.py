@@ -106,19 +106,48 @@ def test_blosclz_is_byte_identical_to_numpy(kset: KernelSet, block, clevel: int)
     assert stream == NUMPY.blosclz_compress(data, clevel, maxout)
     if stream:
         assert bytes(kset.blosclz_decompress(stream, len(data))) == bytes(data)
+        into = np.full(len(data), 0xA5, np.uint8)
+        kset.blosclz_decompress_into(stream, into)
+        assert bytes(into) == bytes(data)
 
 
-@pytest.mark.parametrize("period", [1, 2, 3, 7, 64, 300, 9000])
+@pytest.mark.parametrize("period", [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 64, 300, 9000])
 def test_blosclz_decodes_matches_overlapping_their_source(kset: KernelSet, period: int) -> None:
     """Repeats of a short random pattern become matches longer than their distance (each
-    copied one period at a time by the numba decoder), far and near (distances past 8191
-    take the long form); both decoders give the data back."""
+    copied a period or 8 bytes at a time by the numba decoder: periods of 8 and more by
+    words), far and near (distances past 8191 take the long form); both decoders give the
+    data back."""
     rng = np.random.default_rng(period)
     pattern = rng.integers(0, 256, period, np.uint8)
     data = np.concatenate([rng.integers(0, 256, 50, np.uint8), np.tile(pattern, 40_000 // period)])
     stream = NUMPY.blosclz_compress(data, 9, len(data))
     assert stream
     assert bytes(kset.blosclz_decompress(stream, len(data))) == data.tobytes()
+
+
+@pytest.mark.parametrize("period", range(1, 18))
+@pytest.mark.parametrize("length", [9, 15, 16, 17, 200])
+def test_blosclz_decodes_a_hand_made_match_of_each_period(
+    kset: KernelSet, period: int, length: int
+) -> None:
+    """A literal run of ``period`` random bytes, one long match ``length`` bytes long at
+    distance ``period`` (§10.1: control 0xE0 | distance >> 8, extra length, distance & 255),
+    then 12 literal bytes: the match repeats the pattern, whatever the decoder's copy width."""
+    rng = np.random.default_rng(period * 1000 + length)
+    pattern = rng.integers(0, 256, period, np.uint8).tobytes()
+    tail = rng.integers(0, 256, 12, np.uint8).tobytes()
+    d = period - 1
+    stream = (
+        bytes([0x20 | (period - 1)])
+        + pattern
+        + bytes([0xE0 | (d >> 8), length - 9, d & 255, 11])
+        + tail
+    )
+    want = (pattern * (length // period + 2))[: period + length] + tail
+    assert bytes(kset.blosclz_decompress(stream, len(want))) == want
+    into = np.empty(len(want), np.uint8)
+    kset.blosclz_decompress_into(stream, into)
+    assert bytes(into) == want
 
 
 def test_blosclz_refuses_a_stream_that_ends_early(kset: KernelSet) -> None:
@@ -219,7 +248,7 @@ def test_filters_and_codecs_run_the_active_set(monkeypatch) -> None:
         "bitunshuffle",
         "prefix_xor",
         "blosclz_compress",
-        "blosclz_decompress",
+        "blosclz_decompress_into",
     ):
         assert name in calls, name
 
@@ -240,6 +269,11 @@ def test_blosc1_bitshuffle_and_block_runs_are_byte_identical(kset: KernelSet, bl
         NUMPY.unshuffle_blocks(src, want, t)
         kset.unshuffle_blocks(src, got, t)
         assert bytes(got) == bytes(want)
+        fwd, one = np.empty_like(src), np.empty(src.shape[1], np.uint8)
+        kset.shuffle_blocks(src, fwd, t)
+        for row, out in zip(src, fwd, strict=True):  # each row as one shuffled block
+            NUMPY.shuffle(row, one, t)
+            assert bytes(out) == bytes(one)
 
 
 @FAST
@@ -269,8 +303,13 @@ def test_blosclz_decoders_refuse_the_same_streams(kset: KernelSet, block, seed: 
         want = type(exc)
         with pytest.raises(CodecError, match=str(exc).split(":")[0]):
             kset.blosclz_decompress(bytes(bad), max(size, 0))
+        with pytest.raises(CodecError, match=str(exc).split(":")[0]):
+            kset.blosclz_decompress_into(bytes(bad), np.empty(max(size, 0), np.uint8))
         return
     assert bytes(kset.blosclz_decompress(bytes(bad), max(size, 0))) == want
+    into = np.empty(max(size, 0), np.uint8)
+    kset.blosclz_decompress_into(bytes(bad), into)
+    assert bytes(into) == want
 
 
 def test_without_numba_the_numpy_set_is_chosen_quietly_and_asking_for_it_warns() -> None:

@@ -14,7 +14,7 @@ from ..constants import Codec
 from ..kernels import active
 from .base import BaseCodec
 
-__all__ = ["BloscLZCodec", "compress", "decompress"]
+__all__ = ["BloscLZCodec", "compress", "decompress", "decompress_into"]
 
 
 def compress(src: bytes | bytearray | memoryview | np.ndarray, clevel: int, maxout: int) -> bytes:
@@ -36,6 +36,16 @@ def decompress(src: bytes | bytearray | memoryview | np.ndarray, nbytes: int) ->
     return active().blosclz_decompress(src, nbytes)
 
 
+def decompress_into(src: bytes | bytearray | memoryview | np.ndarray, dst: np.ndarray) -> None:
+    """Decode a BloscLZ stream into all of ``dst`` (exactly its size; else a ``CodecError``).
+
+    >>> out = np.empty(21, np.uint8); decompress_into(bytes.fromhex("2361616161e00603016162"), out)
+    >>> out.tobytes()
+    b'aaaaaaaaaaaaaaaaaaaab'
+    """
+    active().blosclz_decompress_into(src, dst)
+
+
 class BloscLZCodec(BaseCodec):
     """BloscLZ (compcode 0, compformat 0)."""
 
@@ -43,6 +53,7 @@ class BloscLZCodec(BaseCodec):
     compformat = 0
     name = "blosclz"
     supports_dict = False
+    writes_into = True
 
     def compress(
         self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
@@ -51,3 +62,6 @@ class BloscLZCodec(BaseCodec):
 
     def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytearray:
         return decompress(src, nbytes)
+
+    def decompress_into(self, src: memoryview, dst: memoryview, dict_: bytes | None = None) -> None:
+        decompress_into(src, np.frombuffer(dst, np.uint8))

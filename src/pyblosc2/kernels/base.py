@@ -8,6 +8,10 @@ contract of each kernel:
 ``shuffle(src, dst, typesize)`` / ``unshuffle(src, dst, typesize)``
     byte transposition of one block with group size ``typesize`` (spec §9.1): ``src`` and
     ``dst`` are 1-d ``uint8`` arrays of the same length; the ``len % typesize`` tail is copied.
+``shuffle_blocks(src, dst, typesize)``
+    :func:`shuffle` of each row of 2-d ``uint8`` arrays of shape ``(blocks, block size)``
+    whose block size is a multiple of ``typesize`` (the whole blocks of a chunk being
+    written, in one long call).
 ``unshuffle_blocks(src, dst, typesize)``
     :func:`unshuffle` of each row of 2-d ``uint8`` arrays of shape ``(blocks, block size)``
     whose block size is a multiple of ``typesize`` (a run of whole blocks decoded as byte
@@ -24,6 +28,9 @@ contract of each kernel:
 ``blosclz_decompress(src, nbytes)``
     exactly ``nbytes`` bytes, or a :class:`~pyblosc2.errors.CodecError` for every stream C's
     ``blosclz_decompress`` refuses.
+``blosclz_decompress_into(src, dst)``
+    the same, decoded into all of ``dst`` (a writable 1-d ``uint8`` array, exactly the
+    decoded size; its bytes are undefined after an error).
 """
 
 from __future__ import annotations
@@ -53,12 +60,14 @@ class KernelSet:
     shuffle: Callable[[np.ndarray, np.ndarray, int], None]
     unshuffle: Callable[[np.ndarray, np.ndarray, int], None]
     unshuffle_blocks: Callable[[np.ndarray, np.ndarray, int], None]
+    shuffle_blocks: Callable[[np.ndarray, np.ndarray, int], None]
     bitshuffle: Callable[[np.ndarray, np.ndarray, int, bool], None]
     bitunshuffle: Callable[[np.ndarray, np.ndarray, int, bool], None]
     prefix_xor: Callable[[np.ndarray, np.ndarray], None]
     channel_cumsum: Callable[[np.ndarray, np.ndarray], None]
     blosclz_compress: Callable[[BytesLike, int, int], bytes]
     blosclz_decompress: Callable[[BytesLike, int], bytearray]
+    blosclz_decompress_into: Callable[[BytesLike, np.ndarray], None]
     #: whether ``unshuffle_blocks`` runs near memory speed: readers then unshuffle a whole
     #: chunk into a buffer and copy contiguous rows out of it, rather than scatter its byte
     #: planes into the result with strided copies (numpy's ~1 byte per cycle)

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ParamError
 from . import blosclz_np
 
-__all__ = ["compress", "decompress"]
+__all__ = ["compress", "decompress", "decompress_into"]
 
 _jit = numba.njit(nogil=True, cache=True)
 
@@ -209,6 +209,32 @@ def _compress(b: Any, clevel: int, maxout: int, out: Any) -> int:
 
 
 @_jit
+def _copy8(dst: Any, d: int, src: Any, s: int) -> None:
+    """``dst[d : d + 8] = src[s : s + 8]`` as eight loads then eight stores, which LLVM fuses
+    into one 8-byte load and store. The indices are unsigned so that numba adds no
+    negative-index fix-up to each access (with signed indices the fusion does not happen:
+    1.1-1.3 GB/s on the benchmark's streams against 2.6-4.0 GB/s; slice copies, 0.9-1.3)."""
+    u = np.uint64(d)
+    v = np.uint64(s)
+    a0 = src[v]
+    a1 = src[v + np.uint64(1)]
+    a2 = src[v + np.uint64(2)]
+    a3 = src[v + np.uint64(3)]
+    a4 = src[v + np.uint64(4)]
+    a5 = src[v + np.uint64(5)]
+    a6 = src[v + np.uint64(6)]
+    a7 = src[v + np.uint64(7)]
+    dst[u] = a0
+    dst[u + np.uint64(1)] = a1
+    dst[u + np.uint64(2)] = a2
+    dst[u + np.uint64(3)] = a3
+    dst[u + np.uint64(4)] = a4
+    dst[u + np.uint64(5)] = a5
+    dst[u + np.uint64(6)] = a6
+    dst[u + np.uint64(7)] = a7
+
+
+@_jit
 def _decompress(s: Any, out: Any) -> int:
     """C's decoder loop into ``out`` (exactly its size); -1 for a stream C refuses."""
     n = s.size
@@ -223,7 +249,13 @@ def _decompress(s: Any, out: Any) -> int:
             run = ctrl + 1
             if op + run > nbytes or ip + run > n:
                 return -1
-            out[op : op + run] = s[ip : ip + run]
+            if op + MAX_COPY <= nbytes and ip + MAX_COPY <= n:  # room for whole words
+                k = 0
+                while k < run:
+                    _copy8(out, op + k, s, ip + k)
+                    k += 8
+            else:
+                out[op : op + run] = s[ip : ip + run]
             op += run
             ip += run
             if ip >= n:
@@ -259,10 +291,18 @@ def _decompress(s: Any, out: Any) -> int:
         ctrl = np.int64(s[ip])
         ip += 1
         st = op - dist
-        # Slice copies (vectorised; a per-byte loop ran at 0.42-0.50 GB/s on the benchmark's
-        # streams, these at 0.65-0.81). An overlapping match repeats its period: it is
-        # copied one period at a time, each copy disjoint from its source.
-        if dist == 1:
+        # 8 bytes at a time where the source is 8 or more bytes back and the output has room
+        # for the last word's overshoot (the bytes past the match are written again by the
+        # next instructions, and a stream that ends early is refused); each word's source
+        # lies before its destination, so an overlapping match repeats its period as C's
+        # byte loop does. Slice copies (numba copies an overlapping source first) for the rest:
+        # short periods and the last bytes of the block.
+        if dist >= 8 and op + length + 8 <= nbytes:
+            k = 0
+            while k < length:
+                _copy8(out, op + k, out, st + k)
+                k += 8
+        elif dist == 1:
             out[op : op + length] = out[st]
         elif dist >= length:
             out[op : op + length] = out[st : st + length]
@@ -303,3 +343,12 @@ def decompress(src: _BytesLike, nbytes: int) -> bytearray:
     if _decompress(s, np.frombuffer(out, np.uint8)) < 0:
         return blosclz_np.decompress(src, nbytes)  # raises, naming what is wrong
     return out
+
+
+def decompress_into(src: _BytesLike, dst: np.ndarray) -> None:
+    """Decode into all of ``dst``, or raise the CodecError the numpy decoder raises."""
+    s = _as_array(src)
+    if _decompress(s if s.flags.c_contiguous else np.ascontiguousarray(s), dst) < 0:
+        # the numpy decoder raises, naming what is wrong (the two refuse the same streams;
+        # were they ever to disagree, the reference's bytes win)
+        dst[:] = np.frombuffer(blosclz_np.decompress(src, len(dst)), np.uint8)

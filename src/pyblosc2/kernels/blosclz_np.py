@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ParamError, stream_error
 
-__all__ = ["compress", "decompress"]
+__all__ = ["compress", "decompress", "decompress_into"]
 
 MAX_COPY = 32
 MAX_DISTANCE = 8191
@@ -558,3 +558,13 @@ def decompress(src: _BytesLike, nbytes: int) -> bytearray:
     if len(out) != nbytes:
         raise _err(f"{nbytes} decoded bytes", f"{len(out)} (stream ends early)")
     return out
+
+
+def decompress_into(src: _BytesLike, dst: np.ndarray) -> None:
+    """:func:`decompress` into all of ``dst`` (a writable ``uint8`` array).
+
+    >>> out = np.empty(21, np.uint8); decompress_into(bytes.fromhex("2361616161e00603016162"), out)
+    >>> out.tobytes()
+    b'aaaaaaaaaaaaaaaaaaaab'
+    """
+    dst[:] = np.frombuffer(decompress(src, len(dst)), np.uint8)

@@ -21,12 +21,14 @@ NUMBA = KernelSet(
     shuffle=shuffle_nb.shuffle,
     unshuffle=shuffle_nb.unshuffle,
     unshuffle_blocks=shuffle_nb.unshuffle_blocks,
+    shuffle_blocks=shuffle_nb.shuffle_blocks,
     bitshuffle=shuffle_nb.bitshuffle,
     bitunshuffle=shuffle_nb.bitunshuffle,
     prefix_xor=delta_nb.prefix_xor,
     channel_cumsum=delta_nb.channel_cumsum,
     blosclz_compress=blosclz_nb.compress,
     blosclz_decompress=blosclz_nb.decompress,
+    blosclz_decompress_into=blosclz_nb.decompress_into,
     fast_unshuffle=True,
 )
 

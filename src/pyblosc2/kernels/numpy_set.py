@@ -12,10 +12,12 @@ NUMPY = KernelSet(
     shuffle=shuffle_np.shuffle,
     unshuffle=shuffle_np.unshuffle,
     unshuffle_blocks=shuffle_np.unshuffle_blocks,
+    shuffle_blocks=shuffle_np.shuffle_blocks,
     bitshuffle=shuffle_np.bitshuffle,
     bitunshuffle=shuffle_np.bitunshuffle,
     prefix_xor=delta_np.prefix_xor,
     channel_cumsum=delta_np.channel_cumsum,
     blosclz_compress=blosclz_np.compress,
     blosclz_decompress=blosclz_np.decompress,
+    blosclz_decompress_into=blosclz_np.decompress_into,
 )

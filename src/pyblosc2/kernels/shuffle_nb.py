@@ -21,7 +21,14 @@ import numpy as np
 
 from .._threads import scratch
 
-__all__ = ["bitshuffle", "bitunshuffle", "shuffle", "unshuffle", "unshuffle_blocks"]
+__all__ = [
+    "bitshuffle",
+    "bitunshuffle",
+    "shuffle",
+    "shuffle_blocks",
+    "unshuffle",
+    "unshuffle_blocks",
+]
 
 #: group sizes compiled as constants (one specialisation each, on first use)
 MAX_SPECIAL = 16
@@ -181,6 +188,14 @@ def unshuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
         _kernel("unshuffle", typesize)(src, dst)
     else:
         _unshuffle_any(src, dst, typesize)
+
+
+def shuffle_blocks(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
+    """:func:`shuffle` of every row of the 2-d ``src`` into ``dst``: one kernel call per
+    row (a block of 128 KiB or more: the call costs ~1 us; the same loop compiled over the
+    2-d arrays ran at 1.4-2.0 GB/s against 4.2-4.6 GB/s for 4 MiB of 8-byte items)."""
+    for b in range(src.shape[0]):
+        shuffle(src[b], dst[b], typesize)
 
 
 def unshuffle_blocks(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:

@@ -27,7 +27,14 @@ import numpy as np
 
 from .._threads import scratch
 
-__all__ = ["bitshuffle", "bitunshuffle", "shuffle", "unshuffle", "unshuffle_blocks"]
+__all__ = [
+    "bitshuffle",
+    "bitunshuffle",
+    "shuffle",
+    "shuffle_blocks",
+    "unshuffle",
+    "unshuffle_blocks",
+]
 
 _LE: dict[int, np.dtype[Any]] = {2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
 
@@ -103,6 +110,19 @@ def unshuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
             for j in range(g):
                 out[:, j] = planes[j]
     dst[n:] = src[n:]
+
+
+def shuffle_blocks(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
+    """:func:`shuffle` of every row of ``src`` (``blocks x bsize`` bytes, ``bsize`` a multiple
+    of ``typesize``) into ``dst``: one transposed copy in the target's order.
+
+    >>> src = np.array([[0, 1, 2, 3], [4, 5, 6, 7]], np.uint8); dst = np.empty_like(src)
+    >>> shuffle_blocks(src, dst, 2); dst.tolist()
+    [[0, 2, 1, 3], [4, 6, 5, 7]]
+    """
+    n, bs = src.shape
+    g = typesize
+    np.copyto(dst.reshape(n, g, bs // g), src.reshape(n, bs // g, g).transpose(0, 2, 1))
 
 
 def unshuffle_blocks(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
