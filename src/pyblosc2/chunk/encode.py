@@ -267,10 +267,24 @@ def _constant_streams(streams: np.ndarray) -> np.ndarray:
     n = streams.shape[1]
     probe = streams[:, [0, n // 3, n // 2, (2 * n) // 3, n - 1]]
     maybe = (probe == probe[:, :1]).all(axis=1)
-    if maybe.any():
-        rows = streams[maybe]
-        maybe[maybe] = (rows == rows[:, :1]).all(axis=1)
+    for s in np.flatnonzero(maybe):
+        maybe[s] = _is_run(streams[s])
     return maybe
+
+
+_EVERY_BYTE = np.uint64(0x0101010101010101)
+
+
+def _is_run(row: np.ndarray) -> bool:
+    """Whether the 1-d ``row`` is one repeated byte, compared 8 bytes at a time (a stream of a
+    smooth float array's exponent bytes passes the probe and needs the whole comparison)."""
+    n8 = len(row) // 8 * 8
+    v = row[0]
+    if n8 and row.flags.c_contiguous:
+        if not (row[:n8].view(np.uint64) == np.uint64(v) * _EVERY_BYTE).all():
+            return False
+        row = row[n8:]
+    return bool((row == v).all())
 
 
 def _filtered_streams(
@@ -281,48 +295,17 @@ def _filtered_streams(
     split: bool,
     delta_ref: np.ndarray | None,
 ) -> np.ndarray:
-    """Block ``j`` through the filters, as a (nstreams, neblock) array (§6.3, §9)."""
+    """Block ``j`` through the filters, as a (nstreams, neblock) array (§6.3, §9): a view of
+    this thread's ``"enc-block"`` scratch (valid until the thread's next call), or of ``arr``
+    when there is no filter. Each thread filters the block it then compresses, so the
+    filtered bytes are still in its cache when the codec reads them."""
     bs = header.blocksize
     block = arr[j * bs : j * bs + bs]
-    filtered = pipeline.forward(block, None if j == 0 else delta_ref)
+    out = scratch(bs, "enc-block") if pipeline.steps else None
+    filtered = pipeline.forward(block, None if j == 0 else delta_ref, out)
     nstreams = header.typesize if split and len(block) == bs else 1
     neblock = len(block) // nstreams
     return filtered[: neblock * nstreams].reshape(nstreams, neblock)
-
-
-def _filter_whole_blocks(
-    arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, split: bool, nthreads: int
-) -> np.ndarray | None:
-    """The whole blocks of a chunk whose pipeline is at most one SHUFFLE, filtered in one
-    pass (one per thread, over as many runs of blocks), as a (blocks, nstreams, neblock)
-    array (this thread's scratch); None for other pipelines. A few long numpy calls instead
-    of several short ones per block let the codec calls that follow run on threads without
-    waiting for the GIL."""
-    steps = pipeline.steps
-    bs = header.blocksize
-    full = len(arr) // bs
-    if len(steps) > 1 or full < 2:
-        return None
-    g = 1
-    if steps:
-        flt, meta = steps[0]
-        g = meta or header.typesize
-        if flt.id != Filter.SHUFFLE or bs % g:
-            return None
-    nst = header.typesize if split else 1
-    if bs % nst:
-        return None
-    every = scratch(full * bs, "enc-blocks").reshape(full, bs)
-    # byte k of item i goes to plane k: a copy iterates in its target's order
-    planes = every.reshape(full, g, bs // g)
-    items = arr[: full * bs].reshape(full, bs // g, g).transpose(0, 2, 1)
-    step = -(-full // nthreads)
-
-    def fill(first: int) -> None:
-        np.copyto(planes[first : first + step], items[first : first + step])
-
-    run_parallel(fill, range(0, full, step), nthreads)
-    return every.reshape(full, nst, bs // nst)
 
 
 def _compress_block(
@@ -375,22 +358,14 @@ def _encode_blocks(
     if dict_ is not None:
         header = header.with_sizes(blosc2_flags=USEDICT)
 
-    # whole blocks of a shuffled (or unfiltered) chunk: filtered and checked for runs at once
     per_call = header.blocksize // (header.typesize if split else 1)  # bytes per codec call
     nthreads = threads_for(spec.nthreads, per_call)
-    every = _filter_whole_blocks(arr, header, pipeline, split, nthreads)
-    constant = None
-    if every is not None and runs:
-        constant = _constant_streams(every.reshape(-1, every.shape[2])).reshape(every.shape[:2])
 
     def streams_of(j: int) -> np.ndarray:
-        if every is not None and j < len(every):
-            return every[j]
         return _filtered_streams(j, arr, header, pipeline, split, delta_ref)
 
     def work(j: int) -> list[_Stream]:
-        known = constant[j] if constant is not None and j < len(constant) else None
-        return _compress_block(streams_of(j), codec, spec.clevel, runs, dict_, known)
+        return _compress_block(streams_of(j), codec, spec.clevel, runs, dict_)
 
     blocks = run_parallel(work, range(nblocks), nthreads)
 
