@@ -39,17 +39,13 @@ class Pipeline:
     def has_delta(self) -> bool:
         return any(f.id == Filter.DELTA for f, _ in self.steps)
 
-    def forward(
-        self, block: np.ndarray, ref: np.ndarray | None, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Filter one block; returns a new array, or the first ``len(block)`` bytes of ``out``
-        (a work buffer the last step writes into), never ``block`` itself unless no filter."""
+    def forward(self, block: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
+        """Filter one block; returns a new array (never ``block`` itself unless no filter)."""
         cur = block
-        last = len(self.steps) - 1
-        for i, (flt, meta) in enumerate(self.steps):
-            dst = out[: len(block)] if out is not None and i == last else np.empty_like(block)
-            flt.forward(cur, dst, FilterContext(self.typesize, meta, self.version, ref))
-            cur = dst
+        for flt, meta in self.steps:
+            out = np.empty_like(block)
+            flt.forward(cur, out, FilterContext(self.typesize, meta, self.version, ref))
+            cur = out
         return cur
 
     def backward(
