@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pyblosc2 as pb
+from pyblosc2.kernels import kernel_sets, kernels_in_use
 from tests.helpers import DATA_KINDS, make_data, same_zstd_chunk
 
 F = pb.Filter
@@ -326,3 +327,26 @@ def test_c_blosc2_writes_into_its_input(cblosc2) -> None:
     ours = pb.compress2(src, **params)
     assert src == data
     assert cblosc2.decompress2(ours) == data
+
+
+@pytest.mark.parametrize("kernels", kernel_sets())
+@pytest.mark.parametrize("codec", [pb.Codec.ZSTD, pb.Codec.LZ4], ids=lambda c: c.name)
+def test_benchmark_chunk_4mib_linspace_shuffle_clevel5(cblosc2, codec, kernels) -> None:
+    """The compress2 rows of benchmarks/bench_reads.py: a 4 MiB float64 linspace, SHUFFLE,
+    clevel 5, typesize 8. Both libraries choose 512 KiB blocks split into 8 streams; with zstd
+    (the same libzstd) the chunk is C's byte for byte. With lz4 the header and the block
+    layout are C's, the stream bytes are not: python-lz4 bundles liblz4 1.9.4, C-Blosc2 1.10.0
+    (no acceleration reproduces them), so each library reads the other's chunk."""
+    x = np.linspace(0, 1e6, 2**19)
+    params = _params(codec, "shuffle", 8, pb.SplitMode.AUTO_SPLIT)
+    theirs = c_compress2(cblosc2, x, **params)
+    with kernels_in_use(kernels):
+        ours = pb.compress2(x, **params)
+        assert pb.decompress2(theirs) == x.tobytes()
+    assert pb.get_chunk_header(ours).blocksize == 2**19
+    if codec == pb.Codec.ZSTD:
+        assert ours == theirs
+    else:
+        assert _header_fields(ours) == _header_fields(theirs)
+        assert ours[:12] == theirs[:12]  # version, flags, typesize, nbytes, blocksize
+    assert cblosc2.decompress2(ours) == x.tobytes()

@@ -14,6 +14,7 @@ from pyblosc2.chunk import encode as encode_mod
 from pyblosc2.chunk.decode import ChunkReader
 from pyblosc2.chunk.fused import decode_block_fused
 from pyblosc2.chunk.layout import ChunkKind
+from pyblosc2.kernels import kernel_sets, kernels_in_use
 
 CODECS = [pb.Codec.ZSTD, pb.Codec.LZ4, pb.Codec.BLOSCLZ, pb.Codec.ZLIB]
 
@@ -133,8 +134,14 @@ def test_fused_decode_names_the_bad_stream() -> None:
     st.sampled_from(CODECS),
     st.sampled_from([pb.SplitMode.ALWAYS_SPLIT, pb.SplitMode.NEVER_SPLIT]),
     st.sampled_from([pb.Filter.SHUFFLE, pb.Filter.NOFILTER]),
+    st.sampled_from([1, 2]),
+    st.sampled_from(kernel_sets()),
 )
-def test_encoding_whole_blocks_at_once_gives_the_same_bytes(dtype, n, codec, split, flt) -> None:
+def test_encoding_whole_blocks_at_once_gives_the_same_bytes(
+    dtype, n, codec, split, flt, nthreads, kernels
+) -> None:
+    """The whole blocks shuffled in one pass per thread (numpy's transposed copy, or a JIT
+    set's kernel block by block) give the bytes of the per-block pipeline."""
     x = _data("repeats" if n % 2 else "smooth", n, dtype)
     kw = {
         "codec": codec,
@@ -143,13 +150,34 @@ def test_encoding_whole_blocks_at_once_gives_the_same_bytes(dtype, n, codec, spl
         "splitmode": split,
         "blocksize": 4096,
         "clevel": 5,
+        "nthreads": nthreads,
     }
-    fast = pb.compress2(x, **kw)
-    with pytest.MonkeyPatch.context() as mp:
+    with kernels_in_use(kernels), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_threads, "MIN_PARALLEL_BYTES", 0)  # blocks on threads however short
+        fast = pb.compress2(x, **kw)
         mp.setattr(encode_mod, "_filter_whole_blocks", lambda *a: None)
         general = pb.compress2(x, **kw)
     assert fast == general
     assert pb.decompress2(fast) == x.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("n", "where"),
+    [(65536, None), (65536, 0), (65536, 1), (65536, 40000), (65536, 65535), (13, None),
+     (13, 12), (13, 7), (7, None), (7, 6), (1, None), (65541, 65540), (65541, 65535)],
+)  # fmt: skip
+def test_run_streams_are_found_word_by_word_and_in_the_tail(n, where) -> None:
+    row = np.full(n, 0x3F, np.uint8)
+    if where is not None:
+        row[where] = 0x40
+    streams = np.stack([row, row]).copy()
+    want = where is None
+    assert encode_mod._is_run(row) is want
+    assert encode_mod._is_run(streams[:, ::1][0]) is want
+    assert encode_mod._constant_streams(streams).tolist() == [want, want]
+    # a strided row (not contiguous) takes the byte-wise comparison
+    wide = np.repeat(row, 2)
+    assert encode_mod._is_run(wide[::2]) is want
 
 
 def test_threads_are_used_only_for_long_calls(monkeypatch) -> None:
