@@ -328,22 +328,18 @@ def _filter_whole_blocks(
     if bs % nst:
         return None
     every = scratch(full * bs, "enc-blocks").reshape(full, bs)
-    # byte k of item i goes to plane k: a copy iterates in its target's order
-    planes = every.reshape(full, g, bs // g)
-    items = arr[: full * bs].reshape(full, bs // g, g).transpose(0, 2, 1)
+    src = arr[: full * bs].reshape(full, bs)
     step = -(-full // nthreads)
-    # numpy's transposed copy beats the numpy kernel set's shuffle here (asarray: 2 against
-    # 0.9 GB/s for 4-byte items); a JIT set's kernel is faster still (LZ4 compress2 rows:
-    # 0.68 -> 0.8 of C's speed on one thread), block by block
-    ks = active()
-    jit = g > 1 and ks.name != "numpy"
+    # the kernel set's shuffle of whole blocks: numpy's is one transposed copy (2 GB/s for
+    # 4-byte items against 0.9 for its per-block shuffle), a JIT set's a kernel call per block
+    shuffle_blocks = active().shuffle_blocks
 
     def fill(first: int) -> None:
-        if not jit:
-            np.copyto(planes[first : first + step], items[first : first + step])
-            return
-        for b in range(first, min(first + step, full)):
-            ks.shuffle(arr[b * bs : (b + 1) * bs], every[b], g)
+        rows = slice(first, first + step)
+        if g > 1:
+            shuffle_blocks(src[rows], every[rows], g)
+        else:
+            every[rows] = src[rows]
 
     run_parallel(fill, range(0, full, step), nthreads)
     return every.reshape(full, nst, bs // nst)
