@@ -341,11 +341,9 @@ class ChunkReader(ChunkStreams):
     def _plane_parts(self, j: int, q: int, i0: int, i1: int, part: np.ndarray) -> None:
         """Positions ``[i0, i1)`` of each of the ``g`` planes of regular block ``j`` (one
         stream of ``q`` bytes per plane) into row ``s`` of ``part`` (``g`` rows)."""
-        spans = self.layout.spans
-        pos = spans[j][0] if spans else int(self.bstarts[j])
         plane = scratch(q, "plane")
-        for s in range(len(part)):
-            src, pos = self.stream_at(j, s, pos, q, plane)
+        for s, stream in enumerate(zip(*self.block_streams(j), strict=True)):
+            src = self.stream_view(j, s, stream, q, plane)
             part[s] = src if isinstance(src, int) else src[i0:i1]
 
     @staticmethod

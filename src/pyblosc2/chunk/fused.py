@@ -202,16 +202,8 @@ def pick_split_planes(
         return False
     ne = bsize // g
     plane = scratch(ne, "plane")
-    arr, buf = r.arr, r.buf
     for j, index, dst in picks:
-        for s, (csize, start, end) in enumerate(zip(*r.block_streams(j), strict=True)):
-            target = dst[..., s]
-            if csize <= 0:  # a zero run (0) or a run of one byte value (-value): §6.3
-                target[...] = (-csize) & 0xFF
-                continue
-            if csize == ne:  # stored raw
-                src = arr[start:end]
-            else:
-                src = r.decode_stream((j, s), start - CSIZE_LEN, buf[start:end], plane, True)
-            target[...] = src.reshape(shape)[index]
+        for s, stream in enumerate(zip(*r.block_streams(j), strict=True)):
+            src = r.stream_view(j, s, stream, ne, plane)
+            dst[..., s] = src if isinstance(src, int) else src.reshape(shape)[index]
     return True
