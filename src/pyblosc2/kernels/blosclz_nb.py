@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ParamError
 from . import blosclz_np
 
-__all__ = ["compress", "decompress", "decompress_into"]
+__all__ = ["compress", "decompress", "decompress_into", "decompress_streams"]
 
 _jit = numba.njit(nogil=True, cache=True)
 
@@ -316,6 +316,16 @@ def _decompress(s: Any, out: Any) -> int:
     return op if op == nbytes else -1
 
 
+@_jit
+def _decompress_streams(src: Any, table: Any, dst: Any) -> int:
+    """:func:`_decompress` of every row's stream into its place (one call, no GIL); -1, or
+    the first row refused."""
+    for i in range(table.shape[0]):
+        if _decompress(src[table[i, 0] : table[i, 1]], dst[table[i, 2] : table[i, 3]]) < 0:
+            return i
+    return -1
+
+
 def _as_array(src: _BytesLike) -> np.ndarray:
     if isinstance(src, np.ndarray):
         return src.reshape(-1).view(np.uint8)
@@ -352,3 +362,10 @@ def decompress_into(src: _BytesLike, dst: np.ndarray) -> None:
         # the numpy decoder raises, naming what is wrong (the two refuse the same streams;
         # were they ever to disagree, the reference's bytes win)
         dst[:] = np.frombuffer(blosclz_np.decompress(src, len(dst)), np.uint8)
+
+
+def decompress_streams(src: np.ndarray, table: np.ndarray, dst: np.ndarray) -> int:
+    """Decode stream ``i`` = ``src[table[i, 0] : table[i, 1]]`` into
+    ``dst[table[i, 2] : table[i, 3]]`` for every row of ``table`` in one call; -1 when all
+    decode, else the first ``i`` refused (the caller decodes it again alone to name why)."""
+    return int(_decompress_streams(src, table, dst))
