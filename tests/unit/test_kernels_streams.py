@@ -161,3 +161,29 @@ def test_a_hostile_stream_gives_the_single_stream_error(kset, monkeypatch, where
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
     assert f"block {j} stream {s} (blosclz)" in msgs[0]
+
+
+@pytest.mark.parametrize("period", range(1, 33))
+@pytest.mark.parametrize("length", [9, 16, 31, 33, 64, 200])
+def test_a_match_of_each_period_with_room_after_it(kset: KernelSet, period: int, length: int):
+    """As ``test_blosclz_decodes_a_hand_made_match_of_each_period`` but with 64 literal
+    bytes after the match, so that the decoder's widest copies (16 and 32 bytes past the
+    match's end) are the ones taken: the match still repeats its period byte for byte."""
+    rng = np.random.default_rng(period * 1000 + length)
+    pattern = rng.integers(0, 256, period, np.uint8).tobytes()
+    tail = rng.integers(0, 256, 64, np.uint8).tobytes()
+    d = period - 1
+    stream = (
+        bytes([0x20 | (period - 1)])
+        + pattern
+        + bytes([0xE0 | (d >> 8), length - 9, d & 255, 31])
+        + tail[:32]
+        + bytes([31])
+        + tail[32:]
+    )
+    want = (pattern * (length // period + 2))[: period + length] + tail
+    assert bytes(kset.blosclz_decompress(stream, len(want))) == want
+    table = np.array([[0, len(stream), 5, 5 + len(want)]], np.int64)
+    into = np.zeros(len(want) + 10, np.uint8)
+    assert kset.blosclz_decompress_streams(np.frombuffer(stream, np.uint8), table, into) == -1
+    assert bytes(into[5 : 5 + len(want)]) == want
