@@ -248,7 +248,7 @@ def test_filters_and_codecs_run_the_active_set(monkeypatch) -> None:
         "bitunshuffle",
         "prefix_xor",
         "blosclz_compress",
-        "blosclz_decompress_into",
+        "blosclz_decompress_streams",  # a chunk's BloscLZ streams, a block per call
     ):
         assert name in calls, name
 

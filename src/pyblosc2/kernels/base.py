@@ -31,6 +31,12 @@ contract of each kernel:
 ``blosclz_decompress_into(src, dst)``
     the same, decoded into all of ``dst`` (a writable 1-d ``uint8`` array, exactly the
     decoded size; its bytes are undefined after an error).
+``blosclz_decompress_streams(src, table, dst)``
+    many streams in one call: row ``i`` of the ``(k, 4)`` ``int64`` ``table`` decodes
+    ``src[t[i,0]:t[i,1]]`` into all of ``dst[t[i,2]:t[i,3]]`` (1-d ``uint8`` arrays; the rows
+    come from checked stream headers). Returns -1, or the first row a
+    ``blosclz_decompress_into`` of it would refuse (its bytes and the later rows' are
+    undefined: the caller decodes that stream alone to raise the error naming it).
 """
 
 from __future__ import annotations
@@ -68,6 +74,7 @@ class KernelSet:
     blosclz_compress: Callable[[BytesLike, int, int], bytes]
     blosclz_decompress: Callable[[BytesLike, int], bytearray]
     blosclz_decompress_into: Callable[[BytesLike, np.ndarray], None]
+    blosclz_decompress_streams: Callable[[np.ndarray, np.ndarray, np.ndarray], int]
     #: whether ``unshuffle_blocks`` runs near memory speed: readers then unshuffle a whole
     #: chunk into a buffer and copy contiguous rows out of it, rather than scatter its byte
     #: planes into the result with strided copies (numpy's ~1 byte per cycle)

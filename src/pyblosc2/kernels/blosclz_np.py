@@ -20,9 +20,9 @@ from __future__ import annotations
 import lz4.block
 import numpy as np
 
-from ..errors import ParamError, stream_error
+from ..errors import CodecError, ParamError, stream_error
 
-__all__ = ["compress", "decompress", "decompress_into"]
+__all__ = ["compress", "decompress", "decompress_into", "decompress_streams"]
 
 MAX_COPY = 32
 MAX_DISTANCE = 8191
@@ -568,3 +568,21 @@ def decompress_into(src: _BytesLike, dst: np.ndarray) -> None:
     b'aaaaaaaaaaaaaaaaaaaab'
     """
     dst[:] = np.frombuffer(decompress(src, len(dst)), np.uint8)
+
+
+def decompress_streams(src: np.ndarray, table: np.ndarray, dst: np.ndarray) -> int:
+    """Decode stream ``i`` = ``src[table[i, 0] : table[i, 1]]`` into
+    ``dst[table[i, 2] : table[i, 3]]`` for every row of ``table`` in order; -1 when all
+    decode, else the first ``i`` refused (its bytes and the later ones are undefined)."""
+    for i, (a, b, c, d) in enumerate(table.tolist()):
+        if _refused(src[a:b], dst[c:d]):
+            return i
+    return -1
+
+
+def _refused(src: np.ndarray, dst: np.ndarray) -> bool:
+    try:
+        decompress_into(src, dst)
+    except CodecError:
+        return True
+    return False

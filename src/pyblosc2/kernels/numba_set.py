@@ -29,6 +29,7 @@ NUMBA = KernelSet(
     blosclz_compress=blosclz_nb.compress,
     blosclz_decompress=blosclz_nb.decompress,
     blosclz_decompress_into=blosclz_nb.decompress_into,
+    blosclz_decompress_streams=blosclz_nb.decompress_streams,
     fast_unshuffle=True,
 )
 

@@ -20,4 +20,5 @@ NUMPY = KernelSet(
     blosclz_compress=blosclz_np.compress,
     blosclz_decompress=blosclz_np.decompress,
     blosclz_decompress_into=blosclz_np.decompress_into,
+    blosclz_decompress_streams=blosclz_np.decompress_streams,
 )
