@@ -44,6 +44,8 @@ T = TypeVar("T")
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
 
 ZIP_MAGIC = b"PK\x03\x04"
+#: a stored chunk this small is read whole by a ranged read, in one request
+SMALL_CHUNK = 1 << 14
 
 _HEADER_LEN = slice(POS_HEADER_LEN, POS_HEADER_LEN + 4)
 
@@ -329,13 +331,35 @@ class FrameReader:
         self, n: int, ranges: Sequence[tuple[int, int]], outs: Sequence[np.ndarray | None]
     ) -> list[np.ndarray]:
         """:meth:`read_chunk_range` for several ranges of chunk ``n``, read together."""
-        reader = self.block_reader(n)
+        chunk = self._small_chunk(n) if n not in self._layouts else None
+        reader = None if chunk is not None else self.block_reader(n)
         if reader is None:
-            whole = ChunkReader.open(self.get_chunk(n), self.context)
+            whole = ChunkReader.open(self.get_chunk(n) if chunk is None else chunk, self.context)
             return [
                 whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)
             ]
         return read_blocks_ranges(self._chunk_fetch(n), reader, ranges, outs)
+
+    def _small_chunk(self, n: int) -> bytes | memoryview | None:
+        """Stored chunk ``n`` when it fits in :data:`SMALL_CHUNK` bytes, read in one request
+        (a ranged read of it would cost more requests than its bytes; it is then read whole
+        from now on), else None. Its header is checked as :meth:`get_chunk` checks it."""
+        off = self.offset(n)
+        if off < 0 or self.directory is not None:
+            return None
+        h = self.header
+        if off > h.cbytes - EXTENDED_HEADER_LENGTH:
+            self.get_chunk(n)  # raises
+        pos = h.header_len + off
+        data = self.source.read(pos, min(SMALL_CHUNK, h.cbytes - off))
+        ch = ChunkHeader.from_bytes(data[:EXTENDED_HEADER_LENGTH])
+        self._check_size(n, ch, pos)
+        if off + ch.cbytes > h.cbytes:
+            self.get_chunk(n)  # raises
+        if ch.cbytes > len(data):
+            return None
+        self._layouts[n] = None
+        return data[: ch.cbytes]
 
     def block_reader(self, n: int) -> ChunkReader | None:
         """The cached reader of stored chunk ``n``'s checked layout (:func:`stored_reader`;
