@@ -119,7 +119,10 @@ class OffsetIndex:
         else:
             raw = self._reader.decode_range(8 * first, 8 * stop)
         offsets = raw.view("<i8").astype(np.int64)
-        bad = np.flatnonzero((offsets < 0) & ~np.isin(offsets, _SPECIAL_ARRAY))
+        negative = offsets < 0
+        if not negative.any():  # the common case: no special chunk in this block
+            return offsets
+        bad = np.flatnonzero(negative & ~np.isin(offsets, _SPECIAL_ARRAY))
         if bad.size:
             raise FormatError(
                 "index chunk",
