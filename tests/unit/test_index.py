@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 import pyblosc2 as pb
 from pyblosc2 import FormatError
 from pyblosc2.constants import SpecialValue
-from pyblosc2.frame.index import SPECIAL_OFFSETS, decode_index, special_of
+from pyblosc2.frame.index import SPECIAL_OFFSETS, OffsetIndex, decode_index, special_of
 from pyblosc2.frame.writer import encode_index
 from tests.helpers import SPEC_11_1_INDEX
 
@@ -158,3 +158,94 @@ def test_bad_size_fields(pos: int, value: int, message: str) -> None:
     struct.pack_into("<i", bad, pos, value)
     with pytest.raises(FormatError, match=f"^{message}"):
         decode_index(bytes(bad), 3, 0)
+
+
+# -- the index of an open frame, decoded block by block -----------------------------------------
+
+PER_BLOCK = 16384 // 8  # offsets per block of the index chunks pyblosc2 writes
+
+
+def test_lookup_decodes_only_its_block() -> None:
+    offsets = np.arange(5000, dtype=np.int64) * 100
+    index = OffsetIndex.open(encode_index(offsets), 5000, 0)
+    assert len(index) == 5000 and not index._blocks
+    assert index.offset(4321) == 432100
+    assert list(index._blocks) == [4321 // PER_BLOCK] and index._full is None
+    assert index.offset(1) == 100 and sorted(index._blocks) == [0, 2]
+    np.testing.assert_array_equal(index.all(), offsets, strict=True)
+    assert index.offset(4999) == 499900
+
+
+def test_bad_offset_fails_on_the_lookup_of_its_block() -> None:
+    """A bad value is the same error as a whole decode gives, on the first lookup that needs
+    it; lookups in the other blocks work."""
+    offsets = np.arange(5000, dtype=np.int64)
+    offsets[4500] = -1
+    index = OffsetIndex.open(encode_index(offsets), 5000, 0)
+    assert index.offset(10) == 10
+    message = r"^index chunk: offset\[4500\] is 0xffffffffffffffff, expected non-neg"
+    with pytest.raises(FormatError, match=message):
+        index.offset(4400)
+    with pytest.raises(FormatError, match=message):
+        index.all()
+    with pytest.raises(FormatError, match=message):
+        decode_index(encode_index(offsets), 5000, 0)
+
+
+def test_open_checks_the_index_header_and_sizes() -> None:
+    """What opening a frame still checks of its index: the chunk header and layout, the
+    typesize, and nbytes against the number of chunks."""
+    chunk = pb.compress2(np.arange(3, dtype="<i8").tobytes(), typesize=4)
+    with pytest.raises(FormatError, match=r"^index chunk: typesize at offset 103 is 4"):
+        OffsetIndex.open(chunk, None, 100)
+    with pytest.raises(FormatError, match=r"nbytes at offset 4 is 24, expected 8 \* nchunks = 32"):
+        OffsetIndex.open(SPEC_11_1_INDEX, 4, 0)
+    with pytest.raises(FormatError, match=r"^chunk header: cbytes at offset 12 is"):
+        OffsetIndex.open(SPEC_11_1_INDEX[:40], 3, 0)
+
+
+def _with_index(frame: bytes, index: bytes) -> bytes:
+    """``frame`` with its index chunk replaced by ``index`` (frame_len updated)."""
+    h = pb.schunk_from_cframe(frame).header
+    start = h.header_len + h.cbytes
+    old_len = pb.get_cbuffer_sizes(frame[start:])[1]
+    buf = bytearray(frame[:start] + index + frame[start + old_len :])
+    struct.pack_into(">Q", buf, 16, len(buf))
+    return bytes(buf)
+
+
+@pytest.fixture(scope="module")
+def many_chunks() -> bytes:
+    """A frame of 2,100 chunks: an index of two blocks."""
+    s = pb.SChunk(chunksize=16, cparams=pb.CParams(typesize=8, codec=pb.Codec.LZ4))
+    for i in range(2100):
+        s.append_data(np.array([i, -i], np.int64))
+    return s.to_cframe()
+
+
+def test_frame_reads_one_chunk_without_the_whole_index(many_chunks: bytes) -> None:
+    s = pb.schunk_from_cframe(many_chunks)
+    assert s.nchunks == 2100
+    assert s._reader.index._full is None and not s._reader.index._blocks
+    got = np.frombuffer(s.decompress_chunk(2090), np.int64)
+    assert got.tolist() == [2090, -2090]
+    assert list(s._reader.index._blocks) == [1] and s._reader.index._full is None
+    assert np.frombuffer(s.decompress_chunk(3), np.int64).tolist() == [3, -3]
+
+
+def test_frame_with_a_bad_offset_opens_and_fails_where_it_is_needed(many_chunks: bytes) -> None:
+    offsets = pb.schunk_from_cframe(many_chunks)._reader.offsets.copy()
+    offsets[2090] = -5
+    s = pb.schunk_from_cframe(_with_index(many_chunks, encode_index(offsets)))
+    assert np.frombuffer(s.decompress_chunk(7), np.int64).tolist() == [7, -7]
+    with pytest.raises(FormatError, match=r"^index chunk: offset\[2090\] is 0x[0-9a-f]+, expected"):
+        s.decompress_chunk(2048)
+    with pytest.raises(FormatError, match=r"^index chunk: offset\[2090\]"):
+        s[:]
+
+
+def test_frame_with_a_bad_index_header_fails_to_open(many_chunks: bytes) -> None:
+    offsets = pb.schunk_from_cframe(many_chunks)._reader.offsets
+    short = pb.compress2(offsets[:-1].tobytes(), typesize=8)
+    with pytest.raises(FormatError, match=r"^index chunk: nbytes at offset \d+ is 16792"):
+        pb.schunk_from_cframe(_with_index(many_chunks, short))

@@ -11,6 +11,7 @@ a read or an allocation. Stream headers inside the blocks are checked by the dec
 from __future__ import annotations
 
 import struct
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -49,6 +50,8 @@ BSTART_LEN = 4  # each block start is an int32 (§6.2)
 CSIZE_LEN = 4  # each stream starts with its int32 csize (§6.3)
 VL_SIZE_LEN = 4  # each VL block starts with its int32 uncompressed size (§12)
 _NO_BLOCKS = np.empty(0, np.int64)
+#: chunks of at most this many regular blocks have their block starts checked in Python
+_FEW_BLOCKS = 32
 
 
 class ChunkKind(Enum):
@@ -137,12 +140,21 @@ class ChunkLayout:
                 )
             dict_offset, dict_size = data_start + DSIZE_LEN, dsize
             data_start = dict_offset + dsize
-        _check_bstarts(h, bstarts, data_start)
         spans: tuple[tuple[int, int], ...] = ()
-        if kind == ChunkKind.BLOCKS and nblocks:
-            order = np.unique(bstarts)
-            ends = np.append(order, cbytes)[np.searchsorted(order, bstarts, side="right")]
-            spans = tuple(zip(bstarts.tolist(), ends.tolist(), strict=True))
+        if kind == ChunkKind.BLOCKS and 0 < nblocks <= _FEW_BLOCKS:
+            # the same checks and spans in Python: numpy's per-call cost dominates here
+            starts = bstarts.tolist()
+            if min(starts) < data_start or max(starts) >= cbytes:
+                _check_bstarts(h, bstarts, data_start)  # raises, naming the first bad one
+            order = sorted(set(starts))
+            order.append(cbytes)
+            spans = tuple((b, order[bisect_right(order, b)]) for b in starts)
+        else:
+            _check_bstarts(h, bstarts, data_start)
+            if kind == ChunkKind.BLOCKS and nblocks:
+                order_np = np.unique(bstarts)
+                ends = np.append(order_np, cbytes)[np.searchsorted(order_np, bstarts, side="right")]
+                spans = tuple(zip(bstarts.tolist(), ends.tolist(), strict=True))
         return cls(h, kind, bstarts, dict_offset, dict_size, data_start, spans)
 
     # -- derived ------------------------------------------------------------------------

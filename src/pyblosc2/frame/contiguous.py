@@ -35,7 +35,7 @@ from .header import (
     FrameHeader,
     check_magic,
 )
-from .index import decode_index, special_of
+from .index import OffsetIndex, special_of
 from .sparse import chunk_name, read_chunk_object
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
 
@@ -44,6 +44,8 @@ T = TypeVar("T")
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
 
 ZIP_MAGIC = b"PK\x03\x04"
+#: a stored chunk this small is read whole by a ranged read, in one request
+SMALL_CHUNK = 1 << 14
 
 _HEADER_LEN = slice(POS_HEADER_LEN, POS_HEADER_LEN + 4)
 
@@ -58,12 +60,13 @@ def BufferSource(buf: bytes | bytearray | memoryview) -> MemoryStore:
 
 @dataclass(slots=True)
 class FrameReader:
-    """A validated contiguous frame: header, trailer, chunk offsets."""
+    """A validated contiguous frame: header, trailer, chunk offsets (an array, or the
+    :class:`~.index.OffsetIndex` of an opened frame, decoded block by block on first need)."""
 
     source: ByteStore
     header: FrameHeader
     trailer: Trailer
-    offsets: np.ndarray
+    index: np.ndarray | OffsetIndex
     directory: ObjectStore | None = None
     #: chunk number -> a reader of its checked layout (None: decoded whole), filled by
     #: ranged reads. A FrameReader is replaced on every change and refresh of its frame, so
@@ -130,6 +133,7 @@ class FrameReader:
         )
         tpos = h.frame_len - tlen
         trailer = Trailer.from_bytes(source.read(tpos, tlen), tpos)
+        offsets: np.ndarray | OffsetIndex
         if h.nbytes == 0:
             offsets = np.empty(0, np.int64)
         else:
@@ -143,7 +147,7 @@ class FrameReader:
                     "(room for the index chunk)",
                     h.cbytes,
                 )
-            offsets = decode_index(source.read(ipos, tpos - ipos), h.nchunks_fixed, ipos)
+            offsets = OffsetIndex.open(source.read(ipos, tpos - ipos), h.nchunks_fixed, ipos)
         return cls(source, h, trailer, offsets, directory)
 
     @classmethod
@@ -173,8 +177,19 @@ class FrameReader:
         )
 
     @property
+    def offsets(self) -> np.ndarray:
+        """Every chunk's offset (the whole index decoded, once)."""
+        index = self.index
+        return index if isinstance(index, np.ndarray) else index.all()
+
+    @property
     def nchunks(self) -> int:
-        return len(self.offsets)
+        return len(self.index)
+
+    def offset(self, n: int) -> int:
+        """The offset of chunk ``n`` (``0 <= n < nchunks``), decoding only what holds it."""
+        index = self.index
+        return int(index[n]) if isinstance(index, np.ndarray) else index.offset(n)
 
     def prefetch(self, chunks: list[int]) -> None:
         """Tell a source that can fetch ranges together (a remote one) that ``chunks`` will be
@@ -184,7 +199,8 @@ class FrameReader:
         if self.directory is not None:
             prefetch = getattr(self.directory, "prefetch_objects", None)
             if prefetch is not None:
-                ids = sorted({int(self.offsets[n]) for n in chunks if self.offsets[n] >= 0})
+                offs = [self.offset(n) for n in chunks]
+                ids = sorted({off for off in offs if off >= 0})
                 prefetch([chunk_name(i) for i in ids])
             return
         if prefetch is None or not chunks:
@@ -239,7 +255,7 @@ class FrameReader:
         if not 0 <= n < self.nchunks:
             raise BoundsError(f"chunk {n} out of range 0..{self.nchunks - 1}")
         h = self.header
-        off = int(self.offsets[n])
+        off = self.offset(n)
         if off < 0:
             kind = special_of(off)
             nb = self.chunk_nbytes(n) if h.chunksize > 0 else self._variable_special_size(n)
@@ -315,19 +331,41 @@ class FrameReader:
         self, n: int, ranges: Sequence[tuple[int, int]], outs: Sequence[np.ndarray | None]
     ) -> list[np.ndarray]:
         """:meth:`read_chunk_range` for several ranges of chunk ``n``, read together."""
-        reader = self.block_reader(n)
+        chunk = self._small_chunk(n) if n not in self._layouts else None
+        reader = None if chunk is not None else self.block_reader(n)
         if reader is None:
-            whole = ChunkReader.open(self.get_chunk(n), self.context)
+            whole = ChunkReader.open(self.get_chunk(n) if chunk is None else chunk, self.context)
             return [
                 whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)
             ]
         return read_blocks_ranges(self._chunk_fetch(n), reader, ranges, outs)
 
+    def _small_chunk(self, n: int) -> bytes | memoryview | None:
+        """Stored chunk ``n`` when it fits in :data:`SMALL_CHUNK` bytes, read in one request
+        (a ranged read of it would cost more requests than its bytes; it is then read whole
+        from now on), else None. Its header is checked as :meth:`get_chunk` checks it."""
+        off = self.offset(n)
+        if off < 0 or self.directory is not None:
+            return None
+        h = self.header
+        if off > h.cbytes - EXTENDED_HEADER_LENGTH:
+            self.get_chunk(n)  # raises
+        pos = h.header_len + off
+        data = self.source.read(pos, min(SMALL_CHUNK, h.cbytes - off))
+        ch = ChunkHeader.from_bytes(data[:EXTENDED_HEADER_LENGTH])
+        self._check_size(n, ch, pos)
+        if off + ch.cbytes > h.cbytes:
+            self.get_chunk(n)  # raises
+        if ch.cbytes > len(data):
+            return None
+        self._layouts[n] = None
+        return data[: ch.cbytes]
+
     def block_reader(self, n: int) -> ChunkReader | None:
         """The cached reader of stored chunk ``n``'s checked layout (:func:`stored_reader`;
         no block bytes), or None for special offsets, sparse objects and chunks without
         regular or memcpyed blocks."""
-        off = int(self.offsets[n])
+        off = self.offset(n)
         if off < 0 or self.directory is not None:
             return None
         if n in self._layouts:
@@ -350,7 +388,7 @@ class FrameReader:
 
     def _chunk_fetch(self, n: int) -> FetchFn:
         """``fetch(p, k)``: bytes ``[p, p + k)`` of stored chunk ``n`` (a regular offset)."""
-        pos = self.header.header_len + int(self.offsets[n])
+        pos = self.header.header_len + self.offset(n)
         source = self.source
 
         def fetch(p: int, k: int) -> bytes | memoryview:

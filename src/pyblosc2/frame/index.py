@@ -2,6 +2,10 @@
 
 Non-negative offsets are positions relative to the end of the header (contiguous frames) or
 chunk-file ids (sparse frames); negative ones encode a chunk with no stored bytes.
+
+An open frame keeps its index as an :class:`OffsetIndex`: the chunk header and its sizes are
+checked when the frame is opened, each block of offsets is decoded and checked the first time a
+chunk in it is looked up, so opening costs the same at any number of chunks.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ __all__ = [
     "SPECIAL_OFFSETS",
     "SPECIAL_OFFSET_OF",
     "STORABLE_SPECIALS",
+    "OffsetIndex",
     "decode_index",
     "special_of",
 ]
@@ -30,39 +35,103 @@ SPECIAL_OFFSETS = {
 SPECIAL_OFFSET_OF = {v: k for k, v in SPECIAL_OFFSETS.items()}
 # the special chunks an index can record as offsets (no bytes stored)
 STORABLE_SPECIALS = tuple(SPECIAL_OFFSET_OF)
+_SPECIAL_ARRAY = np.array(list(SPECIAL_OFFSETS), np.int64)
 MAX_NCHUNKS = 268_435_455  # INT32_MAX / 8
 
 
 def decode_index(chunk: bytes | memoryview, nchunks: int | None, where: int) -> np.ndarray:
     """The offsets of an index chunk at frame position ``where``; ``nchunks`` None when the
     frame has variable-size chunks (then the index decides)."""
-    reader = ChunkReader.open(chunk)
-    h = reader.header
-    if h.typesize != 8:
-        raise FormatError("index chunk", "typesize", where + OFF_TYPESIZE, "8", h.typesize)
-    if h.nbytes % 8 or h.nbytes // 8 > MAX_NCHUNKS:
-        raise FormatError(
-            "index chunk",
-            "nbytes",
-            where + OFF_NBYTES,
-            f"a multiple of 8, at most {8 * MAX_NCHUNKS}",
-            h.nbytes,
-        )
-    if nchunks is not None and h.nbytes != 8 * nchunks:
-        raise FormatError(
-            "index chunk", "nbytes", where + OFF_NBYTES, f"8 * nchunks = {8 * nchunks}", h.nbytes
-        )
-    offsets = reader.decode().view("<i8").astype(np.int64)
-    bad = np.flatnonzero((offsets < 0) & ~np.isin(offsets, list(SPECIAL_OFFSETS)))
-    if bad.size:
-        raise FormatError(
-            "index chunk",
-            f"offset[{int(bad[0])}]",
-            None,
-            "non-negative or a special value (0x81/0x82/0x84 << 56)",
-            hex(int(offsets[bad[0]]) & 0xFFFFFFFFFFFFFFFF),
-        )
-    return offsets
+    return OffsetIndex.open(chunk, nchunks, where).all()
+
+
+class OffsetIndex:
+    """The offsets of an index chunk whose header and sizes are checked, each of its blocks
+    decoded (and its values checked) on first need. ``chunk`` must not change afterwards
+    (``open`` copies a view); lookups may come from several threads (a block decoded twice
+    at worst)."""
+
+    __slots__ = ("_blocks", "_full", "_per_block", "_reader", "nchunks")
+
+    def __init__(self, reader: ChunkReader, nchunks: int) -> None:
+        self._reader = reader
+        self.nchunks = nchunks
+        bs = reader.header.blocksize
+        # offsets per decoded piece: a block of a chunk with regular blocks, else the whole
+        whole = reader.header.nblocks <= 1 or bs % 8 or bs < 8
+        self._per_block = max(1, nchunks if whole else bs // 8)
+        self._blocks: dict[int, np.ndarray] = {}
+        self._full: np.ndarray | None = None
+
+    @classmethod
+    def open(cls, chunk: bytes | memoryview, nchunks: int | None, where: int) -> OffsetIndex:
+        """Check the index chunk at frame position ``where`` (its header, layout and sizes;
+        ``nchunks`` None when the frame has variable-size chunks); no offset is decoded."""
+        if not isinstance(chunk, bytes):
+            chunk = bytes(chunk)  # a view of a store could change under a later lookup
+        reader = ChunkReader.open(chunk)
+        h = reader.header
+        if h.typesize != 8:
+            raise FormatError("index chunk", "typesize", where + OFF_TYPESIZE, "8", h.typesize)
+        if h.nbytes % 8 or h.nbytes // 8 > MAX_NCHUNKS:
+            raise FormatError(
+                "index chunk",
+                "nbytes",
+                where + OFF_NBYTES,
+                f"a multiple of 8, at most {8 * MAX_NCHUNKS}",
+                h.nbytes,
+            )
+        if nchunks is not None and h.nbytes != 8 * nchunks:
+            raise FormatError(
+                "index chunk",
+                "nbytes",
+                where + OFF_NBYTES,
+                f"8 * nchunks = {8 * nchunks}",
+                h.nbytes,
+            )
+        return cls(reader, h.nbytes // 8)
+
+    def __len__(self) -> int:
+        return self.nchunks
+
+    def offset(self, n: int) -> int:
+        """The offset of chunk ``n`` (``0 <= n < nchunks``), decoding only its block."""
+        if self._full is not None:
+            return int(self._full[n])
+        per = self._per_block
+        b = n // per
+        block = self._blocks.get(b)
+        if block is None:
+            block = self._blocks[b] = self._decode(b * per, min(self.nchunks, (b + 1) * per))
+        return int(block[n - b * per])
+
+    def all(self) -> np.ndarray:
+        """Every offset (decoded once, then kept)."""
+        if self._full is None:
+            self._full = self._decode(0, self.nchunks)
+            self._blocks.clear()
+        return self._full
+
+    def _decode(self, first: int, stop: int) -> np.ndarray:
+        """Offsets ``[first, stop)``, checked: negative ones must be special values."""
+        if first == 0 and stop == self.nchunks:
+            raw = self._reader.decode()
+        else:
+            raw = self._reader.decode_range(8 * first, 8 * stop)
+        offsets = raw.view("<i8").astype(np.int64)
+        negative = offsets < 0
+        if not negative.any():  # the common case: no special chunk in this block
+            return offsets
+        bad = np.flatnonzero(negative & ~np.isin(offsets, _SPECIAL_ARRAY))
+        if bad.size:
+            raise FormatError(
+                "index chunk",
+                f"offset[{first + int(bad[0])}]",
+                None,
+                "non-negative or a special value (0x81/0x82/0x84 << 56)",
+                hex(int(offsets[bad[0]]) & 0xFFFFFFFFFFFFFFFF),
+            )
+        return offsets
 
 
 def special_of(offset: int) -> SpecialValue:

@@ -272,7 +272,7 @@ class SChunkMembers:
         if self.urlpath is None:
             return raw[:MAX_OVERHEAD]
         n = nchunk % self.nchunks
-        off = int(self._frame.offsets[n])
+        off = self._frame.reader.offset(n)
         if self._frame.sparse:
             return lazy_chunk(raw, off, off)
         return lazy_chunk(raw, n, self._frame.header.header_len + off)

@@ -1,0 +1,69 @@
+"""frame/contiguous.py: how a ranged read of an open frame's chunk asks its store for bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyblosc2 as pb
+from pyblosc2.frame.contiguous import SMALL_CHUNK, FrameReader
+from pyblosc2.frame.header import HEADER_MINLEN
+
+
+def _frame(path: Path, items_per_chunk: int, clevel: int) -> tuple[pb.SChunk, list[int]]:
+    """An on-disk frame of 4 int64 chunks (random data at clevel 0: incompressible), opened
+    read-only, with a log of the sizes its store is asked for."""
+    data = np.random.default_rng(0).integers(0, 2**62, 4 * items_per_chunk, dtype=np.int64)
+    cp = pb.CParams(typesize=8, codec=pb.Codec.LZ4, clevel=clevel)
+    pb.SChunk(chunksize=8 * items_per_chunk, data=data, urlpath=str(path), mode="w", cparams=cp)
+    s = pb.open(str(path), mode="r")
+    reader: FrameReader = s._frame.reader
+    asked: list[int] = []
+    read = reader.source.read
+
+    def logged(pos: int, n: int) -> bytes | memoryview:
+        asked.append(n)
+        return read(pos, n)
+
+    reader.source.read = logged  # type: ignore[method-assign]
+    return s, asked
+
+
+def _chunk_requests(asked: list[int]) -> list[int]:
+    """The requests but the read hold's poll of the header prefix (the shared-file rule)."""
+    return [n for n in asked if n != HEADER_MINLEN]
+
+
+def test_small_chunk_is_read_in_one_request(tmp_path: Path) -> None:
+    s, asked = _frame(tmp_path / "small.b2frame", 1024, 5)  # 8 KiB chunks
+    expected = np.frombuffer(s.decompress_chunk(2), np.int64)[7]
+    assert s._frame.reader._layouts == {}
+    asked.clear()
+    assert np.frombuffer(s[2 * 1024 + 7], np.int64)[0] == expected
+    requests = _chunk_requests(asked)
+    assert len(requests) == 1 and requests[0] <= SMALL_CHUNK
+    assert s._frame.reader._layouts == {2: None}  # read whole from now on
+    asked.clear()
+    assert np.frombuffer(s[2 * 1024 + 7], np.int64)[0] == expected
+    assert len(_chunk_requests(asked)) == 2  # its header, then its bytes
+
+
+def test_large_chunk_is_read_by_ranges(tmp_path: Path) -> None:
+    """A chunk larger than SMALL_CHUNK keeps the ranged read: its layout is cached and only
+    the block holding the item is fetched."""
+    s, asked = _frame(tmp_path / "large.b2frame", 64 * 1024, 0)  # 512 KiB, incompressible
+    expected = np.frombuffer(s.decompress_chunk(1), np.int64)[-1]
+    asked.clear()
+    assert np.frombuffer(s[2 * 64 * 1024 - 1], np.int64)[0] == expected
+    assert s._frame.reader._layouts[1] is not None
+    assert sum(_chunk_requests(asked)) < 64 * 1024 * 8 // 4
+
+
+@pytest.mark.parametrize("clevel", [0, 5])
+def test_one_item_reads_match_whole_chunks(tmp_path: Path, clevel: int) -> None:
+    s, _ = _frame(tmp_path / "f.b2frame", 1024, clevel)
+    whole = np.frombuffer(s[:], np.int64)
+    for i in (0, 1023, 1024, 2047, 4095, 3000):
+        assert np.frombuffer(s[i], np.int64)[0] == whole[i]
