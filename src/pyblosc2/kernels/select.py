@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,6 +49,9 @@ __all__ = [
 ENV_VAR = "PYBLOSC2_KERNELS"
 #: seconds a fork() waits for a background load to finish
 FORK_WAIT = 10.0
+#: the background loader gives up the GIL every this many Python calls (see _yield_often)
+YIELD_EVERY = 100
+YIELD_FOR = 0.0005
 
 
 def _load_numpy() -> KernelSet:
@@ -78,6 +83,8 @@ _asked = False
 _loader: threading.Thread | None = None
 _background = ""
 _background_name = ""
+#: someone waits for the background load (wait_for_kernels, a fork): it stops yielding
+_hurry = False
 #: the set the background loader gave (swapped in unless a set was asked for)
 _loaded: KernelSet | None = None
 
@@ -148,15 +155,39 @@ def _start_loader(name: str) -> None:
     _loader.start()
 
 
+def _yield_often() -> Callable[[object, str, object], None]:
+    """A profile function for the loader thread that gives up the GIL every
+    :data:`YIELD_EVERY` calls for :data:`YIELD_FOR` seconds (until someone waits for the
+    load): the import runs Python on this thread, and without it a reader that releases the
+    GIL around each C call (a codec, a numpy copy) waits up to the switch interval (5 ms) to
+    get it back at every call (a convoy: 1000 ``get_slice`` calls took 3x longer during the
+    load). The price: the load takes several times longer than a synchronous one (seconds;
+    :func:`wait_for_kernels` lifts the brake)."""
+    count = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        count += 1
+        if count >= YIELD_EVERY and not _hurry:
+            count = 0
+            time.sleep(YIELD_FOR)  # releases the GIL: a waiting reader takes it
+
+    return profile
+
+
 def _load_in_background(name: str) -> None:
     global _active, _loaded, _background
+    sys.setprofile(_yield_often())  # this thread only
     try:
         ks = _LOADERS[name]()
     except Exception as exc:  # numpy stays; the same one warning as a synchronous load
+        sys.setprofile(None)
         with _lock:
             _background = f"failed: {type(exc).__name__}: {exc}"
         _warn_unusable(name, exc, 2)
         return
+    finally:
+        sys.setprofile(None)
     with _lock:
         _loaded, _background = ks, "loaded"
         if not _asked:
@@ -207,9 +238,11 @@ def wait_for_kernels(timeout: float | None = None) -> KernelSet:
     >>> wait_for_kernels().name in kernel_sets()
     True
     """
+    global _hurry
     active()
     loader = _loader
     if loader is not None:
+        _hurry = True
         loader.join(timeout)
     return active()
 
@@ -254,8 +287,10 @@ def kernels_in_use(name: str) -> Iterator[KernelSet]:
 
 
 def _before_fork() -> None:
+    global _hurry
     loader = _loader
     if loader is not None and loader.is_alive() and loader is not threading.current_thread():
+        _hurry = True
         loader.join(FORK_WAIT)
 
 
