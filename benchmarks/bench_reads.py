@@ -11,8 +11,10 @@ bytes), files in the page cache. Each repeat times python-blosc2 and then pyblos
 same operation and data, pyblosc2 once per kernel set (``--kernels``; default: every set
 that loads, e.g. numpy and numba side by side); a row reports the median time of each over
 the repeats with its range, and ``ratio`` = python-blosc2's time / ours (1.0 = parity, higher
-is better). With the numba set, the last rows give the JIT's cost: the first ``a[:]`` in a
-fresh process against the next one, with an empty numba cache and then a warm one.
+is better). With the numba set, the last rows give the JIT's cost: the first read (``a[:]``,
+``get_slice``, ``decompress2``) in fresh processes against the next one and a steady one, with
+``PYBLOSC2_KERNELS`` unset (numba loading in the background), ``=numba`` and ``=numpy``, with
+an empty numba cache and a warm one (``--only "first reads"`` runs only these).
 Peak RSS growth of the whole reads (``s[:]``, ``a[:]``) is measured in a fresh interpreter
 per library (``VmHWM`` over the interpreter with the file open; Linux), next to the result
 size. The table is
@@ -36,6 +38,7 @@ import numpy as np
 
 NTHREADS = 2
 CHUNK = 4 * 2**20
+ENV = "PYBLOSC2_KERNELS"
 
 RSS_WORKER = r"""
 import json, sys
@@ -83,37 +86,85 @@ def with_sets(fns: dict[str, Callable[[], Any]], sets: list[str]) -> dict[str, C
 
 
 FIRST_READ = r"""
-import sys, time
+import json, os, sys, time
 t0 = time.perf_counter()
 import pyblosc2 as P
-a = P.open(sys.argv[1], mode="r")
-t1 = time.perf_counter(); a[:]; t2 = time.perf_counter(); a[:]; t3 = time.perf_counter()
-print(P.kernels.active().name, t1 - t0, t2 - t1, t3 - t2)
+from pyblosc2.kernels import active, wait_for_kernels
+op, path, nth = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if op == "a[:]":
+    a = P.open(path, mode="r", dparams=P.DParams(nthreads=nth))
+    run = lambda: a[:]
+elif op == "get_slice":
+    s = P.open(path, mode="r", dparams=P.DParams(nthreads=nth))
+    starts = [(i * 7919 * 4099) % (s.nbytes // 8 - 100) for i in range(1000)]
+    run = lambda: [s.get_slice(i, i + 100) for i in starts]
+else:  # decompress2 of the file's first 16 chunks
+    s = P.open(path, mode="r")
+    chunks = [s.get_chunk(i) for i in range(min(16, s.nchunks))]
+    run = lambda: [P.decompress2(c, nthreads=nth) for c in chunks]
+t1 = time.perf_counter(); run(); t2 = time.perf_counter(); n1 = active().name
+run(); t3 = time.perf_counter(); n2 = active().name
+wait_for_kernels(); t4 = time.perf_counter()
+run(); t5 = time.perf_counter()
+print(json.dumps({"import_open": t1 - t0, "first": t2 - t1, "next": t3 - t2, "steady": t5 - t4,
+                  "loaded_by": t4 - t0, "sets": [n1, n2, active().name]}))
 """
 
+#: (label, PYBLOSC2_KERNELS, numba cache) of the first-call runs; "auto": the variable unset
+#: (numba loads in the background while numpy serves), "numba": the synchronous load
+FIRST_MODES = [
+    ("numpy", "numpy", "warm"),
+    ("auto, warm cache", "", "warm"),
+    ("numba, warm cache", "numba", "warm"),
+    ("auto, cold cache", "", "cold"),
+    ("numba, cold cache", "numba", "cold"),
+]
 
-def first_reads(path: str) -> list[dict[str, Any]]:
-    """The JIT's cost in a fresh process: import, open and the first ``a[:]`` against the
-    next ``a[:]``, with the numpy set, with numba and an empty cache (cold), then with the
-    cache that run filled (warm)."""
+
+def first_reads(paths: dict[str, str], repeat: int) -> list[dict[str, Any]]:
+    """The JIT's cost in fresh processes: import, open and the first read (``a[:]``, 1000
+    ``get_slice``, ``decompress2`` of 16 chunks; 1 and 2 threads) against the next one and
+    against a steady read once the kernels have loaded, per kernel mode (:data:`FIRST_MODES`),
+    ``repeat`` fresh processes each, the modes interleaved; "cold" starts each process with an
+    empty numba cache, "warm" with one a first process filled. ``loaded_by``: when
+    ``wait_for_kernels`` returned (the swap happened before it)."""
     rows = []
-    with tempfile.TemporaryDirectory() as cache:
-        for label, kset in (("numpy", "numpy"), ("cold cache", "numba"), ("warm cache", "numba")):
-            env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYBLOSC2_KERNELS": kset}
-            p = subprocess.run(
-                [sys.executable, "-c", FIRST_READ, path],
-                capture_output=True, text=True, check=True, env=env,
-            )  # fmt: skip
-            name, imp, first, nxt = p.stdout.split()
-            rows.append(
-                {
-                    "operation": f"first a[:] in a fresh process, {label} ({name})",
-                    "import_open_s": float(imp),
-                    "first_s": float(first),
-                    "next_s": float(nxt),
-                    "extra_s": float(imp) + float(first) - float(nxt),
-                }
-            )
+    with tempfile.TemporaryDirectory() as warm:
+        subprocess.run(
+            [sys.executable, "-c", "import pyblosc2.kernels as k; k.use_kernels('numba')"],
+            check=True, env={**os.environ, "NUMBA_CACHE_DIR": warm},
+        )  # fmt: skip
+        for op, path in paths.items():
+            for nth in (1, 2):
+                runs: dict[str, list[dict[str, Any]]] = {m[0]: [] for m in FIRST_MODES}
+                for _ in range(repeat):
+                    for label, kset, cache in FIRST_MODES:
+                        with tempfile.TemporaryDirectory() as cold:
+                            env = {k: v for k, v in os.environ.items() if k != ENV}
+                            env["NUMBA_CACHE_DIR"] = warm if cache == "warm" else cold
+                            if kset:
+                                env[ENV] = kset
+                            p = subprocess.run(
+                                [sys.executable, "-c", FIRST_READ, op, path, str(nth)],
+                                capture_output=True, text=True, check=True, env=env,
+                            )  # fmt: skip
+                        runs[label].append(json.loads(p.stdout))
+                for label, rs in runs.items():
+                    med = {
+                        k: statistics.median(r[k] for r in rs)
+                        for k in ("import_open", "first", "next", "steady", "loaded_by")
+                    }
+                    extra = [r["import_open"] + r["first"] - r["next"] for r in rs]
+                    sets = sorted({"/".join(r["sets"]) for r in rs})
+                    rows.append(
+                        {
+                            "operation": f"first {op}, {nth} thread(s), {label}",
+                            **{f"{k}_s": v for k, v in med.items()},
+                            "extra_s": statistics.median(extra),
+                            "extra_range_s": (min(extra), max(extra)),
+                            "sets": sets,
+                        }
+                    )
     return rows
 
 
@@ -313,13 +364,25 @@ def main() -> None:
                 f"{r['ours_rss_mb']:.0f} | {r['rss_ratio']:.2f} (ours / C) |",
                 flush=True,
             )
-        if "numba" in sets and not (args.only and args.only not in "first a[:]"):
-            for r in first_reads(apath["ours"]):
+        if "numba" in sets and not (args.only and args.only not in "first reads"):
+            fpaths = {
+                "a[:]": apath["ours"],
+                "get_slice": spath["ours"],
+                "decompress2": spath["ours"],
+            }
+            print(
+                "\n| first read in a fresh process | import+open s | first s | next s | "
+                "import+open+first-next s (range) | steady s | loaded by s | sets first/next/"
+                "steady |"
+            )
+            print("|---|---|---|---|---|---|---|---|")
+            for r in first_reads(fpaths, max(5, args.repeat)):
                 rows.append(r)
                 print(
-                    f"| {r['operation']} | import+open {r['import_open_s']:.3f} s | first "
-                    f"{r['first_s']:.3f} s | next {r['next_s']:.3f} s | import+open+first-next "
-                    f"{r['extra_s']:.3f} s |",
+                    f"| {r['operation']} | {r['import_open_s']:.3f} | {r['first_s']:.3f} | "
+                    f"{r['next_s']:.3f} | {r['extra_s']:.3f} ({r['extra_range_s'][0]:.3f}-"
+                    f"{r['extra_range_s'][1]:.3f}) | {r['steady_s']:.3f} | {r['loaded_by_s']:.3f}"
+                    f" | {', '.join(r['sets'])} |",
                     flush=True,
                 )
     if args.json:

@@ -31,7 +31,7 @@ from .chunk.header import ChunkHeader
 from .codecs.registry import UDCODEC_FORMAT
 from .constants import VERSION, Codec
 from .errors import UnsupportedError
-from .kernels import active, kernel_sets
+from .kernels import kernel_sets, kernels_status
 from .params import parse_blocksize, parse_codec
 
 __all__ = [
@@ -139,7 +139,7 @@ def _lib_version(codec: Codec) -> str:
         import cramjam
 
         return f"cramjam {cramjam.__version__}"
-    return f"pyblosc2 {VERSION} ({active().name} kernels)"
+    return f"pyblosc2 {VERSION} ({kernels_status()} kernels)"
 
 
 def clib_info(codec: Codec | int) -> tuple[bytes, bytes]:
@@ -178,7 +178,7 @@ def print_versions() -> None:
     for codec in codecs:
         lib, lib_version = clib_info(codec)
         print(f"  {codec.name}: {lib.decode()} {lib_version.decode()}")
-    print(f"Kernels: {active().name} (known: {', '.join(kernel_sets())})")
+    print(f"Kernels: {kernels_status()} (known: {', '.join(kernel_sets())})")
     print(f"NumPy version: {np.__version__}")
     print(f"Python version: {sys.version}")
     sysname, _, release, version, machine, processor = platform.uname()

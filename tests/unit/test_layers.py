@@ -217,6 +217,8 @@ def test_only_the_kernel_protocol_is_imported(path: Path) -> None:
                 "kernel_sets",
                 "kernels_in_use",
                 "use_kernels",
+                "kernels_status",
+                "wait_for_kernels",
                 "ENV_VAR",
                 "base",
             ), f"{path.relative_to(SRC)}:{line} imports the kernel implementation {mod}"

@@ -3,13 +3,31 @@ unset: the preferred set that loads, numpy being the reference and the fallback)
 :func:`use_kernels`. A set that fails to load falls back to numpy with one warning, never an
 error. Loaders are imported only when a set is first asked for, so ``import pyblosc2`` loads
 no optional dependency.
+
+Unset, with numba installed, the numba set loads **in the background**: importing numba and
+setting up its compiler costs about a second in a fresh process, more than a first read, so
+the first :func:`active` returns the numpy set at once (byte-identical to numba's by contract)
+and starts one daemon thread that loads numba's set and then swaps it in. Callers take
+``ks = active()`` once per call and use ``ks`` for the whole call. ``PYBLOSC2_KERNELS=numba``
+and :func:`use_kernels` load synchronously (the first call gets the set asked for);
+:func:`wait_for_kernels` waits for a background load; :func:`kernels_status` says which set
+serves calls and what the loader is doing.
+
+Forks: a ``fork()`` while the loader runs waits for it first (at most :data:`FORK_WAIT`
+seconds, through ``os.register_at_fork``), so that a child never inherits a half-imported
+numba or import locks held by a thread it does not have, and the parent has no second thread
+at the fork (Python 3.12+ warns with a ``DeprecationWarning`` about forking a process with
+threads: our loader never makes ``multiprocessing``'s fork start method warn). A child forked
+past that wait (a loader stuck for longer) serves numpy and never loads numba.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,9 +35,23 @@ from contextlib import contextmanager
 from ..errors import ParamError
 from .base import KernelSet
 
-__all__ = ["ENV_VAR", "active", "kernel_sets", "kernels_in_use", "use_kernels"]
+__all__ = [
+    "ENV_VAR",
+    "FORK_WAIT",
+    "active",
+    "kernel_sets",
+    "kernels_in_use",
+    "kernels_status",
+    "use_kernels",
+    "wait_for_kernels",
+]
 
 ENV_VAR = "PYBLOSC2_KERNELS"
+#: seconds a fork() waits for a background load to finish
+FORK_WAIT = 10.0
+#: the background loader gives up the GIL every this many Python calls (see _yield_often)
+YIELD_EVERY = 100
+YIELD_FOR = 0.0005
 
 
 def _load_numpy() -> KernelSet:
@@ -41,7 +73,20 @@ _LOADERS: dict[str, Callable[[], KernelSet]] = {"numba": _load_numba, "numpy": _
 #: the module a set needs: a set whose module is not installed is skipped without a warning
 _NEEDS = {"numba": "numba"}
 _lock = threading.Lock()
+#: the set serving calls (None: not chosen yet)
 _active: KernelSet | None = None
+#: whether ``_active`` was asked for (use_kernels, the environment): a background load then
+#: never replaces it
+_asked = False
+#: the background loader while it runs, and what it did: "" (nothing yet), "loading",
+#: "loaded", "failed: <reason>" or "interrupted by a fork"
+_loader: threading.Thread | None = None
+_background = ""
+_background_name = ""
+#: someone waits for the background load (wait_for_kernels, a fork): it stops yielding
+_hurry = False
+#: the set the background loader gave (swapped in unless a set was asked for)
+_loaded: KernelSet | None = None
 
 
 def kernel_sets() -> list[str]:
@@ -53,41 +98,106 @@ def kernel_sets() -> list[str]:
     return list(_LOADERS)
 
 
+def _warn_unusable(name: str, exc: BaseException, stacklevel: int) -> None:
+    warnings.warn(
+        f"pyblosc2: the {name!r} kernels are not usable ({type(exc).__name__}: {exc}); "
+        "using the numpy kernels",
+        RuntimeWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def _load(name: str) -> KernelSet:
+    if name != "numpy" and _background == "interrupted by a fork":
+        # a child forked while numba was being imported: its half-imported modules and the
+        # import locks of a thread this process does not have could hang a second import
+        _warn_unusable(name, RuntimeError("its load was interrupted by a fork"), 4)
+        return _load_numpy()
     try:
         return _LOADERS[name]()
     except Exception as exc:  # a set that cannot load or compile: numpy, one warning
         if name == "numpy":
             raise
-        warnings.warn(
-            f"pyblosc2: the {name!r} kernels are not usable ({type(exc).__name__}: {exc}); "
-            "using the numpy kernels",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+        _warn_unusable(name, exc, 4)
         return _load_numpy()
 
 
 def _choose() -> KernelSet:
+    """The first choice (under ``_lock``)."""
+    global _asked
     asked = os.environ.get(ENV_VAR, "").strip().lower()
     if asked:
+        _asked = True
         if asked not in _LOADERS:
             warnings.warn(
                 f"pyblosc2: {ENV_VAR}={asked!r} names no kernel set (known: "
                 f"{', '.join(_LOADERS)}); using the numpy kernels",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
             return _load_numpy()
         return _load(asked)
     preferred = next(iter(_LOADERS))
-    if importlib.util.find_spec(_NEEDS.get(preferred, "numpy")) is None:
+    if preferred == "numpy" or importlib.util.find_spec(_NEEDS.get(preferred, "numpy")) is None:
         return _load_numpy()  # not installed (a plain install): no warning
-    return _load(preferred)
+    if not _background:  # once per process: a failed or interrupted load is not retried
+        _start_loader(preferred)
+    return _loaded if _loaded is not None else _load_numpy()
+
+
+def _start_loader(name: str) -> None:
+    """Start the background load of set ``name`` (under ``_lock``)."""
+    global _loader, _background, _background_name
+    _background, _background_name = "loading", name
+    _loader = threading.Thread(
+        target=_load_in_background, args=(name,), name="pyblosc2-kernels", daemon=True
+    )
+    _loader.start()
+
+
+def _yield_often() -> Callable[[object, str, object], None]:
+    """A profile function for the loader thread that gives up the GIL every
+    :data:`YIELD_EVERY` calls for :data:`YIELD_FOR` seconds (until someone waits for the
+    load): the import runs Python on this thread, and without it a reader that releases the
+    GIL around each C call (a codec, a numpy copy) waits up to the switch interval (5 ms) to
+    get it back at every call (a convoy: 1000 ``get_slice`` calls took 3x longer during the
+    load). The price: the load takes several times longer than a synchronous one (seconds;
+    :func:`wait_for_kernels` lifts the brake)."""
+    count = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        count += 1
+        if count >= YIELD_EVERY and not _hurry:
+            count = 0
+            time.sleep(YIELD_FOR)  # releases the GIL: a waiting reader takes it
+
+    return profile
+
+
+def _load_in_background(name: str) -> None:
+    global _active, _loaded, _background
+    sys.setprofile(_yield_often())  # this thread only
+    try:
+        ks = _LOADERS[name]()
+    except Exception as exc:  # numpy stays; the same one warning as a synchronous load
+        sys.setprofile(None)
+        with _lock:
+            _background = f"failed: {type(exc).__name__}: {exc}"
+        _warn_unusable(name, exc, 2)
+        return
+    finally:
+        sys.setprofile(None)
+    with _lock:
+        _loaded, _background = ks, "loaded"
+        if not _asked:
+            _active = ks  # one reference assignment: a reader sees the old set or the new
 
 
 def active() -> KernelSet:
-    """The kernel set in use (chosen on the first call).
+    """The kernel set serving calls now (chosen on the first call; see the module docstring:
+    with numba installed and nothing asked for, numpy until numba has loaded in the
+    background). Take it once per call and use it for the whole call.
 
     >>> active().name in kernel_sets()
     True
@@ -105,31 +215,91 @@ def _set(ks: KernelSet) -> KernelSet:
     return ks
 
 
+def kernels_status() -> str:
+    """The set serving calls and, while it runs or after it failed, what the background loader
+    is doing: ``"numba"``, ``"numpy (numba loading)"``, ``"numpy (numba failed: ...)"``.
+
+    >>> kernels_status().split()[0] in kernel_sets()
+    True
+    """
+    name = active().name
+    with _lock:
+        bg, bg_name = _background, _background_name
+    if not bg or bg == "loaded":
+        return name
+    return f"{name} ({bg_name} {bg})"
+
+
+def wait_for_kernels(timeout: float | None = None) -> KernelSet:
+    """Choose the kernel set if not chosen yet, wait for its background load (at most
+    ``timeout`` seconds; None: until it ends) and return the set now serving calls: the way to
+    have numba from the first read without ``PYBLOSC2_KERNELS=numba``.
+
+    >>> wait_for_kernels().name in kernel_sets()
+    True
+    """
+    global _hurry
+    active()
+    loader = _loader
+    if loader is not None:
+        _hurry = True
+        loader.join(timeout)
+    return active()
+
+
 def use_kernels(name: str) -> KernelSet:
     """Force the kernel set ``name`` from now on (a set that fails to load gives numpy, with a
-    warning) and return the set now in use.
+    warning) and return the set now in use. A background load still running goes on but no
+    longer replaces the set.
 
     >>> use_kernels("numpy").name
     'numpy'
     """
+    global _asked
     if name not in _LOADERS:
         raise ParamError(f"kernels must be one of {kernel_sets()}, got {name!r}")
+    ks = _load(name)  # outside the lock: a background load takes it to swap
     with _lock:
-        return _set(_load(name))
+        _asked = True
+        return _set(ks)
 
 
 @contextmanager
 def kernels_in_use(name: str) -> Iterator[KernelSet]:
-    """Run a block with the kernel set ``name``, then restore the previous choice.
+    """Run a block with the kernel set ``name``, then restore the previous choice (the set a
+    background load gave meanwhile, if the previous choice was waiting for it).
 
     >>> with kernels_in_use("numpy") as ks:
     ...     ks.name
     'numpy'
     """
-    global _active
-    before = _active
+    global _active, _asked
+    with _lock:
+        before, asked_before = _active, _asked
     try:
         yield use_kernels(name)
     finally:
         with _lock:
+            _asked = asked_before
+            if before is not None and not asked_before and _loaded is not None:
+                before = _loaded
             _active = before
+
+
+def _before_fork() -> None:
+    global _hurry
+    loader = _loader
+    if loader is not None and loader.is_alive() and loader is not threading.current_thread():
+        _hurry = True
+        loader.join(FORK_WAIT)
+
+
+def _after_fork_in_child() -> None:
+    global _lock, _loader, _background
+    _lock = threading.Lock()  # the parent's may have been held by the loader
+    if _loader is not None and _background == "loading":
+        _background = "interrupted by a fork"  # numpy serves; numba is never imported here
+    _loader = None
+
+
+os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)

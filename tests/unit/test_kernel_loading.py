@@ -1,0 +1,331 @@
+"""kernels/select: numba's set loaded in the background while numpy's serves the first calls.
+
+Every case runs in a fresh child process (the choice is made once per process) that reads real
+frames and checks their bytes; assertions are on bytes and states, never on times. A slow load
+is made deterministic by gating the real loader on an event the child releases.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyblosc2 as pb
+from pyblosc2.kernels import kernel_sets
+
+pytestmark = pytest.mark.skipif("numba" not in kernel_sets(), reason="numba is not installed")
+
+N = 200_000
+#: the child's preamble: ``check()`` reads the frames (a byte-shuffled LZ4 array, a
+#: bit-shuffled BloscLZ one and a delta+bytedelta one) and compares them with what was written
+PRELUDE = f"""
+import os, sys, threading, warnings
+import numpy as np
+import pyblosc2 as pb
+from pyblosc2.kernels import select
+WANT = np.arange({N}, dtype=np.int64) * 3
+PATHS = sys.argv[1:4]
+def check():
+    for path in PATHS:
+        got = pb.open(path, mode="r")[:]
+        assert got.tobytes() == WANT.tobytes(), (path, select.active().name)
+def gate():
+    ev = threading.Event()
+    real = select._LOADERS["numba"]
+    def gated():  # only the background loader waits at the gate
+        if threading.current_thread().name == "pyblosc2-kernels":
+            ev.wait()
+        return real()
+    select._LOADERS["numba"] = gated
+    return ev
+def loaders():
+    return sum(t.name == "pyblosc2-kernels" for t in threading.enumerate())
+"""
+
+
+@pytest.fixture(scope="module")
+def frames(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    d = tmp_path_factory.mktemp("frames")
+    a = np.arange(N, dtype=np.int64) * 3
+    specs = [
+        ("lz4-shuffle", {"codec": pb.Codec.LZ4, "filters": [pb.Filter.SHUFFLE]}),
+        ("blosclz-bitshuffle", {"codec": pb.Codec.BLOSCLZ, "filters": [pb.Filter.BITSHUFFLE]}),
+        ("zstd-delta", {"codec": pb.Codec.ZSTD, "filters": [pb.Filter.DELTA, pb.Filter.BYTEDELTA]}),
+    ]
+    paths = []
+    for name, cparams in specs:
+        path = str(d / f"{name}.b2nd")
+        pb.asarray(a, chunks=(50_000,), blocks=(10_000,), cparams=cparams, urlpath=path, mode="w")
+        paths.append(path)
+    return paths
+
+
+def _run(code: str, frames: list[str], env_set: str | None = None, timeout: float = 120):
+    env = {k: v for k, v in os.environ.items() if k != "PYBLOSC2_KERNELS"}
+    if env_set is not None:
+        env["PYBLOSC2_KERNELS"] = env_set
+    script = PRELUDE + textwrap.dedent(code)
+    return subprocess.run(
+        [sys.executable, "-c", script, *frames],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def _lines(out: subprocess.CompletedProcess[str]) -> list[str]:
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def test_numpy_serves_while_numba_loads_then_numba(frames: list[str]) -> None:
+    out = _run(
+        """
+        ev = gate()
+        print(select.active().name, select.kernels_status())
+        check()
+        print(pb.clib_info(pb.Codec.BLOSCLZ)[1].decode().split(" ", 2)[2])
+        print(loaders(), "numba" in sys.modules)
+        ev.set()
+        print(select.wait_for_kernels().name, select.kernels_status())
+        check()
+        print(pb.clib_info(pb.Codec.BLOSCLZ)[1].decode().split(" ", 2)[2])
+        """,
+        frames,
+    )
+    assert _lines(out) == [
+        "numpy numpy (numba loading)",
+        "(numpy (numba loading) kernels)",
+        "1 False",  # the loader thread waits at the gate: numba not imported yet
+        "numba numba",
+        "(numba kernels)",
+    ]
+    assert out.stderr == ""
+
+
+def test_a_failed_background_load_keeps_numpy_with_one_visible_warning(frames) -> None:
+    out = _run(
+        """
+        def broken():
+            raise ImportError("no such JIT here")
+        select._LOADERS["numba"] = broken
+        for _ in range(3):
+            select.active(); check()
+        print(select.wait_for_kernels().name)
+        check()
+        print(select.active().name, "|", select.kernels_status())
+        pb.print_versions()
+        """,
+        frames,
+    )
+    lines = _lines(out)
+    assert lines[:2] == ["numpy", "numpy | numpy (numba failed: ImportError: no such JIT here)"]
+    assert "Kernels: numpy (numba failed: ImportError: no such JIT here)" in out.stdout
+    assert out.stderr.count("RuntimeWarning") == 1
+    assert "'numba' kernels are not usable (ImportError: no such JIT here)" in out.stderr
+
+
+def test_a_set_asked_for_during_the_load_is_kept(frames: list[str]) -> None:
+    out = _run(
+        """
+        ev = gate()
+        print(select.active().name)
+        with select.kernels_in_use("numpy") as ks:
+            ev.set(); select.wait_for_kernels()
+            print(ks.name, select.active().name)  # asked for: the load does not replace it
+            check()
+        print(select.active().name)  # restored: the choice that was waiting for numba
+        print(select.use_kernels("numpy").name, select.active().name, select.kernels_status())
+        check()
+        """,
+        frames,
+    )
+    assert _lines(out) == ["numpy", "numpy numpy", "numba", "numpy numpy numpy"]
+
+
+def test_use_kernels_numba_during_the_load_is_synchronous(frames: list[str]) -> None:
+    out = _run(
+        """
+        ev = gate()
+        print(select.active().name)
+        print(select.use_kernels("numba").name)  # the real loader, not the gated one
+        check()
+        ev.set(); select.wait_for_kernels()
+        print(select.active().name)
+        """,
+        frames,
+    )
+    assert _lines(out) == ["numpy", "numba", "numba"]
+
+
+@pytest.mark.parametrize(
+    ("env", "first"), [("numba", "numba"), (" NumBa ", "numba"), ("numpy", "numpy")]
+)
+def test_the_environment_loads_synchronously_without_a_thread(frames, env, first) -> None:
+    out = _run(
+        """
+        print(select.active().name, select.kernels_status(), select._loader is None)
+        check()
+        print(loaders(), "numba" in sys.modules)
+        """,
+        frames,
+        env_set=env,
+    )
+    assert _lines(out) == [f"{first} {first} True", f"0 {first == 'numba'}"]
+    assert out.stderr == ""
+
+
+def test_readers_in_threads_see_the_same_bytes_across_the_swap(frames: list[str]) -> None:
+    out = _run(
+        """
+        ev = gate()
+        seen, errors, stop = set(), [], threading.Event()
+        def reader():
+            try:
+                while not stop.is_set():
+                    seen.add(select.active().name)
+                    check()
+            except BaseException as exc:
+                errors.append(repr(exc))
+        ts = [threading.Thread(target=reader) for _ in range(4)]
+        for t in ts: t.start()
+        while "numpy" not in seen: pass
+        ev.set(); select.wait_for_kernels()
+        import time
+        while "numba" not in seen: time.sleep(0.01)
+        stop.set()
+        for t in ts: t.join()
+        print(sorted(seen), errors)
+        """,
+        frames,
+    )
+    assert _lines(out) == ["['numba', 'numpy'] []"]
+
+
+FORK_CHILD = """
+def child(tag):
+    try:
+        check()
+        name = select.active().name
+        ks = select.use_kernels("numba")  # an import in the child: must not hang
+        check()
+        print(tag, name, ks.name, select.kernels_status(), flush=True)
+        os._exit(0)
+    except BaseException as exc:
+        print(tag, "error", repr(exc), flush=True)
+        os._exit(1)
+"""
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.15, 0.4])
+@pytest.mark.parametrize("fork_wait", [10.0, 0.0], ids=["wait", "no-wait"])
+def test_a_fork_during_the_load_gives_a_working_child(frames, fork_wait: float, delay) -> None:
+    """A child forked ``delay`` seconds into a real load (``no-wait``: past the fork's wait, so
+    that it may inherit a half-imported numba) reads the frames right and never hangs; with
+    the wait, the child inherits a finished load and the parent had one thread at the fork."""
+    out = _run(
+        FORK_CHILD
+        + f"""
+select.FORK_WAIT = {fork_wait}
+threads_at_fork = []
+os.register_at_fork(after_in_parent=lambda: threads_at_fork.append(threading.active_count()))
+import time
+select.active(); time.sleep({delay})
+pid = os.fork()
+if pid == 0:
+    child("child")
+_, status = os.waitpid(pid, 0)
+print("parent", os.waitstatus_to_exitcode(status), select.wait_for_kernels().name, threads_at_fork)
+""",
+        frames,
+        timeout=60,
+    )
+    child, parent = _lines(out)
+    _, name, asked, status = child.split(" ", 3)
+    if fork_wait:  # the fork waited for the load: the child has numba
+        assert (name, asked, status) == ("numba", "numba", "numba")
+        assert parent == "parent 0 numba [1]"
+    else:  # a half-imported numba is never imported again: numpy, with a warning
+        assert name in ("numpy", "numba")
+        assert asked == "numba" or status == "numpy (numba interrupted by a fork)", child
+        assert parent.startswith("parent 0 numba")
+
+
+def test_a_multiprocessing_fork_pool_during_the_load(frames: list[str]) -> None:
+    out = _run(
+        """
+        import multiprocessing as mp
+        def work(path):
+            got = pb.open(path, mode="r")[:]
+            return got.tobytes() == WANT.tobytes(), select.active().name
+        if __name__ == "__main__":
+            warnings.simplefilter("error", DeprecationWarning)  # 3.12+: fork with threads
+            select.active()
+            ctx = mp.get_context("fork")
+            with ctx.Pool(2) as pool:
+                res = pool.map(work, PATHS * 2)
+            print(all(ok for ok, _ in res), sorted({n for _, n in res}))
+        """,
+        frames,
+    )
+    assert _lines(out) == ["True ['numba']"]
+    assert "DeprecationWarning" not in out.stderr
+
+
+def test_a_process_that_exits_during_the_load_exits_cleanly(frames: list[str]) -> None:
+    for _ in range(5):
+        out = _run(
+            """
+            s = pb.open(PATHS[1], mode="r").schunk
+            chunk = s.decompress_chunk(0)
+            assert chunk == WANT[:50_000].tobytes()
+            print(select.kernels_status())
+            """,
+            frames,
+        )
+        assert _lines(out) == ["numpy (numba loading)"]
+        assert out.stderr == ""
+
+
+def test_a_child_forked_past_the_wait_serves_numpy_and_never_imports_numba(frames) -> None:
+    out = _run(
+        FORK_CHILD
+        + """
+ev = gate()
+select.FORK_WAIT = 0.0
+select.active()
+pid = os.fork()
+if pid == 0:
+    child("child")
+_, status = os.waitpid(pid, 0)
+ev.set()
+print("parent", select.wait_for_kernels().name, os.waitstatus_to_exitcode(status))
+""",
+        frames,
+    )
+    assert _lines(out) == [
+        "child numpy numpy numpy (numba interrupted by a fork)",
+        "parent numba 0",
+    ]
+    assert out.stderr.count("'numba' kernels are not usable") == 1
+
+
+def test_numpy_serves_a_plain_read_while_the_loader_is_stuck(tmp_path: Path, frames) -> None:
+    """The loader never holds the lock a reader needs: reads go on while it is stuck."""
+    out = _run(
+        """
+        ev = gate()
+        for _ in range(3):
+            check()
+        print(select.active().name, select.wait_for_kernels(0.05).name)
+        """,
+        frames,
+    )
+    assert _lines(out) == ["numpy numpy"]
