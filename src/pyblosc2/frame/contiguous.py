@@ -343,7 +343,9 @@ class FrameReader:
     def _small_chunk(self, n: int) -> bytes | memoryview | None:
         """Stored chunk ``n`` when it fits in :data:`SMALL_CHUNK` bytes, read in one request
         (a ranged read of it would cost more requests than its bytes; it is then read whole
-        from now on), else None. Its header is checked as :meth:`get_chunk` checks it."""
+        from now on), else None. The read stops at the next chunk's offset when that one is
+        further on (as in a frame built by appends). Its header is checked as
+        :meth:`get_chunk` checks it."""
         off = self.offset(n)
         if off < 0 or self.directory is not None:
             return None
@@ -351,7 +353,10 @@ class FrameReader:
         if off > h.cbytes - EXTENDED_HEADER_LENGTH:
             self.get_chunk(n)  # raises
         pos = h.header_len + off
-        data = self.source.read(pos, min(SMALL_CHUNK, h.cbytes - off))
+        limit = min(SMALL_CHUNK, h.cbytes - off)
+        if n + 1 < self.nchunks and off < (nxt := self.offset(n + 1)):
+            limit = min(limit, nxt - off)  # appended frames: no bytes of the next chunk
+        data = self.source.read(pos, limit)
         ch = ChunkHeader.from_bytes(data[:EXTENDED_HEADER_LENGTH])
         self._check_size(n, ch, pos)
         if off + ch.cbytes > h.cbytes:
