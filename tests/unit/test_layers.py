@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -222,3 +224,14 @@ def test_only_the_kernel_protocol_is_imported(path: Path) -> None:
                 "ENV_VAR",
                 "base",
             ), f"{path.relative_to(SRC)}:{line} imports the kernel implementation {mod}"
+
+
+def test_import_pyblosc2_and_its_compat_package_import_no_zarr_nor_numcodecs() -> None:
+    """The zarr codec's module imports zarr (its codec subclasses zarr's BytesBytesCodec): it
+    is the ``[zarr]`` adapter, loaded by zarr's entry point or an explicit import only."""
+    code = (
+        "import sys, pyblosc2, pyblosc2.compat, pyblosc2.api;"
+        "print(sorted({'zarr', 'numcodecs'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
