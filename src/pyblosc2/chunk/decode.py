@@ -23,7 +23,8 @@ from ..constants import Filter, SpecialValue
 from ..context import ChunkContext
 from ..errors import FormatError, ParamError, TruncatedError
 from ..filters.registry import lookup_filter
-from ..filters.shuffle import Shuffle, unshuffle
+from ..filters.shuffle import BitShuffle, Shuffle, unshuffle
+from ..kernels import active
 from .fused import decode_block_fused, decode_planes, pick_split_planes, plane_batches
 from .header import OFF_CBYTES, OFF_FILTERS, ChunkHeader
 from .layout import ChunkKind, ChunkLayout
@@ -39,6 +40,9 @@ _GATHER_MAX = 64
 #: items are picked out of a shuffled block's byte planes (a strided copy per plane) while
 #: at most 1/_PICK_RATIO of the block's bytes are picked, else the block is unshuffled whole
 _PICK_RATIO = 8
+#: whole blocks of a BITSHUFFLE chunk decoded together before one kernel call bit-unshuffles
+#: them all (no Python per block); small enough that the decoded run stays in the cache
+BIT_BATCH_BYTES = 1 << 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,9 +399,33 @@ class ChunkReader(ChunkStreams):
             run_parallel(run, runs, threads_for(nthreads, len(runs[0]) * bs // g) if runs else 1)
             todo = range(stop, last + 1)  # the leftover block, if any
             nthreads = 1
+        elif g is None and ref is None and self._bitshuffle_only():
+            stop = last + 1 if h.block_size(last) == bs else last
+            per = max(1, min(BIT_BATCH_BYTES // bs, -(-(stop - first) // max(1, nthreads))))
+            bruns = [range(j, min(stop, j + per)) for j in range(todo.start, stop, per)]
+            blosc1 = h.version == 2
+            kernel = active().bitunshuffle_blocks
+
+            def bits(blocks: range) -> None:
+                n = len(blocks)
+                buf = scratch(n * bs, "bit-run").reshape(n, bs)
+                for i, j in enumerate(blocks):
+                    self.decode_streams(j, buf[i])
+                o = (blocks.start - first) * bs
+                kernel(buf, out[o : o + n * bs].reshape(n, bs), h.typesize, blosc1)
+
+            run_parallel(bits, bruns, threads_for(nthreads, bs))
+            todo = range(stop, last + 1)  # the leftover block, if any
+            nthreads = 1
         # the general path's filters make a dozen numpy passes per block: calls of ~bs / 8
         call = bs // h.nstreams(first) if g is not None and ref is None else bs // 8
         run_parallel(work, todo, threads_for(nthreads, call))
+
+    def _bitshuffle_only(self) -> bool:
+        """Whether undoing the pipeline is one BITSHUFFLE (whole blocks are then decoded in
+        runs and bit-unshuffled by one kernel call per run)."""
+        steps = self.pipeline.backward_steps
+        return len(steps) == 1 and type(steps[0][0]) is BitShuffle and self.codec is not None
 
     def _in_plane_runs(self, g: int) -> bool:
         """Whether whole blocks shuffled with group ``g`` are decoded in runs

@@ -18,6 +18,9 @@ contract of each kernel:
     planes: one long call, where per-block calls are short).
 ``bitshuffle(src, dst, typesize, blosc1)`` / ``bitunshuffle(src, dst, typesize, blosc1)``
     bit transposition of one block (§9.2); ``blosc1``: C-Blosc 1.x's rule (chunk version 2).
+``bitunshuffle_blocks(src, dst, typesize, blosc1)``
+    :func:`bitunshuffle` of each row of 2-d ``uint8`` arrays of shape ``(blocks, block
+    size)`` (a run of whole blocks of a BITSHUFFLE chunk: one long call).
 ``prefix_xor(y, x)``
     ``x[i] = y[0] ^ ... ^ y[i]`` for 1-d unsigned arrays of equal length (DELTA, §9.3).
 ``channel_cumsum(y, x)``
@@ -69,6 +72,7 @@ class KernelSet:
     shuffle_blocks: Callable[[np.ndarray, np.ndarray, int], None]
     bitshuffle: Callable[[np.ndarray, np.ndarray, int, bool], None]
     bitunshuffle: Callable[[np.ndarray, np.ndarray, int, bool], None]
+    bitunshuffle_blocks: Callable[[np.ndarray, np.ndarray, int, bool], None]
     prefix_xor: Callable[[np.ndarray, np.ndarray], None]
     channel_cumsum: Callable[[np.ndarray, np.ndarray], None]
     blosclz_compress: Callable[[BytesLike, int, int], bytes]

@@ -24,6 +24,7 @@ NUMBA = KernelSet(
     shuffle_blocks=shuffle_nb.shuffle_blocks,
     bitshuffle=shuffle_nb.bitshuffle,
     bitunshuffle=shuffle_nb.bitunshuffle,
+    bitunshuffle_blocks=shuffle_nb.bitunshuffle_blocks,
     prefix_xor=delta_nb.prefix_xor,
     channel_cumsum=delta_nb.channel_cumsum,
     blosclz_compress=blosclz_nb.compress,

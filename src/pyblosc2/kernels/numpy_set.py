@@ -15,6 +15,7 @@ NUMPY = KernelSet(
     shuffle_blocks=shuffle_np.shuffle_blocks,
     bitshuffle=shuffle_np.bitshuffle,
     bitunshuffle=shuffle_np.bitunshuffle,
+    bitunshuffle_blocks=shuffle_np.bitunshuffle_blocks,
     prefix_xor=delta_np.prefix_xor,
     channel_cumsum=delta_np.channel_cumsum,
     blosclz_compress=blosclz_np.compress,

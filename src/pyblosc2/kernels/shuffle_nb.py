@@ -24,6 +24,7 @@ from .._threads import scratch
 __all__ = [
     "bitshuffle",
     "bitunshuffle",
+    "bitunshuffle_blocks",
     "shuffle",
     "shuffle_blocks",
     "unshuffle",
@@ -235,13 +236,90 @@ def _planes_to_bits(planes: Any, dst: Any, g: int, w8: int) -> None:
 
 @_jit
 def _bits_to_planes(src: Any, planes: Any, g: int, w8: int) -> None:
-    """Undo :func:`_planes_to_bits` (the 8x8 bit transpose is an involution)."""
+    """Undo :func:`_planes_to_bits` byte by byte (the 8x8 bit transpose is an involution):
+    rows whose length is not a multiple of 8 bytes (:func:`_words_to_planes` serves the
+    others)."""
     for k in range(g):
         for w in range(w8):
             x = np.uint64(0)
             for b in range(8):
                 x |= np.uint64(src[(8 * k + b) * w8 + w]) << np.uint64(8 * b)
             planes[k * w8 + w] = _transpose8(x)
+
+
+@_jit
+def _swap(a: Any, b: Any, s: Any, m: Any) -> tuple[Any, Any]:
+    """One delta swap between two words: the bits ``m`` selects of ``b`` trade places with
+    the bits ``m << s`` selects of ``a``."""
+    t = ((a >> s) ^ b) & m
+    return a ^ (t << s), b ^ t
+
+
+@_jit
+def _words_to_planes(rows: Any, planes: Any, g: int, w64: int) -> None:
+    """:func:`_bits_to_planes` on 64-bit words (rows of ``8 * w64`` bytes): the words at
+    column ``W`` of a plane's 8 bit rows hold 8x8 bit matrices side by side (byte ``c`` of
+    row ``b``); three delta-swap rounds between the 8 words transpose them all (row ``b``,
+    bit ``i`` -> row ``i``, bit ``b``), three more between bytes (word ``i``, byte ``c`` ->
+    word ``c``, byte ``i``) put the 64 bytes in plane order: 8.7 GB/s on a 128 KiB block of
+    8-byte items against 6.4 for the byte gather of :func:`_bits_to_planes` (one store
+    stream; the 8 loads come from 8 rows)."""
+    one, two, four = np.uint64(1), np.uint64(2), np.uint64(4)
+    m1, m2 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333)
+    m4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+    s8, s16, s32 = np.uint64(8), np.uint64(16), np.uint64(32)
+    m8, m16 = np.uint64(0x00FF00FF00FF00FF), np.uint64(0x0000FFFF0000FFFF)
+    m32 = np.uint64(0x00000000FFFFFFFF)
+    for k in range(g):
+        r = 8 * k * w64
+        o = 8 * k * w64
+        for w in range(w64):
+            x0, x1, x2, x3 = (
+                rows[r + w],
+                rows[r + w64 + w],
+                rows[r + 2 * w64 + w],
+                rows[r + 3 * w64 + w],
+            )
+            x4, x5, x6, x7 = (
+                rows[r + 4 * w64 + w],
+                rows[r + 5 * w64 + w],
+                rows[r + 6 * w64 + w],
+                rows[r + 7 * w64 + w],
+            )
+            x0, x4 = _swap(x0, x4, four, m4)
+            x1, x5 = _swap(x1, x5, four, m4)
+            x2, x6 = _swap(x2, x6, four, m4)
+            x3, x7 = _swap(x3, x7, four, m4)
+            x0, x2 = _swap(x0, x2, two, m2)
+            x1, x3 = _swap(x1, x3, two, m2)
+            x4, x6 = _swap(x4, x6, two, m2)
+            x5, x7 = _swap(x5, x7, two, m2)
+            x0, x1 = _swap(x0, x1, one, m1)
+            x2, x3 = _swap(x2, x3, one, m1)
+            x4, x5 = _swap(x4, x5, one, m1)
+            x6, x7 = _swap(x6, x7, one, m1)
+            x0, x4 = _swap(x0, x4, s32, m32)
+            x1, x5 = _swap(x1, x5, s32, m32)
+            x2, x6 = _swap(x2, x6, s32, m32)
+            x3, x7 = _swap(x3, x7, s32, m32)
+            x0, x2 = _swap(x0, x2, s16, m16)
+            x1, x3 = _swap(x1, x3, s16, m16)
+            x4, x6 = _swap(x4, x6, s16, m16)
+            x5, x7 = _swap(x5, x7, s16, m16)
+            x0, x1 = _swap(x0, x1, s8, m8)
+            x2, x3 = _swap(x2, x3, s8, m8)
+            x4, x5 = _swap(x4, x5, s8, m8)
+            x6, x7 = _swap(x6, x7, s8, m8)
+            p = o + 8 * w
+            planes[p], planes[p + 1], planes[p + 2], planes[p + 3] = x0, x1, x2, x3
+            planes[p + 4], planes[p + 5], planes[p + 6], planes[p + 7] = x4, x5, x6, x7
+
+
+@_jit
+def _words_to_planes_blocks(rows: Any, planes: Any, g: int, w64: int) -> None:
+    """:func:`_words_to_planes` of every row of the 2-d ``rows`` into the rows of ``planes``."""
+    for b in range(rows.shape[0]):
+        _words_to_planes(rows[b], planes[b], g, w64)
 
 
 def _bit_elements(nbytes: int, typesize: int, blosc1: bool) -> int:
@@ -268,6 +346,33 @@ def bitunshuffle(src: np.ndarray, dst: np.ndarray, typesize: int, blosc1: bool =
     n = m * typesize
     if n:
         planes = scratch(n, "planes")
-        _bits_to_planes(src, planes.view(np.uint64), typesize, m // 8)
+        if m % 64:
+            _bits_to_planes(src, planes.view(np.uint64), typesize, m // 8)
+        else:
+            _words_to_planes(src[:n].view(np.uint64), planes.view(np.uint64), typesize, m // 64)
         unshuffle(planes, dst[:n], typesize)
     dst[n:] = src[n:]
+
+
+def bitunshuffle_blocks(
+    src: np.ndarray, dst: np.ndarray, typesize: int, blosc1: bool = False
+) -> None:
+    """:func:`bitunshuffle` of every row of the 2-d ``src`` into ``dst`` (the whole blocks
+    of a chunk): one nogil call for all of them when each row is transposed whole in 64-bit
+    words (``64 * typesize`` divides the block size), else one call per row."""
+    nb, bs = src.shape
+    g = typesize
+    if bs % (64 * g) or not bs or not (src.flags.c_contiguous and dst.flags.c_contiguous):
+        for b in range(nb):
+            bitunshuffle(src[b], dst[b], g, blosc1)
+        return
+    # (both rules transpose every element of such a block: bs // g is a multiple of 8)
+    rows = src.reshape(-1).view(np.uint64).reshape(nb, bs // 8)
+    if g == 1:  # the planes are the items
+        _words_to_planes_blocks(rows, dst.reshape(-1).view(np.uint64).reshape(nb, -1), 1, bs // 64)
+        return
+    planes = scratch(nb * bs, "planes").reshape(nb, bs)
+    _words_to_planes_blocks(
+        rows, planes.reshape(-1).view(np.uint64).reshape(nb, -1), g, bs // (64 * g)
+    )
+    unshuffle_blocks(planes, dst, g)

@@ -30,6 +30,7 @@ from .._threads import scratch
 __all__ = [
     "bitshuffle",
     "bitunshuffle",
+    "bitunshuffle_blocks",
     "shuffle",
     "shuffle_blocks",
     "unshuffle",
@@ -257,3 +258,17 @@ def bitunshuffle(src: np.ndarray, dst: np.ndarray, typesize: int, blosc1: bool =
         if g > 1:
             unshuffle(planes, dst[:n], g)
     dst[n:] = src[n:]
+
+
+def bitunshuffle_blocks(
+    src: np.ndarray, dst: np.ndarray, typesize: int, blosc1: bool = False
+) -> None:
+    """:func:`bitunshuffle` of every row of the 2-d ``src`` into ``dst``.
+
+    >>> a = np.arange(128, dtype=np.uint8).reshape(2, 64); s = np.empty_like(a)
+    >>> for r, o in zip(a, s): bitshuffle(r, o, 4)
+    >>> b = np.empty_like(a); bitunshuffle_blocks(s, b, 4); bool((a == b).all())
+    True
+    """
+    for row, out in zip(src, dst, strict=True):
+        bitunshuffle(row, out, typesize, blosc1)
