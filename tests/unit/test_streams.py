@@ -108,7 +108,7 @@ def test_checked_streams_are_the_walked_headers(
     assert np.array_equal(r.decode(), data)
 
 
-@pytest.mark.parametrize("nblocks", [4, 40])  # walked one by one / vectorised over blocks
+@pytest.mark.parametrize("nblocks", [4, 40, 160])  # walked one by one / vectorised over blocks
 def test_a_bad_csize_in_any_block_is_refused_before_decoding(nblocks: int) -> None:
     a = np.random.default_rng(1).integers(0, 1000, nblocks * 256, dtype=np.int32)
     buf = bytearray(_chunk(a, 1024))
