@@ -407,7 +407,8 @@ class ChunkReader(ChunkStreams):
             per = max(1, min(BIT_BATCH_BYTES // bs, -(-(stop - first) // max(1, nthreads))))
             bruns = [range(j, min(stop, j + per)) for j in range(todo.start, stop, per)]
             blosc1 = h.version == 2
-            kernel = active().bitunshuffle_blocks
+            ks = active()
+            kernel = ks.bitunshuffle_blocks
 
             def bits(blocks: range) -> None:
                 n = len(blocks)
@@ -417,7 +418,9 @@ class ChunkReader(ChunkStreams):
                 o = (blocks.start - first) * bs
                 kernel(buf, out[o : o + n * bs].reshape(n, bs), h.typesize, blosc1)
 
-            run_parallel(bits, bruns, threads_for(nthreads, bs))
+            # a fast set's kernel is one long nogil call per run; numpy's makes a dozen
+            # passes of ~bs / 8 bytes per block
+            run_parallel(bits, bruns, threads_for(nthreads, bs if ks.fast_unshuffle else bs // 8))
             todo = range(stop, last + 1)  # the leftover block, if any
             nthreads = 1
         # the general path's filters make a dozen numpy passes per block: calls of ~bs / 8
