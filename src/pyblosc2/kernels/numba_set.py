@@ -34,11 +34,87 @@ NUMBA = KernelSet(
 )
 
 
-def warm_up() -> None:
+#: the byte-shuffle group sizes a typical read or write meets (1 is a plain copy, no kernel)
+WARM_TYPESIZES = (2, 4, 8)
+#: the bit-shuffle item sizes warmed (the bit kernels take it as an argument: one compiled
+#: kernel each way; these add the byte kernels of their byte planes)
+WARM_BIT_TYPESIZES = (4, 8)
+
+
+def warm_up(full: bool = False) -> None:
     """Compile (or load from the cache) one kernel, so that a numba that cannot compile is
-    found when the set is chosen, not in the middle of a read."""
+    found when the set is chosen, not in the middle of a read; ``full``: every kernel
+    specialisation a typical read or write meets (the byte shuffles for
+    :data:`WARM_TYPESIZES`, the bit shuffles for :data:`WARM_BIT_TYPESIZES`, the BloscLZ
+    codec over read-only and writable sources, the delta prefixes for 1-8 byte items), each
+    checked against the numpy kernel's bytes. numba compiles one specialisation per typesize
+    and per array type met and loads each from its cache on first use (5-20 ms each): the
+    background loader runs this before it swaps numba in, so the first read after the swap
+    loads none.
+    """
     src = np.arange(16, dtype=np.uint8)
     dst = np.empty_like(src)
     NUMBA.unshuffle(src, dst, 4)
     if dst[1] != 4:
         raise RuntimeError("the numba unshuffle kernel gave wrong bytes")
+    if full:
+        _warm_all()
+
+
+def _same(kernel: str, got: np.ndarray | bytes, want: np.ndarray | bytes) -> None:
+    if isinstance(got, bytes) and isinstance(want, bytes):
+        ok = got == want
+    else:
+        ok = np.array_equal(got, want)
+    if not ok:
+        raise RuntimeError(f"the numba {kernel} kernel gave wrong bytes")
+
+
+def _warm_all() -> None:
+    from .numpy_set import NUMPY
+
+    block = np.tile(np.arange(32, dtype=np.uint8), 8)  # repeats: BloscLZ emits a stream
+    for g in WARM_TYPESIZES:
+        for kernel in ("shuffle", "unshuffle"):
+            got, want = np.empty_like(block), np.empty_like(block)
+            getattr(NUMBA, kernel)(block, got, g)
+            getattr(NUMPY, kernel)(block, want, g)
+            _same(kernel, got, want)
+        rows = block.reshape(4, 64)
+        for kernel in ("shuffle_blocks", "unshuffle_blocks"):
+            got, want = np.empty_like(rows), np.empty_like(rows)
+            getattr(NUMBA, kernel)(rows, got, g)
+            getattr(NUMPY, kernel)(rows, want, g)
+            _same(kernel, got, want)
+    for g in WARM_BIT_TYPESIZES:
+        for kernel in ("bitshuffle", "bitunshuffle"):
+            got, want = np.empty_like(block), np.empty_like(block)
+            getattr(NUMBA, kernel)(block, got, g, False)
+            getattr(NUMPY, kernel)(block, want, g, False)
+            _same(kernel, got, want)
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        y = block.view(dtype)
+        got, want = np.empty_like(y), np.empty_like(y)
+        NUMBA.prefix_xor(y, got)
+        NUMPY.prefix_xor(y, want)
+        _same("prefix_xor", got, want)
+    rows = block.reshape(4, 64)
+    got, want = np.empty_like(rows), np.empty_like(rows)
+    NUMBA.channel_cumsum(rows, got)
+    NUMPY.channel_cumsum(rows, want)
+    _same("channel_cumsum", got, want)
+    stream = NUMBA.blosclz_compress(block, 5, len(block))
+    _same("blosclz_compress", stream, NUMPY.blosclz_compress(block, 5, len(block)))
+    if not stream:
+        raise RuntimeError("the numba blosclz_compress kernel gave no stream")
+    n = len(stream)
+    table = np.array([[0, n, 0, len(block)]], np.int64)
+    # read-only sources (bytes, a read-only map) and writable ones are two array types
+    for src in (np.frombuffer(stream, np.uint8), np.frombuffer(bytearray(stream), np.uint8)):
+        out = np.empty_like(block)
+        NUMBA.blosclz_decompress_into(src, out)
+        _same("blosclz_decompress_into", out, block)
+        out = np.empty_like(block)
+        if NUMBA.blosclz_decompress_streams(src, table, out) != -1:
+            raise RuntimeError("the numba blosclz_decompress_streams kernel refused a stream")
+        _same("blosclz_decompress_streams", out, block)

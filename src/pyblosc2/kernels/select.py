@@ -7,7 +7,9 @@ no optional dependency.
 Unset, with numba installed, the numba set loads **in the background**: importing numba and
 setting up its compiler costs about a second in a fresh process, more than a first read, so
 the first :func:`active` returns the numpy set at once (byte-identical to numba's by contract)
-and starts one daemon thread that loads numba's set and then swaps it in. Callers take
+and starts one daemon thread that loads numba's set, loads every kernel specialisation a
+typical read or write meets (:func:`.numba_set.warm_up`; otherwise the first read after the
+swap would load them from numba's cache, 5-20 ms each) and then swaps it in. Callers take
 ``ks = active()`` once per call and use ``ks`` for the whole call. ``PYBLOSC2_KERNELS=numba``
 and :func:`use_kernels` load synchronously (the first call gets the set asked for);
 :func:`wait_for_kernels` waits for a background load; :func:`kernels_status` says which set
@@ -68,10 +70,21 @@ def _load_numba() -> KernelSet:
     return NUMBA
 
 
+def _warm_numba() -> None:
+    """Load every numba kernel specialisation a typical read or write meets (see
+    :func:`.numba_set.warm_up`): the background loader does it before the swap."""
+    from .numba_set import warm_up
+
+    warm_up(full=True)
+
+
 #: name -> loader, in order of preference when nothing is asked for (numpy last: the fallback)
 _LOADERS: dict[str, Callable[[], KernelSet]] = {"numba": _load_numba, "numpy": _load_numpy}
 #: the module a set needs: a set whose module is not installed is skipped without a warning
 _NEEDS = {"numba": "numba"}
+#: name -> what the background loader runs after the loader, before the swap: a set loaded
+#: synchronously (use_kernels, the environment) loads each specialisation on first use instead
+_WARMERS: dict[str, Callable[[], None]] = {"numba": _warm_numba}
 _lock = threading.Lock()
 #: the set serving calls (None: not chosen yet)
 _active: KernelSet | None = None
@@ -175,11 +188,16 @@ def _yield_often() -> Callable[[object, str, object], None]:
     return profile
 
 
+def _nothing() -> None:
+    pass
+
+
 def _load_in_background(name: str) -> None:
     global _active, _loaded, _background
     sys.setprofile(_yield_often())  # this thread only
     try:
         ks = _LOADERS[name]()
+        _WARMERS.get(name, _nothing)()
     except Exception as exc:  # numpy stays; the same one warning as a synchronous load
         sys.setprofile(None)
         with _lock:
