@@ -421,3 +421,81 @@ check()
         " bytes)"
     ]
     assert out.stderr.count("RuntimeWarning") == 1
+
+
+#: a warm-up whose budget is spent at once (as when an empty cache makes it compile): the
+#: set is swapped in first and every step runs after the swap, the first waiting at a gate
+WARM_AFTER_SWAP = """
+import time
+select.WARM_BUDGET = 0.0
+held = threading.Event()
+real_steps = select._WARMERS["numba"]
+select._WARMERS["numba"] = lambda: [held.wait, *real_steps()]
+def swapped():
+    select.active()
+    while select.active().name != "numba":
+        time.sleep(0.01)
+"""
+
+
+def test_a_warm_up_over_its_budget_goes_on_after_the_swap(frames: list[str]) -> None:
+    out = _run(
+        SIGNATURES
+        + WARM_AFTER_SWAP
+        + """
+swapped()
+print(select.kernels_status())
+check()
+held.set()
+print(select.wait_for_kernels().name, select.kernels_status())
+before = signatures()
+typical_work()
+print(before == signatures())
+""",
+        frames,
+    )
+    assert _lines(out) == ["numba (numba warming)", "numba numba", "True"]
+    assert out.stderr == ""
+
+
+def test_a_kernel_found_wrong_after_the_swap_brings_numpy_back(frames: list[str]) -> None:
+    out = _run(
+        WARM_AFTER_SWAP
+        + """
+from pyblosc2.kernels import shuffle_nb
+shuffle_nb._FACTORIES["blocks"] = lambda g: (lambda src, dst: dst.fill(0))
+swapped()
+held.set()
+print(select.wait_for_kernels().name, "|", select.kernels_status())
+check()
+""",
+        frames,
+    )
+    assert _lines(out) == [
+        "numpy | numpy (numba failed: RuntimeError: the numba unshuffle_blocks kernel gave wrong"
+        " bytes)"
+    ]
+    assert out.stderr.count("RuntimeWarning") == 1
+
+
+def test_a_child_forked_while_the_loader_warms_after_the_swap_serves_numpy(frames) -> None:
+    """The loader may hold numba's compiler lock at the fork: the child never compiles."""
+    out = _run(
+        FORK_CHILD
+        + WARM_AFTER_SWAP
+        + """
+select.FORK_WAIT = 0.0
+swapped()
+pid = os.fork()
+if pid == 0:
+    child("child")
+_, status = os.waitpid(pid, 0)
+held.set()
+print("parent", select.wait_for_kernels().name, os.waitstatus_to_exitcode(status))
+""",
+        frames,
+    )
+    assert _lines(out) == [
+        "child numpy numpy numpy (numba interrupted by a fork)",
+        "parent numba 0",
+    ]

@@ -9,12 +9,15 @@ process loads them instead of compiling them again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import numpy as np
 
 from . import blosclz_nb, delta_nb, shuffle_nb
 from .base import KernelSet
 
-__all__ = ["NUMBA", "warm_up"]
+__all__ = ["NUMBA", "warm_steps", "warm_up"]
 
 NUMBA = KernelSet(
     name="numba",
@@ -43,14 +46,8 @@ WARM_BIT_TYPESIZES = (4, 8)
 
 def warm_up(full: bool = False) -> None:
     """Compile (or load from the cache) one kernel, so that a numba that cannot compile is
-    found when the set is chosen, not in the middle of a read; ``full``: every kernel
-    specialisation a typical read or write meets (the byte shuffles for
-    :data:`WARM_TYPESIZES`, the bit shuffles for :data:`WARM_BIT_TYPESIZES`, the BloscLZ
-    codec over read-only and writable sources, the delta prefixes for 1-8 byte items), each
-    checked against the numpy kernel's bytes. numba compiles one specialisation per typesize
-    and per array type met and loads each from its cache on first use (5-20 ms each): the
-    background loader runs this before it swaps numba in, so the first read after the swap
-    loads none.
+    found when the set is chosen, not in the middle of a read; ``full``: then every step of
+    :func:`warm_steps` too.
     """
     src = np.arange(16, dtype=np.uint8)
     dst = np.empty_like(src)
@@ -58,7 +55,73 @@ def warm_up(full: bool = False) -> None:
     if dst[1] != 4:
         raise RuntimeError("the numba unshuffle kernel gave wrong bytes")
     if full:
-        _warm_all()
+        for step in warm_steps():
+            step()
+
+
+def warm_steps() -> list[Callable[[], None]]:
+    """The kernel specialisations a typical read or write meets, in steps (the most common
+    first): the byte shuffles for :data:`WARM_TYPESIZES`, the bit shuffles for
+    :data:`WARM_BIT_TYPESIZES`, the BloscLZ codec over read-only and writable sources, the
+    delta prefixes for 1-8 byte items, each checked against the numpy kernel's bytes (a
+    step raises RuntimeError on a difference). numba compiles one specialisation per
+    typesize and per array type met, and loads each from its disk cache on first use (5-20
+    ms each; the whole list ~0.15-0.2 s from a warm cache, ~30 s of compiling from a cold
+    one): the background loader runs these before it swaps numba in, so that the first
+    read after the swap loads none.
+    """
+    from .numpy_set import NUMPY
+
+    block = np.tile(np.arange(32, dtype=np.uint8), 8)  # repeats: BloscLZ emits a stream
+    rows = block.reshape(4, 64)
+
+    def both(kernel: str, src: np.ndarray, *args: int | bool) -> None:
+        got, want = np.empty_like(src), np.empty_like(src)
+        getattr(NUMBA, kernel)(src, got, *args)
+        getattr(NUMPY, kernel)(src, want, *args)
+        _same(kernel, got, want)
+
+    def byte_shuffles(g: int) -> None:
+        for kernel in ("unshuffle", "shuffle"):
+            both(kernel, block, g)
+        for kernel in ("unshuffle_blocks", "shuffle_blocks"):
+            both(kernel, rows, g)
+
+    def bit_shuffles(g: int) -> None:
+        for kernel in ("bitunshuffle", "bitshuffle"):
+            both(kernel, block, g, False)
+
+    def blosclz() -> None:
+        stream = NUMBA.blosclz_compress(block, 5, len(block))
+        _same("blosclz_compress", stream, NUMPY.blosclz_compress(block, 5, len(block)))
+        if not stream:
+            raise RuntimeError("the numba blosclz_compress kernel gave no stream")
+        table = np.array([[0, len(stream), 0, len(block)]], np.int64)
+        # read-only sources (bytes, a read-only map) and writable ones: two array types
+        for src in (np.frombuffer(stream, np.uint8), np.frombuffer(bytearray(stream), np.uint8)):
+            out = np.empty_like(block)
+            NUMBA.blosclz_decompress_into(src, out)
+            _same("blosclz_decompress_into", out, block)
+            out = np.empty_like(block)
+            if NUMBA.blosclz_decompress_streams(src, table, out) != -1:
+                raise RuntimeError("the numba blosclz_decompress_streams kernel refused a stream")
+            _same("blosclz_decompress_streams", out, block)
+
+    def deltas() -> None:
+        for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+            y = block.view(dtype)
+            got, want = np.empty_like(y), np.empty_like(y)
+            NUMBA.prefix_xor(y, got)
+            NUMPY.prefix_xor(y, want)
+            _same("prefix_xor", got, want)
+        both("channel_cumsum", rows)
+
+    return [
+        *(partial(byte_shuffles, g) for g in sorted(WARM_TYPESIZES, reverse=True)),
+        *(partial(bit_shuffles, g) for g in WARM_BIT_TYPESIZES),
+        blosclz,
+        deltas,
+    ]
 
 
 def _same(kernel: str, got: np.ndarray | bytes, want: np.ndarray | bytes) -> None:
@@ -68,53 +131,3 @@ def _same(kernel: str, got: np.ndarray | bytes, want: np.ndarray | bytes) -> Non
         ok = np.array_equal(got, want)
     if not ok:
         raise RuntimeError(f"the numba {kernel} kernel gave wrong bytes")
-
-
-def _warm_all() -> None:
-    from .numpy_set import NUMPY
-
-    block = np.tile(np.arange(32, dtype=np.uint8), 8)  # repeats: BloscLZ emits a stream
-    for g in WARM_TYPESIZES:
-        for kernel in ("shuffle", "unshuffle"):
-            got, want = np.empty_like(block), np.empty_like(block)
-            getattr(NUMBA, kernel)(block, got, g)
-            getattr(NUMPY, kernel)(block, want, g)
-            _same(kernel, got, want)
-        rows = block.reshape(4, 64)
-        for kernel in ("shuffle_blocks", "unshuffle_blocks"):
-            got, want = np.empty_like(rows), np.empty_like(rows)
-            getattr(NUMBA, kernel)(rows, got, g)
-            getattr(NUMPY, kernel)(rows, want, g)
-            _same(kernel, got, want)
-    for g in WARM_BIT_TYPESIZES:
-        for kernel in ("bitshuffle", "bitunshuffle"):
-            got, want = np.empty_like(block), np.empty_like(block)
-            getattr(NUMBA, kernel)(block, got, g, False)
-            getattr(NUMPY, kernel)(block, want, g, False)
-            _same(kernel, got, want)
-    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
-        y = block.view(dtype)
-        got, want = np.empty_like(y), np.empty_like(y)
-        NUMBA.prefix_xor(y, got)
-        NUMPY.prefix_xor(y, want)
-        _same("prefix_xor", got, want)
-    rows = block.reshape(4, 64)
-    got, want = np.empty_like(rows), np.empty_like(rows)
-    NUMBA.channel_cumsum(rows, got)
-    NUMPY.channel_cumsum(rows, want)
-    _same("channel_cumsum", got, want)
-    stream = NUMBA.blosclz_compress(block, 5, len(block))
-    _same("blosclz_compress", stream, NUMPY.blosclz_compress(block, 5, len(block)))
-    if not stream:
-        raise RuntimeError("the numba blosclz_compress kernel gave no stream")
-    n = len(stream)
-    table = np.array([[0, n, 0, len(block)]], np.int64)
-    # read-only sources (bytes, a read-only map) and writable ones are two array types
-    for src in (np.frombuffer(stream, np.uint8), np.frombuffer(bytearray(stream), np.uint8)):
-        out = np.empty_like(block)
-        NUMBA.blosclz_decompress_into(src, out)
-        _same("blosclz_decompress_into", out, block)
-        out = np.empty_like(block)
-        if NUMBA.blosclz_decompress_streams(src, table, out) != -1:
-            raise RuntimeError("the numba blosclz_decompress_streams kernel refused a stream")
-        _same("blosclz_decompress_streams", out, block)

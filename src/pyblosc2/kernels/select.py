@@ -70,21 +70,27 @@ def _load_numba() -> KernelSet:
     return NUMBA
 
 
-def _warm_numba() -> None:
-    """Load every numba kernel specialisation a typical read or write meets (see
-    :func:`.numba_set.warm_up`): the background loader does it before the swap."""
-    from .numba_set import warm_up
+def _warm_numba() -> list[Callable[[], None]]:
+    """The steps that load every numba kernel specialisation a typical read or write meets
+    (:func:`.numba_set.warm_steps`)."""
+    from .numba_set import warm_steps
 
-    warm_up(full=True)
+    return warm_steps()
 
 
 #: name -> loader, in order of preference when nothing is asked for (numpy last: the fallback)
 _LOADERS: dict[str, Callable[[], KernelSet]] = {"numba": _load_numba, "numpy": _load_numpy}
 #: the module a set needs: a set whose module is not installed is skipped without a warning
 _NEEDS = {"numba": "numba"}
-#: name -> what the background loader runs after the loader, before the swap: a set loaded
-#: synchronously (use_kernels, the environment) loads each specialisation on first use instead
-_WARMERS: dict[str, Callable[[], None]] = {"numba": _warm_numba}
+#: name -> the warm-up steps the background loader runs after the loader, before the swap
+#: (those left when :data:`WARM_BUDGET` is spent: after it); a set loaded synchronously
+#: (use_kernels, the environment) loads each specialisation on first use instead (the whole
+#: list costs ~0.15-0.2 s from a warm cache, a first read needs a few of them)
+_WARMERS: dict[str, Callable[[], list[Callable[[], None]]]] = {"numba": _warm_numba}
+#: seconds of warm-up after which the background loader swaps the set in and warms the rest
+#: after the swap: loading the list from numba's cache takes a fraction of it, compiling it
+#: (an empty cache: the first process after an install) ~30 s
+WARM_BUDGET = 2.0
 _lock = threading.Lock()
 #: the set serving calls (None: not chosen yet)
 _active: KernelSet | None = None
@@ -92,7 +98,8 @@ _active: KernelSet | None = None
 #: never replaces it
 _asked = False
 #: the background loader while it runs, and what it did: "" (nothing yet), "loading",
-#: "loaded", "failed: <reason>" or "interrupted by a fork"
+#: "warming" (swapped in, the rest of the warm-up running), "loaded", "failed: <reason>"
+#: or "interrupted by a fork"
 _loader: threading.Thread | None = None
 _background = ""
 _background_name = ""
@@ -188,28 +195,59 @@ def _yield_often() -> Callable[[object, str, object], None]:
     return profile
 
 
-def _nothing() -> None:
-    pass
+def _no_steps() -> list[Callable[[], None]]:
+    return []
 
 
 def _load_in_background(name: str) -> None:
     global _active, _loaded, _background
     sys.setprofile(_yield_often())  # this thread only
+    rest: list[Callable[[], None]] = []
     try:
         ks = _LOADERS[name]()
-        _WARMERS.get(name, _nothing)()
+        steps = _WARMERS.get(name, _no_steps)()
+        start = time.monotonic()
+        for i, step in enumerate(steps):
+            if time.monotonic() - start > WARM_BUDGET:  # compiling: swap, then go on
+                rest = steps[i:]
+                break
+            step()
     except Exception as exc:  # numpy stays; the same one warning as a synchronous load
         sys.setprofile(None)
-        with _lock:
-            _background = f"failed: {type(exc).__name__}: {exc}"
-        _warn_unusable(name, exc, 2)
+        _fail(name, exc)
         return
     finally:
         sys.setprofile(None)
     with _lock:
-        _loaded, _background = ks, "loaded"
+        _loaded, _background = ks, "warming" if rest else "loaded"
         if not _asked:
             _active = ks  # one reference assignment: a reader sees the old set or the new
+    if rest:
+        sys.setprofile(_yield_often())
+        try:
+            for step in rest:
+                step()
+        except Exception as exc:  # a kernel found wrong after the swap: back to numpy
+            sys.setprofile(None)
+            _fail(name, exc)
+            return
+        finally:
+            sys.setprofile(None)
+        with _lock:
+            _background = "loaded"
+
+
+def _fail(name: str, exc: Exception) -> None:
+    """The background load of set ``name`` failed: numpy serves (unless a set was asked
+    for), with one warning."""
+    global _active, _loaded, _background
+    with _lock:
+        _background = f"failed: {type(exc).__name__}: {exc}"
+        if _loaded is not None and _loaded.name == name:
+            _loaded = None
+            if not _asked:
+                _active = _load_numpy()
+    _warn_unusable(name, exc, 3)
 
 
 def active() -> KernelSet:
@@ -313,10 +351,15 @@ def _before_fork() -> None:
 
 
 def _after_fork_in_child() -> None:
-    global _lock, _loader, _background
+    global _lock, _loader, _background, _active, _loaded
     _lock = threading.Lock()  # the parent's may have been held by the loader
-    if _loader is not None and _background == "loading":
-        _background = "interrupted by a fork"  # numpy serves; numba is never imported here
+    if _loader is not None and _background in ("loading", "warming"):
+        # numpy serves; numba is never imported here (nor compiled: "warming", the loader
+        # compiling after the swap, may have held numba's compiler lock at the fork)
+        _background = "interrupted by a fork"
+        if _loaded is not None and _active is _loaded and not _asked:
+            _active = _load_numpy()
+        _loaded = None
     _loader = None
 
 
