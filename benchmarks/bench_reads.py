@@ -12,7 +12,9 @@ same operation and data, pyblosc2 once per kernel set (``--kernels``; default: e
 that loads, e.g. numpy and numba side by side); a row reports the median time of each over
 the repeats with its range, and ``ratio`` = python-blosc2's time / ours (1.0 = parity, higher
 is better). With the numba set, the last rows give the JIT's cost: the first read (``a[:]``,
-``get_slice``, ``decompress2``) in fresh processes against the next one and a steady one, with
+``get_slice``, ``decompress2``) in fresh processes against the next one, and the first read
+right after numba swapped in against the one after it (the kernels it needs loaded before the
+swap, or not), with
 ``PYBLOSC2_KERNELS`` unset (numba loading in the background), ``=numba`` and ``=numpy``, with
 an empty numba cache and a warm one (``--only "first reads"`` runs only these).
 Peak RSS growth of the whole reads (``s[:]``, ``a[:]``) is measured in a fresh interpreter
@@ -114,6 +116,12 @@ print(json.dumps({"import_open": t1 - t0, "first": t2 - t1, "next": t3 - t2,
                   "sets": [n1, n2, n3]}))
 """
 
+#: fills a numba cache with every kernel the background loader warms
+WARM_CACHE = (
+    "import pyblosc2.kernels as k; k.use_kernels('numba'); "
+    "from pyblosc2.kernels.numba_set import warm_up; warm_up(full=True)"
+)
+
 #: (label, PYBLOSC2_KERNELS, numba cache) of the first-call runs; "auto": the variable unset
 #: (numba loads in the background while numpy serves), "numba": the synchronous load
 FIRST_MODES = [
@@ -128,14 +136,15 @@ FIRST_MODES = [
 def first_reads(paths: dict[str, str], repeat: int) -> list[dict[str, Any]]:
     """The JIT's cost in fresh processes: import, open and the first read (``a[:]``, 1000
     ``get_slice``, ``decompress2`` of 16 chunks; 1 and 2 threads) against the next one and
-    against a steady read once the kernels have loaded, per kernel mode (:data:`FIRST_MODES`),
-    ``repeat`` fresh processes each, the modes interleaved; "cold" starts each process with an
-    empty numba cache, "warm" with one a first process filled. ``loaded_by``: when
-    ``wait_for_kernels`` returned (the swap happened before it)."""
+    the first read right after the swap against the next (steady) one, per kernel mode
+    (:data:`FIRST_MODES`), ``repeat`` fresh processes each, the modes interleaved; "cold"
+    starts each process with an empty numba cache, "warm" with one a first process filled
+    (:data:`WARM_CACHE`). ``loaded_by``: when the
+    background load ended (polled; the swap happened before it)."""
     rows = []
     with tempfile.TemporaryDirectory() as warm:
         subprocess.run(
-            [sys.executable, "-c", "import pyblosc2.kernels as k; k.use_kernels('numba')"],
+            [sys.executable, "-c", WARM_CACHE],
             check=True, env={**os.environ, "NUMBA_CACHE_DIR": warm},
         )  # fmt: skip
         for op, path in paths.items():
