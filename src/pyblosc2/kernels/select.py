@@ -8,8 +8,10 @@ Unset, with numba installed, the numba set loads **in the background**: importin
 setting up its compiler costs about a second in a fresh process, more than a first read, so
 the first :func:`active` returns the numpy set at once (byte-identical to numba's by contract)
 and starts one daemon thread that loads numba's set, loads every kernel specialisation a
-typical read or write meets (:func:`.numba_set.warm_up`; otherwise the first read after the
-swap would load them from numba's cache, 5-20 ms each) and then swaps it in. Callers take
+typical read or write meets (:func:`.numba_set.warm_steps`; otherwise the first read after the
+swap would load them from numba's cache, 5-20 ms each) and then swaps it in. With an empty
+cache (compiling the list takes ~30 s) it swaps in once :data:`WARM_BUDGET` is spent and
+compiles the rest after the swap (status "warming"). Callers take
 ``ks = active()`` once per call and use ``ks`` for the whole call. ``PYBLOSC2_KERNELS=numba``
 and :func:`use_kernels` load synchronously (the first call gets the set asked for);
 :func:`wait_for_kernels` waits for a background load; :func:`kernels_status` says which set
@@ -20,7 +22,8 @@ seconds, through ``os.register_at_fork``), so that a child never inherits a half
 numba or import locks held by a thread it does not have, and the parent has no second thread
 at the fork (Python 3.12+ warns with a ``DeprecationWarning`` about forking a process with
 threads: our loader never makes ``multiprocessing``'s fork start method warn). A child forked
-past that wait (a loader stuck for longer) serves numpy and never loads numba.
+past that wait (a loader stuck for longer, or still warming after the swap: it may hold
+numba's compiler lock) serves numpy and never loads numba.
 """
 
 from __future__ import annotations
