@@ -69,7 +69,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return paths
 
 
-def _run(code: str, frames: list[str], env_set: str | None = None, timeout: float = 120):
+def _run(code: str, frames: list[str], env_set: str | None = None, timeout: float = 300):
     env = {k: v for k, v in os.environ.items() if k != "PYBLOSC2_KERNELS"}
     if env_set is not None:
         env["PYBLOSC2_KERNELS"] = env_set
@@ -248,7 +248,7 @@ _, status = os.waitpid(pid, 0)
 print("parent", os.waitstatus_to_exitcode(status), select.wait_for_kernels().name, threads_at_fork)
 """,
         frames,
-        timeout=60,
+        timeout=300,
     )
     child, parent = _lines(out)
     _, name, asked, status = child.split(" ", 3)
@@ -498,4 +498,33 @@ print("parent", select.wait_for_kernels().name, os.waitstatus_to_exitcode(status
     assert _lines(out) == [
         "child numpy numpy numpy (numba interrupted by a fork)",
         "parent numba 0",
+    ]
+
+
+def test_a_fork_cuts_the_warm_up_short_and_the_child_has_numba(frames: list[str]) -> None:
+    """A fork waits for the warm-up step under way, not for the whole list (from an empty
+    cache it compiles for ~30 s): the loader stops there, the child has numba, and the
+    kernels left load on first use."""
+    out = _run(
+        FORK_CHILD
+        + SIGNATURES
+        + WARM_AFTER_SWAP
+        + """
+swapped()
+threading.Timer(0.3, held.set).start()  # the step under way ends while the fork waits
+pid = os.fork()
+if pid == 0:
+    child("child")
+_, status = os.waitpid(pid, 0)
+print("parent", select.wait_for_kernels().name, select.kernels_status(),
+      os.waitstatus_to_exitcode(status))
+print(sorted(k for k, v in signatures().items() if k.startswith("made") and v))
+check()
+""",
+        frames,
+    )
+    assert _lines(out) == [
+        "child numba numba numba",
+        "parent numba numba 0",
+        "['made unshuffle 4']",  # warm_up's one kernel: the steps after the gate never ran
     ]

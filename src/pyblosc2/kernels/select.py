@@ -22,8 +22,10 @@ seconds, through ``os.register_at_fork``), so that a child never inherits a half
 numba or import locks held by a thread it does not have, and the parent has no second thread
 at the fork (Python 3.12+ warns with a ``DeprecationWarning`` about forking a process with
 threads: our loader never makes ``multiprocessing``'s fork start method warn). A child forked
-past that wait (a loader stuck for longer, or still warming after the swap: it may hold
-numba's compiler lock) serves numpy and never loads numba.
+past that wait (a loader stuck for longer, or still in a warm-up step after the swap: it may
+hold numba's compiler lock) serves numpy and never loads numba. A fork cuts the warm-up short
+(the step under way ends it; what is left loads on first use), so that it waits for one step,
+not for the whole list.
 """
 
 from __future__ import annotations
@@ -108,6 +110,9 @@ _background = ""
 _background_name = ""
 #: someone waits for the background load (wait_for_kernels, a fork): it stops yielding
 _hurry = False
+#: a fork waits for the background load: it warms no further (what is left loads on first
+#: use), so that the wait ends within one warm-up step
+_forking = False
 #: the set the background loader gave (swapped in unless a set was asked for)
 _loaded: KernelSet | None = None
 
@@ -211,7 +216,7 @@ def _load_in_background(name: str) -> None:
         steps = _WARMERS.get(name, _no_steps)()
         start = time.monotonic()
         for i, step in enumerate(steps):
-            if time.monotonic() - start > WARM_BUDGET:  # compiling: swap, then go on
+            if _forking or time.monotonic() - start > WARM_BUDGET:  # compiling: swap, go on
                 rest = steps[i:]
                 break
             step()
@@ -229,6 +234,8 @@ def _load_in_background(name: str) -> None:
         sys.setprofile(_yield_often())
         try:
             for step in rest:
+                if _forking:
+                    break
                 step()
         except Exception as exc:  # a kernel found wrong after the swap: back to numpy
             sys.setprofile(None)
@@ -346,16 +353,22 @@ def kernels_in_use(name: str) -> Iterator[KernelSet]:
 
 
 def _before_fork() -> None:
-    global _hurry
+    global _hurry, _forking
     loader = _loader
     if loader is not None and loader.is_alive() and loader is not threading.current_thread():
-        _hurry = True
+        _hurry = _forking = True
         loader.join(FORK_WAIT)
 
 
+def _after_fork_in_parent() -> None:
+    global _forking
+    _forking = False
+
+
 def _after_fork_in_child() -> None:
-    global _lock, _loader, _background, _active, _loaded
+    global _lock, _loader, _background, _active, _loaded, _forking
     _lock = threading.Lock()  # the parent's may have been held by the loader
+    _forking = False
     if _loader is not None and _background in ("loading", "warming"):
         # numpy serves; numba is never imported here (nor compiled: "warming", the loader
         # compiling after the swap, may have held numba's compiler lock at the fork)
@@ -366,4 +379,6 @@ def _after_fork_in_child() -> None:
     _loader = None
 
 
-os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+os.register_at_fork(
+    before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
+)
