@@ -12,7 +12,9 @@ same operation and data, pyblosc2 once per kernel set (``--kernels``; default: e
 that loads, e.g. numpy and numba side by side); a row reports the median time of each over
 the repeats with its range, and ``ratio`` = python-blosc2's time / ours (1.0 = parity, higher
 is better). With the numba set, the last rows give the JIT's cost: the first read (``a[:]``,
-``get_slice``, ``decompress2``) in fresh processes against the next one and a steady one, with
+``get_slice``, ``decompress2``) in fresh processes against the next one, and the first read
+right after numba swapped in against the one after it (the kernels it needs loaded before the
+swap, or not), with
 ``PYBLOSC2_KERNELS`` unset (numba loading in the background), ``=numba`` and ``=numpy``, with
 an empty numba cache and a warm one (``--only "first reads"`` runs only these).
 Peak RSS growth of the whole reads (``s[:]``, ``a[:]``) is measured in a fresh interpreter
@@ -89,7 +91,7 @@ FIRST_READ = r"""
 import json, os, sys, time
 t0 = time.perf_counter()
 import pyblosc2 as P
-from pyblosc2.kernels import active, wait_for_kernels
+from pyblosc2.kernels import active, select, wait_for_kernels
 op, path, nth = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if op == "a[:]":
     a = P.open(path, mode="r", dparams=P.DParams(nthreads=nth))
@@ -104,11 +106,21 @@ else:  # decompress2 of the file's first 16 chunks
     run = lambda: [P.decompress2(c, nthreads=nth) for c in chunks]
 t1 = time.perf_counter(); run(); t2 = time.perf_counter(); n1 = active().name
 run(); t3 = time.perf_counter(); n2 = active().name
+while select._loader is not None and select._loader.is_alive() and time.perf_counter() < t3 + 60:
+    time.sleep(0.005)  # the load at its own pace (wait_for_kernels would lift its brake)
 wait_for_kernels(); t4 = time.perf_counter()
-run(); t5 = time.perf_counter()
-print(json.dumps({"import_open": t1 - t0, "first": t2 - t1, "next": t3 - t2, "steady": t5 - t4,
-                  "loaded_by": t4 - t0, "sets": [n1, n2, active().name]}))
+run(); t5 = time.perf_counter(); n3 = active().name
+run(); t6 = time.perf_counter()
+print(json.dumps({"import_open": t1 - t0, "first": t2 - t1, "next": t3 - t2,
+                  "after_swap": t5 - t4, "steady": t6 - t5, "loaded_by": t4 - t0,
+                  "sets": [n1, n2, n3]}))
 """
+
+#: fills a numba cache with every kernel the background loader warms
+WARM_CACHE = (
+    "import pyblosc2.kernels as k; k.use_kernels('numba'); "
+    "from pyblosc2.kernels.numba_set import warm_up; warm_up(full=True)"
+)
 
 #: (label, PYBLOSC2_KERNELS, numba cache) of the first-call runs; "auto": the variable unset
 #: (numba loads in the background while numpy serves), "numba": the synchronous load
@@ -124,14 +136,15 @@ FIRST_MODES = [
 def first_reads(paths: dict[str, str], repeat: int) -> list[dict[str, Any]]:
     """The JIT's cost in fresh processes: import, open and the first read (``a[:]``, 1000
     ``get_slice``, ``decompress2`` of 16 chunks; 1 and 2 threads) against the next one and
-    against a steady read once the kernels have loaded, per kernel mode (:data:`FIRST_MODES`),
-    ``repeat`` fresh processes each, the modes interleaved; "cold" starts each process with an
-    empty numba cache, "warm" with one a first process filled. ``loaded_by``: when
-    ``wait_for_kernels`` returned (the swap happened before it)."""
+    the first read right after the swap against the next (steady) one, per kernel mode
+    (:data:`FIRST_MODES`), ``repeat`` fresh processes each, the modes interleaved; "cold"
+    starts each process with an empty numba cache, "warm" with one a first process filled
+    (:data:`WARM_CACHE`). ``loaded_by``: when the
+    background load ended (polled; the swap happened before it)."""
     rows = []
     with tempfile.TemporaryDirectory() as warm:
         subprocess.run(
-            [sys.executable, "-c", "import pyblosc2.kernels as k; k.use_kernels('numba')"],
+            [sys.executable, "-c", WARM_CACHE],
             check=True, env={**os.environ, "NUMBA_CACHE_DIR": warm},
         )  # fmt: skip
         for op, path in paths.items():
@@ -152,9 +165,17 @@ def first_reads(paths: dict[str, str], repeat: int) -> list[dict[str, Any]]:
                 for label, rs in runs.items():
                     med = {
                         k: statistics.median(r[k] for r in rs)
-                        for k in ("import_open", "first", "next", "steady", "loaded_by")
+                        for k in (
+                            "import_open",
+                            "first",
+                            "next",
+                            "after_swap",
+                            "steady",
+                            "loaded_by",
+                        )
                     }
                     extra = [r["import_open"] + r["first"] - r["next"] for r in rs]
+                    swap = [r["after_swap"] - r["steady"] for r in rs]
                     sets = sorted({"/".join(r["sets"]) for r in rs})
                     rows.append(
                         {
@@ -162,6 +183,8 @@ def first_reads(paths: dict[str, str], repeat: int) -> list[dict[str, Any]]:
                             **{f"{k}_s": v for k, v in med.items()},
                             "extra_s": statistics.median(extra),
                             "extra_range_s": (min(extra), max(extra)),
+                            "swap_extra_s": statistics.median(swap),
+                            "swap_extra_range_s": (min(swap), max(swap)),
                             "sets": sets,
                         }
                     )
@@ -372,17 +395,19 @@ def main() -> None:
             }
             print(
                 "\n| first read in a fresh process | import+open s | first s | next s | "
-                "import+open+first-next s (range) | steady s | loaded by s | sets first/next/"
-                "steady |"
+                "import+open+first-next s (range) | first after swap s | after swap-next s "
+                "(range) | steady s | swapped by s | sets first/next/after swap |"
             )
-            print("|---|---|---|---|---|---|---|---|")
+            print("|---|---|---|---|---|---|---|---|---|---|")
             for r in first_reads(fpaths, max(5, args.repeat)):
                 rows.append(r)
                 print(
                     f"| {r['operation']} | {r['import_open_s']:.3f} | {r['first_s']:.3f} | "
                     f"{r['next_s']:.3f} | {r['extra_s']:.3f} ({r['extra_range_s'][0]:.3f}-"
-                    f"{r['extra_range_s'][1]:.3f}) | {r['steady_s']:.3f} | {r['loaded_by_s']:.3f}"
-                    f" | {', '.join(r['sets'])} |",
+                    f"{r['extra_range_s'][1]:.3f}) | {r['after_swap_s']:.3f} | "
+                    f"{r['swap_extra_s']:.3f} ({r['swap_extra_range_s'][0]:.3f}-"
+                    f"{r['swap_extra_range_s'][1]:.3f}) | {r['steady_s']:.3f} | "
+                    f"{r['loaded_by_s']:.3f} | {', '.join(r['sets'])} |",
                     flush=True,
                 )
     if args.json:

@@ -69,7 +69,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return paths
 
 
-def _run(code: str, frames: list[str], env_set: str | None = None, timeout: float = 120):
+def _run(code: str, frames: list[str], env_set: str | None = None, timeout: float = 300):
     env = {k: v for k, v in os.environ.items() if k != "PYBLOSC2_KERNELS"}
     if env_set is not None:
         env["PYBLOSC2_KERNELS"] = env_set
@@ -248,7 +248,7 @@ _, status = os.waitpid(pid, 0)
 print("parent", os.waitstatus_to_exitcode(status), select.wait_for_kernels().name, threads_at_fork)
 """,
         frames,
-        timeout=60,
+        timeout=300,
     )
     child, parent = _lines(out)
     _, name, asked, status = child.split(" ", 3)
@@ -332,3 +332,199 @@ def test_numpy_serves_a_plain_read_while_the_loader_is_stuck(tmp_path: Path, fra
         frames,
     )
     assert _lines(out) == ["numpy numpy"]
+
+
+#: the child's view of numba's kernels: every dispatcher of the numba modules (the byte
+#: shuffles made per group size included) -> the signatures it holds (compiled or loaded)
+SIGNATURES = """
+def signatures():
+    from pyblosc2.kernels import blosclz_nb, delta_nb, shuffle_nb
+    out = {f"made {kind} {g}": k.signatures for (kind, g), k in shuffle_nb._made.items()}
+    for mod in (shuffle_nb, blosclz_nb, delta_nb):
+        for name, obj in vars(mod).items():
+            if hasattr(obj, "signatures"):
+                out[f"{mod.__name__}.{name}"] = obj.signatures
+    return {k: sorted(map(str, v)) for k, v in out.items()}
+def typical_work():
+    check()  # reads: lz4 + shuffle, blosclz + bitshuffle, zstd + delta + bytedelta
+    for dtype, codec, flt in ((np.float32, pb.Codec.BLOSCLZ, pb.Filter.SHUFFLE),
+                              (np.int16, pb.Codec.LZ4, pb.Filter.BITSHUFFLE),
+                              (np.float64, pb.Codec.ZSTD, pb.Filter.BITSHUFFLE)):
+        x = np.linspace(0, 100, 300_000).astype(dtype)
+        c = pb.compress2(x, typesize=x.itemsize, codec=codec, filters=[flt])
+        assert pb.decompress2(c) == x.tobytes()
+        a = pb.asarray(x, chunks=(100_000,), blocks=(20_000,),
+                       cparams={"codec": codec, "filters": [flt]})
+        assert a[:].tobytes() == x.tobytes()
+"""
+
+
+def test_the_loader_warms_what_a_typical_read_meets_before_the_swap(frames) -> None:
+    out = _run(
+        SIGNATURES
+        + """
+select.active()
+assert select.wait_for_kernels().name == "numba"
+before = signatures()
+typical_work()
+after = signatures()
+print(sorted(k for k in after if after[k] != before.get(k)))
+print(sorted(k for k, v in before.items() if k.startswith("made") and v))
+print(len(before["pyblosc2.kernels.blosclz_nb._decompress_streams"]))
+""",
+        frames,
+    )
+    added, made, streams = _lines(out)
+    assert added == "[]"  # the first reads and writes after the swap loaded no kernel
+    assert made == str(
+        sorted(f"made {kind} {g}" for kind in ("blocks", "shuffle", "unshuffle") for g in (2, 4, 8))
+    )
+    assert streams == "2"  # read-only and writable sources
+    assert out.stderr == ""
+
+
+def test_a_synchronous_load_warms_one_kernel_and_loads_the_rest_on_use(frames) -> None:
+    """``PYBLOSC2_KERNELS=numba`` pays only for the kernels its reads meet (the full list
+    costs ~0.15-0.2 s from a warm cache, a typical first read needs a few of them)."""
+    out = _run(
+        SIGNATURES
+        + """
+before = signatures() if select.active().name == "numba" else None
+typical_work()
+after = signatures()
+print(sorted(k for k, v in before.items() if k.startswith("made") and v))
+print(len(after) > len(before))
+""",
+        frames,
+        env_set="numba",
+    )
+    assert _lines(out) == ["['made unshuffle 4']", "True"]
+
+
+def test_a_kernel_that_fails_its_warm_up_keeps_numpy_with_one_warning(frames) -> None:
+    """A kernel giving wrong bytes in the warm-up (here: the 2-d byte unshuffle) is found
+    before the swap: numpy keeps serving, with the one warning of a failed load."""
+    out = _run(
+        """
+from pyblosc2.kernels import shuffle_nb
+def wrong(g):
+    return lambda src, dst: dst.fill(0)
+shuffle_nb._FACTORIES["blocks"] = wrong
+select.active()
+print(select.wait_for_kernels().name, "|", select.kernels_status())
+check()
+""",
+        frames,
+    )
+    assert _lines(out) == [
+        "numpy | numpy (numba failed: RuntimeError: the numba unshuffle_blocks kernel gave wrong"
+        " bytes)"
+    ]
+    assert out.stderr.count("RuntimeWarning") == 1
+
+
+#: a warm-up whose budget is spent at once (as when an empty cache makes it compile): the
+#: set is swapped in first and every step runs after the swap, the first waiting at a gate
+WARM_AFTER_SWAP = """
+import time
+select.WARM_BUDGET = 0.0
+held = threading.Event()
+real_steps = select._WARMERS["numba"]
+select._WARMERS["numba"] = lambda: [held.wait, *real_steps()]
+def swapped():
+    select.active()
+    while select.active().name != "numba":
+        time.sleep(0.01)
+"""
+
+
+def test_a_warm_up_over_its_budget_goes_on_after_the_swap(frames: list[str]) -> None:
+    out = _run(
+        SIGNATURES
+        + WARM_AFTER_SWAP
+        + """
+swapped()
+print(select.kernels_status())
+check()
+held.set()
+print(select.wait_for_kernels().name, select.kernels_status())
+before = signatures()
+typical_work()
+print(before == signatures())
+""",
+        frames,
+    )
+    assert _lines(out) == ["numba (numba warming)", "numba numba", "True"]
+    assert out.stderr == ""
+
+
+def test_a_kernel_found_wrong_after_the_swap_brings_numpy_back(frames: list[str]) -> None:
+    out = _run(
+        WARM_AFTER_SWAP
+        + """
+from pyblosc2.kernels import shuffle_nb
+shuffle_nb._FACTORIES["blocks"] = lambda g: (lambda src, dst: dst.fill(0))
+swapped()
+held.set()
+print(select.wait_for_kernels().name, "|", select.kernels_status())
+check()
+""",
+        frames,
+    )
+    assert _lines(out) == [
+        "numpy | numpy (numba failed: RuntimeError: the numba unshuffle_blocks kernel gave wrong"
+        " bytes)"
+    ]
+    assert out.stderr.count("RuntimeWarning") == 1
+
+
+def test_a_child_forked_while_the_loader_warms_after_the_swap_serves_numpy(frames) -> None:
+    """The loader may hold numba's compiler lock at the fork: the child never compiles."""
+    out = _run(
+        FORK_CHILD
+        + WARM_AFTER_SWAP
+        + """
+select.FORK_WAIT = 0.0
+swapped()
+pid = os.fork()
+if pid == 0:
+    child("child")
+_, status = os.waitpid(pid, 0)
+held.set()
+print("parent", select.wait_for_kernels().name, os.waitstatus_to_exitcode(status))
+""",
+        frames,
+    )
+    assert _lines(out) == [
+        "child numpy numpy numpy (numba interrupted by a fork)",
+        "parent numba 0",
+    ]
+
+
+def test_a_fork_cuts_the_warm_up_short_and_the_child_has_numba(frames: list[str]) -> None:
+    """A fork waits for the warm-up step under way, not for the whole list (from an empty
+    cache it compiles for ~30 s): the loader stops there, the child has numba, and the
+    kernels left load on first use."""
+    out = _run(
+        FORK_CHILD
+        + SIGNATURES
+        + WARM_AFTER_SWAP
+        + """
+swapped()
+threading.Timer(0.3, held.set).start()  # the step under way ends while the fork waits
+pid = os.fork()
+if pid == 0:
+    child("child")
+_, status = os.waitpid(pid, 0)
+print("parent", select.wait_for_kernels().name, select.kernels_status(),
+      os.waitstatus_to_exitcode(status))
+print(sorted(k for k, v in signatures().items() if k.startswith("made") and v))
+check()
+""",
+        frames,
+    )
+    assert _lines(out) == [
+        "child numba numba numba",
+        "parent numba numba 0",
+        "['made unshuffle 4']",  # warm_up's one kernel: the steps after the gate never ran
+    ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -146,11 +146,10 @@ def check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], ..
     return tuple((f, m & 0xFF) for f, m in slots)
 
 
-@dataclass(frozen=True, slots=True)
-class _Stream:
+class _Stream(NamedTuple):
     """One compressed stream, waiting for the serial layout. The filtered bytes are not kept
     (only raw streams carry them, as their payload) so that peak memory stays near the output
-    size."""
+    size. (A named tuple: one is made per stream, ~1,000 per 4 MiB chunk.)"""
 
     kind: str  # "zero", "run", "codec", "raw"
     neblock: int
@@ -306,13 +305,19 @@ def _filtered_streams(
 
 
 def _filter_whole_blocks(
-    arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, split: bool, nthreads: int
-) -> np.ndarray | None:
+    arr: np.ndarray,
+    header: ChunkHeader,
+    pipeline: Pipeline,
+    split: bool,
+    nthreads: int,
+    runs: bool = False,
+) -> tuple[np.ndarray, np.ndarray | None] | None:
     """The whole blocks of a chunk whose pipeline is at most one SHUFFLE, filtered in one
     pass (one per thread, over as many runs of blocks), as a (blocks, nstreams, neblock)
-    array (this thread's scratch); None for other pipelines. A few long numpy calls instead
-    of several short ones per block let the codec calls that follow run on threads without
-    waiting for the GIL."""
+    array (this thread's scratch), with (``runs``) the (blocks, nstreams) flags of its
+    one-byte streams, found by each thread in the blocks it has just filtered (still in its
+    caches); None for other pipelines. A few long numpy calls instead of several short ones
+    per block let the codec calls that follow run on threads without waiting for the GIL."""
     steps = pipeline.steps
     bs = header.blocksize
     full = len(arr) // bs
@@ -328,6 +333,8 @@ def _filter_whole_blocks(
     if bs % nst:
         return None
     every = scratch(full * bs, "enc-blocks").reshape(full, bs)
+    streams = every.reshape(full * nst, bs // nst)
+    constant = np.zeros(full * nst, bool) if runs else None
     src = arr[: full * bs].reshape(full, bs)
     step = -(-full // nthreads)
     # the kernel set's shuffle of whole blocks: numpy's is one transposed copy (2 GB/s for
@@ -340,9 +347,13 @@ def _filter_whole_blocks(
             shuffle_blocks(src[rows], every[rows], g)
         else:
             every[rows] = src[rows]
+        if constant is not None:
+            mine = slice(first * nst, (first + step) * nst)
+            constant[mine] = _constant_streams(streams[mine])
 
     run_parallel(fill, range(0, full, step), nthreads)
-    return every.reshape(full, nst, bs // nst)
+    flags = None if constant is None else constant.reshape(full, nst)
+    return every.reshape(full, nst, bs // nst), flags
 
 
 def _compress_block(
@@ -359,12 +370,13 @@ def _compress_block(
     if constant is None:
         constant = _constant_streams(streams) if runs else np.zeros(len(streams), bool)
     out = []
-    for s, data in enumerate(streams):
-        if constant[s]:
+    compress = codec.compress
+    for data, one_byte in zip(streams, constant.tolist(), strict=True):
+        if one_byte:
             v = int(data[0])
-            out.append(_Stream("zero" if v == 0 else "run", neblock, value=v))
+            out.append(_Stream("zero" if v == 0 else "run", neblock, b"", v))
             continue
-        payload = codec.compress(memoryview(data), clevel, neblock, dict_)
+        payload = compress(memoryview(data), clevel, neblock, dict_)
         if payload and len(payload) != neblock:
             out.append(_Stream("codec", neblock, payload))
         else:
@@ -398,10 +410,8 @@ def _encode_blocks(
     # whole blocks of a shuffled (or unfiltered) chunk: filtered and checked for runs at once
     per_call = header.blocksize // (header.typesize if split else 1)  # bytes per codec call
     nthreads = threads_for(spec.nthreads, per_call)
-    every = _filter_whole_blocks(arr, header, pipeline, split, nthreads)
-    constant = None
-    if every is not None and runs:
-        constant = _constant_streams(every.reshape(-1, every.shape[2])).reshape(every.shape[:2])
+    whole = _filter_whole_blocks(arr, header, pipeline, split, nthreads, runs)
+    every, constant = (None, None) if whole is None else whole
 
     def streams_of(j: int) -> np.ndarray:
         if every is not None and j < len(every):

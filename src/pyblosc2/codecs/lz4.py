@@ -42,8 +42,12 @@ class LZ4Codec(BaseCodec):
     def compress(
         self, src: memoryview, clevel: int, maxout: int, dict_: bytes | None = None
     ) -> bytes:
-        kw = {"dict": dict_} if dict_ else {}
-        out = lz4.block.compress(src, mode="fast", acceleration=10 - clevel, store_size=False, **kw)
+        if dict_:
+            out = lz4.block.compress(
+                src, mode="fast", acceleration=10 - clevel, store_size=False, dict=dict_
+            )
+        else:  # no keyword dict built per call (one call per stream)
+            out = lz4.block.compress(src, mode="fast", acceleration=10 - clevel, store_size=False)
         return out if len(out) <= maxout else b""
 
     def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytes:

@@ -7,7 +7,11 @@ no optional dependency.
 Unset, with numba installed, the numba set loads **in the background**: importing numba and
 setting up its compiler costs about a second in a fresh process, more than a first read, so
 the first :func:`active` returns the numpy set at once (byte-identical to numba's by contract)
-and starts one daemon thread that loads numba's set and then swaps it in. Callers take
+and starts one daemon thread that loads numba's set, loads every kernel specialisation a
+typical read or write meets (:func:`.numba_set.warm_steps`; otherwise the first read after the
+swap would load them from numba's cache, 5-20 ms each) and then swaps it in. With an empty
+cache (compiling the list takes ~30 s) it swaps in once :data:`WARM_BUDGET` is spent and
+compiles the rest after the swap (status "warming"). Callers take
 ``ks = active()`` once per call and use ``ks`` for the whole call. ``PYBLOSC2_KERNELS=numba``
 and :func:`use_kernels` load synchronously (the first call gets the set asked for);
 :func:`wait_for_kernels` waits for a background load; :func:`kernels_status` says which set
@@ -18,7 +22,10 @@ seconds, through ``os.register_at_fork``), so that a child never inherits a half
 numba or import locks held by a thread it does not have, and the parent has no second thread
 at the fork (Python 3.12+ warns with a ``DeprecationWarning`` about forking a process with
 threads: our loader never makes ``multiprocessing``'s fork start method warn). A child forked
-past that wait (a loader stuck for longer) serves numpy and never loads numba.
+past that wait (a loader stuck for longer, or still in a warm-up step after the swap: it may
+hold numba's compiler lock) serves numpy and never loads numba. A fork cuts the warm-up short
+(the step under way ends it; what is left loads on first use), so that it waits for one step,
+not for the whole list.
 """
 
 from __future__ import annotations
@@ -68,10 +75,27 @@ def _load_numba() -> KernelSet:
     return NUMBA
 
 
+def _warm_numba() -> list[Callable[[], None]]:
+    """The steps that load every numba kernel specialisation a typical read or write meets
+    (:func:`.numba_set.warm_steps`)."""
+    from .numba_set import warm_steps
+
+    return warm_steps()
+
+
 #: name -> loader, in order of preference when nothing is asked for (numpy last: the fallback)
 _LOADERS: dict[str, Callable[[], KernelSet]] = {"numba": _load_numba, "numpy": _load_numpy}
 #: the module a set needs: a set whose module is not installed is skipped without a warning
 _NEEDS = {"numba": "numba"}
+#: name -> the warm-up steps the background loader runs after the loader, before the swap
+#: (those left when :data:`WARM_BUDGET` is spent: after it); a set loaded synchronously
+#: (use_kernels, the environment) loads each specialisation on first use instead (the whole
+#: list costs ~0.15-0.2 s from a warm cache, a first read needs a few of them)
+_WARMERS: dict[str, Callable[[], list[Callable[[], None]]]] = {"numba": _warm_numba}
+#: seconds of warm-up after which the background loader swaps the set in and warms the rest
+#: after the swap: loading the list from numba's cache takes a fraction of it, compiling it
+#: (an empty cache: the first process after an install) ~30 s
+WARM_BUDGET = 2.0
 _lock = threading.Lock()
 #: the set serving calls (None: not chosen yet)
 _active: KernelSet | None = None
@@ -79,12 +103,16 @@ _active: KernelSet | None = None
 #: never replaces it
 _asked = False
 #: the background loader while it runs, and what it did: "" (nothing yet), "loading",
-#: "loaded", "failed: <reason>" or "interrupted by a fork"
+#: "warming" (swapped in, the rest of the warm-up running), "loaded", "failed: <reason>"
+#: or "interrupted by a fork"
 _loader: threading.Thread | None = None
 _background = ""
 _background_name = ""
 #: someone waits for the background load (wait_for_kernels, a fork): it stops yielding
 _hurry = False
+#: a fork waits for the background load: it warms no further (what is left loads on first
+#: use), so that the wait ends within one warm-up step
+_forking = False
 #: the set the background loader gave (swapped in unless a set was asked for)
 _loaded: KernelSet | None = None
 
@@ -175,23 +203,61 @@ def _yield_often() -> Callable[[object, str, object], None]:
     return profile
 
 
+def _no_steps() -> list[Callable[[], None]]:
+    return []
+
+
 def _load_in_background(name: str) -> None:
     global _active, _loaded, _background
     sys.setprofile(_yield_often())  # this thread only
+    rest: list[Callable[[], None]] = []
     try:
         ks = _LOADERS[name]()
+        steps = _WARMERS.get(name, _no_steps)()
+        start = time.monotonic()
+        for i, step in enumerate(steps):
+            if _forking or time.monotonic() - start > WARM_BUDGET:  # compiling: swap, go on
+                rest = steps[i:]
+                break
+            step()
     except Exception as exc:  # numpy stays; the same one warning as a synchronous load
         sys.setprofile(None)
-        with _lock:
-            _background = f"failed: {type(exc).__name__}: {exc}"
-        _warn_unusable(name, exc, 2)
+        _fail(name, exc)
         return
     finally:
         sys.setprofile(None)
     with _lock:
-        _loaded, _background = ks, "loaded"
+        _loaded, _background = ks, "warming" if rest else "loaded"
         if not _asked:
             _active = ks  # one reference assignment: a reader sees the old set or the new
+    if rest:
+        sys.setprofile(_yield_often())
+        try:
+            for step in rest:
+                if _forking:
+                    break
+                step()
+        except Exception as exc:  # a kernel found wrong after the swap: back to numpy
+            sys.setprofile(None)
+            _fail(name, exc)
+            return
+        finally:
+            sys.setprofile(None)
+        with _lock:
+            _background = "loaded"
+
+
+def _fail(name: str, exc: Exception) -> None:
+    """The background load of set ``name`` failed: numpy serves (unless a set was asked
+    for), with one warning."""
+    global _active, _loaded, _background
+    with _lock:
+        _background = f"failed: {type(exc).__name__}: {exc}"
+        if _loaded is not None and _loaded.name == name:
+            _loaded = None
+            if not _asked:
+                _active = _load_numpy()
+    _warn_unusable(name, exc, 3)
 
 
 def active() -> KernelSet:
@@ -287,19 +353,32 @@ def kernels_in_use(name: str) -> Iterator[KernelSet]:
 
 
 def _before_fork() -> None:
-    global _hurry
+    global _hurry, _forking
     loader = _loader
     if loader is not None and loader.is_alive() and loader is not threading.current_thread():
-        _hurry = True
+        _hurry = _forking = True
         loader.join(FORK_WAIT)
 
 
+def _after_fork_in_parent() -> None:
+    global _forking
+    _forking = False
+
+
 def _after_fork_in_child() -> None:
-    global _lock, _loader, _background
+    global _lock, _loader, _background, _active, _loaded, _forking
     _lock = threading.Lock()  # the parent's may have been held by the loader
-    if _loader is not None and _background == "loading":
-        _background = "interrupted by a fork"  # numpy serves; numba is never imported here
+    _forking = False
+    if _loader is not None and _background in ("loading", "warming"):
+        # numpy serves; numba is never imported here (nor compiled: "warming", the loader
+        # compiling after the swap, may have held numba's compiler lock at the fork)
+        _background = "interrupted by a fork"
+        if _loaded is not None and _active is _loaded and not _asked:
+            _active = _load_numpy()
+        _loaded = None
     _loader = None
 
 
-os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+os.register_at_fork(
+    before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
+)
