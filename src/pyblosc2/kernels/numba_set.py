@@ -75,6 +75,7 @@ def warm_steps() -> list[Callable[[], None]]:
 
     block = np.tile(np.arange(32, dtype=np.uint8), 8)  # repeats: BloscLZ emits a stream
     rows = block.reshape(4, 64)
+    words = np.tile(block, 4)  # 1,024 bytes: 2 rows of 64 * 8 bytes
 
     def both(kernel: str, src: np.ndarray, *args: int | bool) -> None:
         got, want = np.empty_like(src), np.empty_like(src)
@@ -91,6 +92,9 @@ def warm_steps() -> list[Callable[[], None]]:
     def bit_shuffles(g: int) -> None:
         for kernel in ("bitunshuffle", "bitshuffle"):
             both(kernel, block, g, False)
+        # blocks of whole 64-bit words (64 * typesize divides them) take the word kernels
+        both("bitunshuffle", words, g, False)
+        both("bitunshuffle_blocks", words.reshape(2, -1), g, False)
 
     def blosclz() -> None:
         stream = NUMBA.blosclz_compress(block, 5, len(block))
