@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from .._threads import scratch
+from . import transpose_nb
 
 __all__ = [
     "bitshuffle",
@@ -171,10 +172,19 @@ def _kernel(kind: str, g: int) -> Callable[..., None]:
     return k
 
 
+def _tiles8(src: np.ndarray, dst: np.ndarray, n: int) -> bool:
+    """Whether :mod:`.transpose_nb` takes ``n`` bytes of 8-byte items (its contract)."""
+    return (
+        not (n >> 3) % transpose_nb.TILE_ITEMS and src.flags.c_contiguous and dst.flags.c_contiguous
+    )
+
+
 def shuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
     """Byte-shuffle ``src`` into ``dst`` with group size ``typesize``."""
     if typesize <= 1:
         dst[:] = src
+    elif typesize == 8 and _tiles8(src, dst, src.size):
+        transpose_nb.shuffle8(src, dst)
     elif typesize <= MAX_SPECIAL:
         _kernel("shuffle", typesize)(src, dst)
     else:
@@ -185,6 +195,8 @@ def unshuffle(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
     """Undo :func:`shuffle`."""
     if typesize <= 1:
         dst[:] = src
+    elif typesize == 8 and _tiles8(src, dst, src.size):
+        transpose_nb.unshuffle8(src, dst)
     elif typesize <= MAX_SPECIAL:
         _kernel("unshuffle", typesize)(src, dst)
     else:
@@ -203,6 +215,8 @@ def unshuffle_blocks(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
     """:func:`unshuffle` of every row of the 2-d ``src`` into ``dst``."""
     if typesize <= 1:
         dst[...] = src
+    elif typesize == 8 and _tiles8(src, dst, src.shape[1]):
+        transpose_nb.unshuffle8_blocks(src, dst)
     elif typesize <= MAX_SPECIAL:
         _kernel("blocks", typesize)(src, dst)
     else:
