@@ -93,3 +93,20 @@ def test_one_item_reads_match_whole_chunks(tmp_path: Path, clevel: int) -> None:
     whole = np.frombuffer(s[:], np.int64)
     for i in (0, 1023, 1024, 2047, 4095, 3000):
         assert np.frombuffer(s[i], np.int64)[0] == whole[i]
+
+
+@pytest.mark.parametrize("contiguous_file", [True, False], ids=["file", "memory"])
+def test_the_bytes_an_open_frame_was_read_from_are_what_is_on_disk(
+    tmp_path: Path, contiguous_file: bool
+) -> None:
+    """Opening keeps the header, index and trailer bytes it parsed (``seen``) as the
+    sharing state, instead of reading them a second time: they are the bytes on disk."""
+    s, _ = _frame(tmp_path / "f.b2frame", 1024, 5)
+    if not contiguous_file:
+        s = pb.schunk_from_cframe(s.to_cframe())
+    frame = s._frame
+    assert frame.reader.seen is not None
+    assert frame.reader.seen == frame._on_disk(frame.reader) == frame._seen
+    empty = pb.SChunk(chunksize=64, urlpath=str(tmp_path / "e.b2frame"), mode="w")
+    reopened = pb.open(empty.urlpath, mode="r")._frame
+    assert reopened.reader.seen is None and reopened._seen == reopened._on_disk(reopened.reader)

@@ -70,6 +70,9 @@ class FrameReader:
     trailer: Trailer
     index: np.ndarray | OffsetIndex
     directory: ObjectStore | None = None
+    #: the header, index chunk and trailer bytes this reader was parsed from (a contiguous
+    #: frame with chunks, as :meth:`open` read them), else None
+    seen: bytes | None = field(default=None, repr=False, compare=False)
     #: chunk number -> a reader of its checked layout (None: decoded whole), filled by
     #: ranged reads. A FrameReader is replaced on every change and refresh of its frame, so
     #: the cache never outlives what it read.
@@ -116,7 +119,8 @@ class FrameReader:
                 f"{HEADER_MINLEN + 10}..{size}",
                 header_len,
             )
-        h = FrameHeader.from_bytes(source.read(0, header_len), buffer_len=size)
+        head = source.read(0, header_len)
+        h = FrameHeader.from_bytes(head, buffer_len=size)
         if exact and h.frame_len != size:
             raise FormatError(
                 "frame header", "frame_len", POS_FRAME_LEN, f"the buffer size {size}", h.frame_len
@@ -142,8 +146,10 @@ class FrameReader:
             source.read(h.frame_len - TRAILER_MINLEN, TRAILER_MINLEN), h.frame_len, h.header_len
         )
         tpos = h.frame_len - tlen
-        trailer = Trailer.from_bytes(source.read(tpos, tlen), tpos)
+        tail = source.read(tpos, tlen)
+        trailer = Trailer.from_bytes(tail, tpos)
         offsets: np.ndarray | OffsetIndex
+        seen = None
         if h.nbytes == 0:
             offsets = np.empty(0, np.int64)
         else:
@@ -157,8 +163,11 @@ class FrameReader:
                     "(room for the index chunk)",
                     h.cbytes,
                 )
-            offsets = OffsetIndex.open(source.read(ipos, tpos - ipos), h.nchunks_fixed, ipos)
-        return cls(source, h, trailer, offsets, directory)
+            index = source.read(ipos, tpos - ipos)
+            offsets = OffsetIndex.open(index, h.nchunks_fixed, ipos)
+            if directory is None:
+                seen = bytes(head) + bytes(index) + bytes(tail)
+        return cls(source, h, trailer, offsets, directory, seen)
 
     @classmethod
     def open_consistent(

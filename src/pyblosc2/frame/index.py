@@ -83,7 +83,7 @@ class OffsetIndex:
                 h.cbytes,
             )
         view = memoryview(chunk)[: h.cbytes]
-        layout = ChunkLayout.parse(h, lambda pos, n: view[pos : pos + n])
+        layout = ChunkLayout.parse(h, lambda pos, n: view[pos : pos + n], spans=False)
         # a reader of no block's bytes yet: the blocks a lookup needs are checked then
         blocks = () if layout.kind == ChunkKind.BLOCKS else None
         reader = ChunkReader.from_layout(layout, view, blocks=blocks)
