@@ -366,7 +366,7 @@ class FrameReader:
             return None
         whole, pos = kept
         if pos >= 0 and self.source.read(pos, len(whole.buf)) != whole.buf:
-            del self._wholes[n]
+            self._wholes.pop(n, None)  # (another thread may have dropped it first)
             self._layouts.pop(n, None)
             return None
         return whole
