@@ -142,19 +142,18 @@ class ChunkLayout:
             dict_offset, dict_size = data_start + DSIZE_LEN, dsize
             data_start = dict_offset + dsize
         block_spans: tuple[tuple[int, int], ...] = ()
-        if not spans:
-            _check_bstarts(h, bstarts, data_start)
-        elif kind == ChunkKind.BLOCKS and 0 < nblocks <= _FEW_BLOCKS:
+        if kind == ChunkKind.BLOCKS and 0 < nblocks <= _FEW_BLOCKS:
             # the same checks and spans in Python: numpy's per-call cost dominates here
             starts = bstarts.tolist()
             if min(starts) < data_start or max(starts) >= cbytes:
                 _check_bstarts(h, bstarts, data_start)  # raises, naming the first bad one
-            order = sorted(set(starts))
-            order.append(cbytes)
-            block_spans = tuple((b, order[bisect_right(order, b)]) for b in starts)
+            if spans:
+                order = sorted(set(starts))
+                order.append(cbytes)
+                block_spans = tuple((b, order[bisect_right(order, b)]) for b in starts)
         else:
             _check_bstarts(h, bstarts, data_start)
-            if kind == ChunkKind.BLOCKS and nblocks:
+            if spans and kind == ChunkKind.BLOCKS and nblocks:
                 order_np = np.unique(bstarts)
                 ends = np.append(order_np, cbytes)[np.searchsorted(order_np, bstarts, side="right")]
                 block_spans = tuple(zip(bstarts.tolist(), ends.tolist(), strict=True))
