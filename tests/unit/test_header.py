@@ -141,3 +141,55 @@ def test_value_special_size_rules(cbytes, nbytes, ok) -> None:
     else:
         with pytest.raises(FormatError, match="cbytes"):
             ChunkHeader.from_bytes(bytes(b))
+
+
+def _outcome(parse, buf: bytes, offset: int) -> object:
+    try:
+        h = parse(buf, offset)
+        return h, h.nblocks, h.leftover, h.effective_blocksize
+    except FormatError as exc:
+        return ("error", str(exc))
+
+
+# each field of a valid header, the edges of its rules: a case changes up to three of them
+_EDGES = {
+    0: [2, 3, 4, 5, 6, 7, 255],  # version
+    2: [0x00, 0x01, 0x04, 0x05, 0x07, 0x15, 0x35, 0xA5],  # flags
+    3: [0, 1, 8, 255],  # typesize
+    4: [-1, 0, 1, 63, 2**31 - 33, 2**31 - 32, 2**31 - 1],  # nbytes
+    8: [-1, 0, 1, 64, 536_866_816, 536_866_817],  # blocksize
+    12: [-1, 15, 16, 31, 32, 33, 36, 40, 160],  # cbytes
+    30: [0, 1, 2, 0x80],  # blosc2_flags2
+    31: [0, 0x01, 0x08, 0x10, 0x20, 0x30, 0x40, 0x50, 0x70],  # blosc2_flags
+}
+_FORMATS = {4: "<i", 8: "<i", 12: "<i"}
+
+
+@given(
+    st.lists(
+        st.sampled_from(sorted(_EDGES)).flatmap(
+            lambda k: st.tuples(st.just(k), st.sampled_from(_EDGES[k]))
+        ),
+        max_size=3,
+    ),
+    st.integers(0, 3),
+    st.integers(0, 40),
+)
+def test_common_case_parse_matches_the_field_by_field_checks(changes, pre, cut) -> None:
+    """from_bytes' one-test path for the common header gives what the checks of every field
+    give: the same header, or the same error, on headers at the edges of every rule."""
+    b = bytearray(V1)
+    for off, value in changes:
+        struct.pack_into(_FORMATS.get(off, "<B"), b, off, value)
+    buf = b"\x00" * pre + bytes(b)
+    buf = buf[: len(buf) - cut] if cut <= 16 else buf  # cut 0 or > 16: whole
+    assert _outcome(ChunkHeader.from_bytes, buf, pre) == _outcome(ChunkHeader._checked, buf, pre)
+
+
+@pytest.mark.parametrize(("off", "value"), [(k, v) for k in sorted(_EDGES) for v in _EDGES[k]])
+def test_common_case_parse_matches_at_each_edge(off, value) -> None:
+    """Each edge of each rule alone, on a valid header: the same header or the same error."""
+    b = bytearray(V1)
+    struct.pack_into(_FORMATS.get(off, "<B"), b, off, value)
+    buf = bytes(b)
+    assert _outcome(ChunkHeader.from_bytes, buf, 0) == _outcome(ChunkHeader._checked, buf, 0)

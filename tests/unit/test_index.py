@@ -249,3 +249,44 @@ def test_frame_with_a_bad_index_header_fails_to_open(many_chunks: bytes) -> None
     short = pb.compress2(offsets[:-1].tobytes(), typesize=8)
     with pytest.raises(FormatError, match=r"^index chunk: nbytes at offset \d+ is 16792"):
         pb.schunk_from_cframe(_with_index(many_chunks, short))
+
+
+def _bad_stream_in_block(chunk: bytes, j: int) -> bytes:
+    """``chunk`` with the size of block ``j``'s first stream set beyond the chunk."""
+    bad = bytearray(chunk)
+    start = struct.unpack_from("<i", bad, 32 + 4 * j)[0]
+    struct.pack_into("<i", bad, start, 2**30)
+    return bytes(bad)
+
+
+def test_a_bad_stream_header_fails_on_the_first_lookup_of_its_block() -> None:
+    """Opening reads no stream header; a bad one is the same error as a whole check of the
+    index chunk gives, on the first lookup of its block, and every time after; lookups in
+    the other blocks work."""
+    offsets = np.arange(5000, dtype=np.int64) * 3
+    bad = _bad_stream_in_block(encode_index(offsets), 1)
+    with pytest.raises(FormatError) as whole:
+        pb.decompress2(bad)
+    index = OffsetIndex.open(bad, 5000, 0)  # no error on open: no stream header read
+    assert index._reader.streams == {} and index._reader.present == frozenset()
+    assert index.offset(5) == 15 and index.offset(4999) == 4999 * 3
+    for lookup in (lambda: index.offset(PER_BLOCK + 1), index.all):
+        with pytest.raises(FormatError) as err:
+            lookup()
+        assert str(err.value) == str(whole.value)
+    with pytest.raises(FormatError, match=str(whole.value).split(" is ")[0]):
+        decode_index(bad, 5000, 0)
+
+
+def test_a_frame_whose_index_has_a_bad_stream_opens_and_fails_where_it_is_needed(
+    many_chunks: bytes,
+) -> None:
+    offsets = pb.schunk_from_cframe(many_chunks)._reader.offsets
+    s = pb.schunk_from_cframe(
+        _with_index(many_chunks, _bad_stream_in_block(encode_index(offsets), 1))
+    )
+    assert np.frombuffer(s.decompress_chunk(7), np.int64).tolist() == [7, -7]
+    with pytest.raises(FormatError, match=r"^chunk 1: stream|^chunk: |csize|stream"):
+        s.decompress_chunk(2090)
+    with pytest.raises(FormatError):
+        s[:]

@@ -3,6 +3,7 @@ checks of spec §6.2, §11, §12 and §15 that need more than the header."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
 from pathlib import Path
@@ -177,14 +178,33 @@ MEMCPY = pb.compress2(DATA[:100], typesize=4, clevel=0)
         (BLOCKS, "<i", 8, 4094, "blocksize", FormatError),  # not a multiple of typesize
     ],
 )
+@pytest.mark.parametrize("spans", [True, False], ids=["spans", "no-spans"])
 def test_malformed(
-    chunk: bytes, fmt: str, offset: int, value: int, field: str | None, error: type
+    chunk: bytes, fmt: str, offset: int, value: int, field: str | None, error: type, spans: bool
 ) -> None:
     bad = _patched(chunk, fmt, offset, value)
     with pytest.raises(error) as exc:
-        _parse(bad)
+        ChunkLayout.parse(ChunkHeader.from_bytes(bad), Reads(bad), spans=spans)
     if field is not None:
         assert exc.value.field == field
+
+
+MANY = pb.compress2(np.arange(40 * 512, dtype=np.int64).tobytes(), typesize=8, blocksize=4096)
+
+
+@pytest.mark.parametrize(
+    "chunk", [BLOCKS, MANY, DICT, VL, MEMCPY], ids=["blocks", "many", "dict", "vl", "memcpy"]
+)
+def test_a_layout_without_spans_is_the_same_but_them(chunk: bytes) -> None:
+    """``spans=False`` (the index chunk of an open frame) checks what ``parse`` checks and
+    gives the same layout, only without the block spans of ranged reads."""
+    full, _ = _parse(chunk)
+    lean = ChunkLayout.parse(ChunkHeader.from_bytes(chunk), Reads(chunk), spans=False)
+    assert lean.spans == ()
+    for f in dataclasses.fields(ChunkLayout):
+        if f.name not in ("spans", "bstarts"):
+            assert getattr(lean, f.name) == getattr(full, f.name), f.name
+    np.testing.assert_array_equal(lean.bstarts, full.bstarts, strict=True)
 
 
 def test_vl_block_starts_must_increase() -> None:

@@ -36,6 +36,7 @@ _PREFIX = struct.Struct(
     "<BBBBiii"
 )  # version, versionlz, flags, typesize, nbytes, blocksize, cbytes
 _EXTENSION = struct.Struct("<6BBB6BBB")  # filters[6], udcompcode, compcode_meta, metas[6], f2, f
+_WHOLE = struct.Struct("<BBBBiii6BBB6BBB")  # the 32-byte extended header in one unpack
 OFF_VERSION, OFF_FLAGS, OFF_TYPESIZE, OFF_NBYTES, OFF_BLOCKSIZE, OFF_CBYTES = 0, 2, 3, 4, 8, 12
 _I32 = struct.Struct("<i")
 OFF_FILTERS, OFF_UDCOMPCODE, OFF_FILTERS_META, OFF_FLAGS2, OFF_BLOSC2_FLAGS = 16, 22, 24, 30, 31
@@ -55,6 +56,7 @@ BIGENDIAN = 0x02
 LAZY = 0x08
 SPECIAL_SHIFT = 4
 SPECIAL_MASK = 0x07
+_SPECIAL_BITS = SPECIAL_MASK << SPECIAL_SHIFT
 INSTR_CODEC = 0x80
 VL_BLOCKS = 0x01
 
@@ -125,6 +127,43 @@ class ChunkHeader:
         Only the header is checked here; rules that need the rest of the chunk are applied by
         the decoder.
         """
+        # The common header (extended, Blosc2 version, no special value, no VL blocks, sizes
+        # in range) in one unpack and one test; anything else, valid or not, takes the
+        # field-by-field checks below, which name the first field that breaks a rule.
+        if len(buf) - offset >= EXTENDED_HEADER_LENGTH:
+            f = _WHOLE.unpack_from(buf, offset)
+            flags, typesize, nbytes, blocksize, cbytes = f[2], f[3], f[4], f[5], f[6]
+            if (
+                flags & EXTENDED_MARKER == EXTENDED_MARKER
+                and f[21] == 0  # blosc2_flags2: no VL blocks, nothing unknown
+                and not f[22] & _SPECIAL_BITS
+                and f[0] != ALPHA_VERSION
+                and cbytes >= EXTENDED_HEADER_LENGTH
+                and 0 <= nbytes <= MAX_BUFFERSIZE
+                and 0 < blocksize <= MAX_BLOCKSIZE
+                and typesize > 0
+            ):
+                return cls(
+                    f[0],
+                    f[1],
+                    flags,
+                    typesize,
+                    nbytes,
+                    blocksize,
+                    cbytes,
+                    f[7:13],
+                    f[13],
+                    f[14],
+                    f[15:21],
+                    0,
+                    f[22],
+                )
+        return cls._checked(buf, offset)
+
+    @classmethod
+    def _checked(cls, buf: Any, offset: int = 0) -> ChunkHeader:
+        """:meth:`from_bytes` field by field (every header, and the reference for the
+        common-case test there)."""
         mv = buf  # a bytes-like object whose len() is its size in bytes (see _bytes.as_view)
         avail = len(mv) - offset
         _check(

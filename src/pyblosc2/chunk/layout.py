@@ -91,9 +91,10 @@ class ChunkLayout:
     spans: tuple[tuple[int, int], ...] = ()
 
     @classmethod
-    def parse(cls, header: ChunkHeader, read: ReadFn) -> ChunkLayout:
+    def parse(cls, header: ChunkHeader, read: ReadFn, spans: bool = True) -> ChunkLayout:
         """The layout of the chunk whose (validated) ``header`` is given; ``read`` returns
-        bytes of the chunk and is only asked for bytes before ``header.cbytes``."""
+        bytes of the chunk and is only asked for bytes before ``header.cbytes``. ``spans``
+        false: the block spans (for reads of a stored chunk by ranges) are not derived."""
         h = header
         kind = _kind(h)
         if kind in (ChunkKind.SPECIAL, ChunkKind.MEMCPYED, ChunkKind.EMPTY):
@@ -140,22 +141,23 @@ class ChunkLayout:
                 )
             dict_offset, dict_size = data_start + DSIZE_LEN, dsize
             data_start = dict_offset + dsize
-        spans: tuple[tuple[int, int], ...] = ()
+        block_spans: tuple[tuple[int, int], ...] = ()
         if kind == ChunkKind.BLOCKS and 0 < nblocks <= _FEW_BLOCKS:
             # the same checks and spans in Python: numpy's per-call cost dominates here
             starts = bstarts.tolist()
             if min(starts) < data_start or max(starts) >= cbytes:
                 _check_bstarts(h, bstarts, data_start)  # raises, naming the first bad one
-            order = sorted(set(starts))
-            order.append(cbytes)
-            spans = tuple((b, order[bisect_right(order, b)]) for b in starts)
+            if spans:
+                order = sorted(set(starts))
+                order.append(cbytes)
+                block_spans = tuple((b, order[bisect_right(order, b)]) for b in starts)
         else:
             _check_bstarts(h, bstarts, data_start)
-            if kind == ChunkKind.BLOCKS and nblocks:
+            if spans and kind == ChunkKind.BLOCKS and nblocks:
                 order_np = np.unique(bstarts)
                 ends = np.append(order_np, cbytes)[np.searchsorted(order_np, bstarts, side="right")]
-                spans = tuple(zip(bstarts.tolist(), ends.tolist(), strict=True))
-        return cls(h, kind, bstarts, dict_offset, dict_size, data_start, spans)
+                block_spans = tuple(zip(bstarts.tolist(), ends.tolist(), strict=True))
+        return cls(h, kind, bstarts, dict_offset, dict_size, data_start, block_spans)
 
     # -- derived ------------------------------------------------------------------------
     @property

@@ -46,6 +46,8 @@ __all__ = ["BufferSource", "FileSource", "FrameReader"]
 ZIP_MAGIC = b"PK\x03\x04"
 #: a stored chunk this small is read whole by a ranged read, in one request
 SMALL_CHUNK = 1 << 14
+#: parsed readers of small chunks (at most SMALL_CHUNK bytes each) an open frame keeps
+WHOLE_CACHE = 64
 
 _HEADER_LEN = slice(POS_HEADER_LEN, POS_HEADER_LEN + 4)
 
@@ -68,10 +70,21 @@ class FrameReader:
     trailer: Trailer
     index: np.ndarray | OffsetIndex
     directory: ObjectStore | None = None
+    #: the header, index chunk and trailer bytes this reader was parsed from (a contiguous
+    #: frame with chunks, as :meth:`open` read them), else None
+    seen: bytes | None = field(default=None, repr=False, compare=False)
     #: chunk number -> a reader of its checked layout (None: decoded whole), filled by
     #: ranged reads. A FrameReader is replaced on every change and refresh of its frame, so
     #: the cache never outlives what it read.
     _layouts: dict[int, ChunkReader | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    #: chunk number -> the parsed, checked reader of a small chunk read whole (its own
+    #: ``bytes``) and where they lie, the last :data:`WHOLE_CACHE` of them: a read of it
+    #: again reads its bytes in one request and, when they are the same, parses nothing.
+    #: (C-Blosc2 rewrites a chunk in place when the new one has its size, leaving the
+    #: frame's header as it was: a poll of the header does not see that commit.)
+    _wholes: dict[int, tuple[ChunkReader, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -106,7 +119,8 @@ class FrameReader:
                 f"{HEADER_MINLEN + 10}..{size}",
                 header_len,
             )
-        h = FrameHeader.from_bytes(source.read(0, header_len), buffer_len=size)
+        head = source.read(0, header_len)
+        h = FrameHeader.from_bytes(head, buffer_len=size)
         if exact and h.frame_len != size:
             raise FormatError(
                 "frame header", "frame_len", POS_FRAME_LEN, f"the buffer size {size}", h.frame_len
@@ -132,8 +146,10 @@ class FrameReader:
             source.read(h.frame_len - TRAILER_MINLEN, TRAILER_MINLEN), h.frame_len, h.header_len
         )
         tpos = h.frame_len - tlen
-        trailer = Trailer.from_bytes(source.read(tpos, tlen), tpos)
+        tail = source.read(tpos, tlen)
+        trailer = Trailer.from_bytes(tail, tpos)
         offsets: np.ndarray | OffsetIndex
+        seen = None
         if h.nbytes == 0:
             offsets = np.empty(0, np.int64)
         else:
@@ -147,8 +163,11 @@ class FrameReader:
                     "(room for the index chunk)",
                     h.cbytes,
                 )
-            offsets = OffsetIndex.open(source.read(ipos, tpos - ipos), h.nchunks_fixed, ipos)
-        return cls(source, h, trailer, offsets, directory)
+            index = source.read(ipos, tpos - ipos)
+            offsets = OffsetIndex.open(index, h.nchunks_fixed, ipos)
+            if directory is None:
+                seen = bytes(head) + bytes(index) + bytes(tail)
+        return cls(source, h, trailer, offsets, directory, seen)
 
     @classmethod
     def open_consistent(
@@ -331,21 +350,60 @@ class FrameReader:
         self, n: int, ranges: Sequence[tuple[int, int]], outs: Sequence[np.ndarray | None]
     ) -> list[np.ndarray]:
         """:meth:`read_chunk_range` for several ranges of chunk ``n``, read together."""
-        chunk = self._small_chunk(n) if n not in self._layouts else None
-        reader = None if chunk is not None else self.block_reader(n)
-        if reader is None:
-            whole = ChunkReader.open(self.get_chunk(n) if chunk is None else chunk, self.context)
-            return [
-                whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)
-            ]
-        return read_blocks_ranges(self._chunk_fetch(n), reader, ranges, outs)
+        whole = self._kept(n)
+        if whole is None:
+            small = self._small_chunk(n) if n not in self._layouts else None
+            reader = None if small is not None else self.block_reader(n)
+            if reader is not None:
+                return read_blocks_ranges(self._chunk_fetch(n), reader, ranges, outs)
+            whole = self._whole_reader(n, small)
+        return [whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)]
 
-    def _small_chunk(self, n: int) -> bytes | memoryview | None:
+    def _kept(self, n: int) -> ChunkReader | None:
+        """The kept reader of chunk ``n`` when the bytes where it lies are still its bytes."""
+        kept = self._wholes.get(n)
+        if kept is None:
+            return None
+        whole, pos = kept
+        if pos >= 0 and self.source.read(pos, len(whole.buf)) != whole.buf:
+            self._wholes.pop(n, None)  # (another thread may have dropped it first)
+            self._layouts.pop(n, None)
+            return None
+        return whole
+
+    def _whole_reader(
+        self, n: int, small: tuple[bytes | memoryview, ChunkHeader] | None
+    ) -> ChunkReader:
+        """The checked reader of chunk ``n`` read whole (``small``: its bytes and parsed
+        header when :meth:`_small_chunk` read them), kept in ``_wholes`` when small."""
+        off = self.offset(n)
+        pos = self.header.header_len + off if off >= 0 and self.directory is None else -1
+        if small is None:
+            whole = ChunkReader.open(self.get_chunk(n), self.context)
+            if whole.header.cbytes > SMALL_CHUNK or self.directory is not None:
+                return whole
+            data = bytes(whole.buf)
+            h = whole.header
+        else:
+            data, h = bytes(small[0]), small[1]  # its own bytes: no view pins a store's buffer
+        view = memoryview(data)
+        layout = ChunkLayout.parse(h, lambda pos, k: view[pos : pos + k])
+        whole = ChunkReader.from_layout(layout, view, ctx=self.context)
+        wholes = self._wholes
+        if len(wholes) >= WHOLE_CACHE:
+            try:  # the oldest goes (another thread may have taken it first)
+                del wholes[next(iter(wholes))]
+            except (KeyError, RuntimeError, StopIteration):
+                wholes.clear()
+        wholes[n] = (whole, pos)
+        return whole
+
+    def _small_chunk(self, n: int) -> tuple[bytes | memoryview, ChunkHeader] | None:
         """Stored chunk ``n`` when it fits in :data:`SMALL_CHUNK` bytes, read in one request
         (a ranged read of it would cost more requests than its bytes; it is then read whole
-        from now on), else None. The read stops at the next chunk's offset when that one is
-        further on (as in a frame built by appends). Its header is checked as
-        :meth:`get_chunk` checks it."""
+        from now on) with its parsed header, else None. The read stops at the next chunk's
+        offset when that one is further on (as in a frame built by appends). Its header is
+        checked as :meth:`get_chunk` checks it."""
         off = self.offset(n)
         if off < 0 or self.directory is not None:
             return None
@@ -364,7 +422,7 @@ class FrameReader:
         if ch.cbytes > len(data):
             return None
         self._layouts[n] = None
-        return data[: ch.cbytes]
+        return data[: ch.cbytes], ch
 
     def block_reader(self, n: int) -> ChunkReader | None:
         """The cached reader of stored chunk ``n``'s checked layout (:func:`stored_reader`;

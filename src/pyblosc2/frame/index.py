@@ -3,9 +3,11 @@
 Non-negative offsets are positions relative to the end of the header (contiguous frames) or
 chunk-file ids (sparse frames); negative ones encode a chunk with no stored bytes.
 
-An open frame keeps its index as an :class:`OffsetIndex`: the chunk header and its sizes are
-checked when the frame is opened, each block of offsets is decoded and checked the first time a
-chunk in it is looked up, so opening costs the same at any number of chunks.
+An open frame keeps its index as an :class:`OffsetIndex`: the chunk header, its layout (block
+starts within the chunk, known filters and codec) and its sizes are checked when the frame is
+opened; the stream headers of a block (§15) and the offsets it holds are checked when the block
+is first decoded, the first time a chunk in it is looked up, so opening costs the same at any
+number of chunks.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..chunk.decode import ChunkReader
-from ..chunk.header import OFF_NBYTES, OFF_TYPESIZE
+from ..chunk.header import OFF_CBYTES, OFF_NBYTES, OFF_TYPESIZE, ChunkHeader
+from ..chunk.layout import ChunkKind, ChunkLayout
 from ..constants import SpecialValue
-from ..errors import FormatError
+from ..errors import FormatError, TruncatedError
 
 __all__ = [
     "SPECIAL_OFFSETS",
@@ -66,11 +69,24 @@ class OffsetIndex:
     @classmethod
     def open(cls, chunk: bytes | memoryview, nchunks: int | None, where: int) -> OffsetIndex:
         """Check the index chunk at frame position ``where`` (its header, layout and sizes;
-        ``nchunks`` None when the frame has variable-size chunks); no offset is decoded."""
+        ``nchunks`` None when the frame has variable-size chunks); no offset is decoded and
+        no stream header read (each block's are checked when it is first decoded)."""
         if not isinstance(chunk, bytes):
             chunk = bytes(chunk)  # a view of a store could change under a later lookup
-        reader = ChunkReader.open(chunk)
-        h = reader.header
+        h = ChunkHeader.from_bytes(chunk)
+        if h.cbytes > len(chunk):
+            raise TruncatedError(
+                "chunk header",
+                "cbytes",
+                OFF_CBYTES,
+                f"at most {len(chunk)} (buffer size)",
+                h.cbytes,
+            )
+        view = memoryview(chunk)[: h.cbytes]
+        layout = ChunkLayout.parse(h, lambda pos, n: view[pos : pos + n], spans=False)
+        # a reader of no block's bytes yet: the blocks a lookup needs are checked then
+        blocks = () if layout.kind == ChunkKind.BLOCKS else None
+        reader = ChunkReader.from_layout(layout, view, blocks=blocks)
         if h.typesize != 8:
             raise FormatError("index chunk", "typesize", where + OFF_TYPESIZE, "8", h.typesize)
         if h.nbytes % 8 or h.nbytes // 8 > MAX_NCHUNKS:
@@ -113,11 +129,18 @@ class OffsetIndex:
         return self._full
 
     def _decode(self, first: int, stop: int) -> np.ndarray:
-        """Offsets ``[first, stop)``, checked: negative ones must be special values."""
-        if first == 0 and stop == self.nchunks:
-            raw = self._reader.decode()
-        else:
-            raw = self._reader.decode_range(8 * first, 8 * stop)
+        """Offsets ``[first, stop)``, checked: the stream headers of the blocks holding them
+        first (the errors a whole check on open gave), then negative ones must be special
+        values."""
+        reader = self._reader
+        whole = first == 0 and stop == self.nchunks
+        if reader.present is not None:  # regular blocks: theirs checked, none kept
+            layout = reader.layout
+            need = (
+                range(layout.header.nblocks) if whole else layout.needed_blocks(8 * first, 8 * stop)
+            )
+            reader = reader.with_bytes(reader.buf, need)
+        raw = reader.decode() if whole else reader.decode_range(8 * first, 8 * stop)
         offsets = raw.view("<i8").astype(np.int64)
         negative = offsets < 0
         if not negative.any():  # the common case: no special chunk in this block

@@ -88,7 +88,8 @@ class SharedFrame:
                 self._reopen_index()
             if exact or not self.shared:
                 self.reader = FrameReader.open(self.store, exact=exact, directory=directory)
-                self._seen = self._on_disk(self.reader)
+                seen = self.reader.seen
+                self._seen = seen if seen is not None else self._on_disk(self.reader)
             else:
                 self.reader, self._seen = self._snapshot()
         finally:
@@ -134,7 +135,8 @@ class SharedFrame:
         frame (retried while an unlocked writer moves it)."""
         for _ in range(attempts):
             reader = FrameReader.open_consistent(self.store, directory=self.directory)
-            seen = self._on_disk(reader)
+            # the bytes it was parsed from (checked unchanged by the prefix test below)
+            seen = reader.seen if reader.seen is not None else self._on_disk(reader)
             if self.directory is not None or self._prefix() == seen[:HEADER_MINLEN]:
                 return reader, seen
         raise FormatError(

@@ -498,12 +498,17 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         """Items ``[start, stop)``, reading only the chunks (and blocks) they cover."""
         if self._postfilter is not None:
             return postfiltered_read(self, self._postfilter, start, stop, out)
-        n = len(self)
-        start, stop, _ = slice(start, stop).indices(n)
+        h = self.header
+        ts = h.typesize
+        start, stop, _ = slice(start, stop).indices(h.nbytes // ts)
         stop = max(stop, start)
-        ts = self.typesize
         pos, end = start * ts, max(stop, start) * ts
         frame, nthreads = self._frame, self.dparams.nthreads
+        cs = h.chunksize
+        if out is None and cs > 0 and pos < end and (k := pos // cs) == (end - 1) // cs:
+            c0 = k * cs  # a part of one chunk (a one-item read): a ranged read, no set-up
+            if pos > c0 or end < min(c0 + cs, h.nbytes):
+                return bytes(frame.read_chunk_range(k, pos - c0, end - c0))
         ctx = frame.reader.context
 
         def read(result: np.ndarray) -> None:
