@@ -531,3 +531,40 @@ check()
         "parent numba numba 0",
         "['made unshuffle 4']",  # warm_up's one kernel: the steps after the gate never ran
     ]
+
+
+#: ``os.environ`` whose listing, in the loader thread, names a key that is gone when it is
+#: read, ``{times}`` times: what another thread deleting a variable (pytest's
+#: PYTEST_CURRENT_TEST between tests) does to numba's scan of the environment on import and
+#: before each compile
+ENV_RACE = """
+class Racy(dict):
+    left = {times}
+    def __iter__(self):
+        keys = list(super().__iter__())
+        if threading.current_thread().name == "pyblosc2-kernels" and Racy.left > 0:
+            Racy.left -= 1
+            keys.append(b"PYBLOSC2_GONE")
+        return iter(keys)
+os.environ._data = Racy(os.environ._data)
+select.active()
+print(select.wait_for_kernels().name, "|", select.kernels_status(), "|", Racy.left)
+check()
+"""
+
+
+def test_a_load_that_meets_another_thread_changing_the_environment_is_tried_again(
+    frames: list[str],
+) -> None:
+    """The clean-clone CI of session 31 lost numba this way (KeyError: 'PYTEST_CURRENT_TEST'
+    from numba's import in the loader thread, pytest deleting the variable meanwhile)."""
+    out = _run(ENV_RACE.format(times=2), frames)
+    assert _lines(out) == ["numba | numba | 0"]
+    assert "RuntimeWarning" not in out.stderr
+
+
+def test_a_load_that_keeps_meeting_it_falls_back_to_numpy_once(frames: list[str]) -> None:
+    out = _run(ENV_RACE.format(times=1000), frames)
+    (line,) = _lines(out)
+    assert line.startswith("numpy | numpy (numba failed: KeyError: ")
+    assert out.stderr.count("RuntimeWarning") == 1

@@ -38,9 +38,12 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from ..errors import ParamError
 from .base import KernelSet
+
+T = TypeVar("T")
 
 __all__ = [
     "ENV_VAR",
@@ -207,19 +210,57 @@ def _no_steps() -> list[Callable[[], None]]:
     return []
 
 
+#: times a load or warm-up step is tried again after it met another thread changing
+#: ``os.environ`` (numba reads the whole environment on import and before every compile)
+ENV_RETRIES = 5
+
+
+def _env_race(exc: BaseException) -> bool:
+    """Whether ``exc`` is what iterating ``os.environ`` raises while another thread changes
+    it (a key deleted between the listing and the read; a key added during the listing):
+    pytest, for one, sets and deletes ``PYTEST_CURRENT_TEST`` around every test."""
+    return isinstance(exc, KeyError) or (
+        isinstance(exc, RuntimeError) and "changed size during iteration" in str(exc)
+    )
+
+
+def _forget_failed_import(package: str) -> None:
+    """After an import of ``package`` failed half-way (it is no longer in ``sys.modules``),
+    drop the submodules it had imported, so that the next try imports it whole: a kept
+    ``numba.core`` would not be bound again as an attribute of a new ``numba``."""
+    if package not in sys.modules:
+        for name in [m for m in sys.modules if m.startswith(package + ".")]:
+            sys.modules.pop(name, None)
+
+
+def _retrying(fn: Callable[[], T], package: str | None = None) -> T:
+    """``fn()``, tried again (at most :data:`ENV_RETRIES` times) when it met another thread
+    changing the environment: a background load must not turn numba off for that
+    (``package``: the one ``fn`` imports, forgotten before a new try)."""
+    for _ in range(ENV_RETRIES):
+        try:
+            return fn()
+        except Exception as exc:  # noqa: PERF203 (a few tries of a load, not a hot loop)
+            if not _env_race(exc):
+                raise
+            if package is not None:
+                _forget_failed_import(package)
+    return fn()
+
+
 def _load_in_background(name: str) -> None:
     global _active, _loaded, _background
     sys.setprofile(_yield_often())  # this thread only
     rest: list[Callable[[], None]] = []
     try:
-        ks = _LOADERS[name]()
+        ks = _retrying(_LOADERS[name], _NEEDS.get(name))
         steps = _WARMERS.get(name, _no_steps)()
         start = time.monotonic()
         for i, step in enumerate(steps):
             if _forking or time.monotonic() - start > WARM_BUDGET:  # compiling: swap, go on
                 rest = steps[i:]
                 break
-            step()
+            _retrying(step)
     except Exception as exc:  # numpy stays; the same one warning as a synchronous load
         sys.setprofile(None)
         _fail(name, exc)
@@ -236,7 +277,7 @@ def _load_in_background(name: str) -> None:
             for step in rest:
                 if _forking:
                     break
-                step()
+                _retrying(step)
         except Exception as exc:  # a kernel found wrong after the swap: back to numpy
             sys.setprofile(None)
             _fail(name, exc)
