@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,10 +28,14 @@ OPTIONAL_DOCTESTS = {
     "src/pyblosc2/hdf5": "h5py",
     "src/pyblosc2/xarray": "xarray",
     "src/pyblosc2/kernels/numba_set.py": "numba",
-    "src/pyblosc2/kernels/blosclz_nb.py": "numba",
-    "src/pyblosc2/kernels/delta_nb.py": "numba",
-    "src/pyblosc2/kernels/shuffle_nb.py": "numba",
 }
+# every numba kernel module (*_nb.py): a new one is not forgotten in an install without numba
+OPTIONAL_DOCTESTS.update(
+    {
+        str(p.relative_to(Path(__file__).parent)): "numba"
+        for p in sorted((Path(__file__).parent / "src/pyblosc2/kernels").glob("*_nb.py"))
+    }
+)
 
 collect_ignore: list[str] = []
 
