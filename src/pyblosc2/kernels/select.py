@@ -38,6 +38,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import TypeVar
 
 from ..errors import ParamError
@@ -248,44 +249,58 @@ def _retrying(fn: Callable[[], T], package: str | None = None) -> T:
     return fn()
 
 
-def _load_in_background(name: str) -> None:
-    global _active, _loaded, _background
+def _braked(name: str, work: Callable[[], T]) -> T | None:
+    """``work()`` on this thread under the GIL-yield brake; None, after :func:`_fail` (with
+    the brake off), when it raised."""
     sys.setprofile(_yield_often())  # this thread only
-    rest: list[Callable[[], None]] = []
     try:
-        ks = _retrying(_LOADERS[name], _NEEDS.get(name))
-        steps = _WARMERS.get(name, _no_steps)()
-        start = time.monotonic()
-        for i, step in enumerate(steps):
-            if _forking or time.monotonic() - start > WARM_BUDGET:  # compiling: swap, go on
-                rest = steps[i:]
-                break
-            _retrying(step)
-    except Exception as exc:  # numpy stays; the same one warning as a synchronous load
+        return work()
+    except Exception as exc:
         sys.setprofile(None)
         _fail(name, exc)
-        return
+        return None
     finally:
         sys.setprofile(None)
+
+
+def _load_and_warm(name: str) -> tuple[KernelSet, list[Callable[[], None]]]:
+    """The set ``name`` loaded and warmed within :data:`WARM_BUDGET` (or until a fork), and
+    the warm-up steps left for after the swap."""
+    ks = _retrying(_LOADERS[name], _NEEDS.get(name))
+    steps = _WARMERS.get(name, _no_steps)()
+    start = time.monotonic()
+    for i, step in enumerate(steps):
+        if _forking or time.monotonic() - start > WARM_BUDGET:  # compiling: swap, go on
+            return ks, steps[i:]
+        _retrying(step)
+    return ks, []
+
+
+def _warm_rest(steps: list[Callable[[], None]]) -> bool:
+    for step in steps:
+        if _forking:
+            break
+        _retrying(step)
+    return True
+
+
+def _load_in_background(name: str) -> None:
+    global _active, _loaded, _background
+    # a failure before the swap: numpy stays, with the one warning of a synchronous load
+    loaded = _braked(name, partial(_load_and_warm, name))
+    if loaded is None:
+        return
+    ks, rest = loaded
     with _lock:
         _loaded, _background = ks, "warming" if rest else "loaded"
         if not _asked:
             _active = ks  # one reference assignment: a reader sees the old set or the new
+    # a kernel found wrong after the swap: _fail brings numpy back
     if rest:
-        sys.setprofile(_yield_often())
-        try:
-            for step in rest:
-                if _forking:
-                    break
-                _retrying(step)
-        except Exception as exc:  # a kernel found wrong after the swap: back to numpy
-            sys.setprofile(None)
-            _fail(name, exc)
-            return
-        finally:
-            sys.setprofile(None)
-        with _lock:
-            _background = "loaded"
+        warmed = _braked(name, partial(_warm_rest, rest))
+        if warmed:
+            with _lock:
+                _background = "loaded"
 
 
 def _fail(name: str, exc: Exception) -> None:
