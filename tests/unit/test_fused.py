@@ -155,7 +155,7 @@ def test_encoding_whole_blocks_at_once_gives_the_same_bytes(
     with kernels_in_use(kernels), pytest.MonkeyPatch.context() as mp:
         mp.setattr(_threads, "MIN_PARALLEL_BYTES", 0)  # blocks on threads however short
         fast = pb.compress2(x, **kw)
-        mp.setattr(encode_mod, "_filter_whole_blocks", lambda *a: None)
+        mp.setattr(encode_mod, "_whole_blocks", lambda *a: None)
         general = pb.compress2(x, **kw)
     assert fast == general
     assert pb.decompress2(fast) == x.tobytes()

@@ -304,20 +304,23 @@ def _filtered_streams(
     return filtered[: neblock * nstreams].reshape(nstreams, neblock)
 
 
-def _filter_whole_blocks(
-    arr: np.ndarray,
-    header: ChunkHeader,
-    pipeline: Pipeline,
-    split: bool,
-    nthreads: int,
-    runs: bool = False,
-) -> tuple[np.ndarray, np.ndarray | None] | None:
-    """The whole blocks of a chunk whose pipeline is at most one SHUFFLE, filtered in one
-    pass (one per thread, over as many runs of blocks), as a (blocks, nstreams, neblock)
-    array (this thread's scratch), with (``runs``) the (blocks, nstreams) flags of its
-    one-byte streams, found by each thread in the blocks it has just filtered (still in its
-    caches); None for other pipelines. A few long numpy calls instead of several short ones
-    per block let the codec calls that follow run on threads without waiting for the GIL."""
+class _Whole(NamedTuple):
+    """The whole blocks of a chunk whose pipeline is at most one SHUFFLE: the input as
+    (blocks, bs) rows, the rows the codec reads (a scratch buffer for shuffled blocks, the
+    input itself for unfiltered ones), the shuffle's item size (1: none), streams per block."""
+
+    src: np.ndarray
+    every: np.ndarray
+    g: int
+    nst: int
+
+
+def _whole_blocks(
+    arr: np.ndarray, header: ChunkHeader, pipeline: Pipeline, split: bool
+) -> _Whole | None:
+    """The :class:`_Whole` of ``arr``, or None for other pipelines (or fewer than two whole
+    blocks). Shuffled runs of whole blocks are a few long kernel calls instead of several
+    short ones per block, so the codec calls of other threads do not wait for the GIL."""
     steps = pipeline.steps
     bs = header.blocksize
     full = len(arr) // bs
@@ -332,28 +335,23 @@ def _filter_whole_blocks(
     nst = header.typesize if split else 1
     if bs % nst:
         return None
-    every = scratch(full * bs, "enc-blocks").reshape(full, bs)
-    streams = every.reshape(full * nst, bs // nst)
-    constant = np.zeros(full * nst, bool) if runs else None
     src = arr[: full * bs].reshape(full, bs)
-    step = -(-full // nthreads)
-    # the kernel set's shuffle of whole blocks: numpy's is one transposed copy (2 GB/s for
-    # 4-byte items against 0.9 for its per-block shuffle), a JIT set's a kernel call per block
-    shuffle_blocks = active().shuffle_blocks
+    every = scratch(full * bs, "enc-blocks").reshape(full, bs) if g > 1 else src
+    return _Whole(src, every, g, nst)
 
-    def fill(first: int) -> None:
-        rows = slice(first, first + step)
-        if g > 1:
-            shuffle_blocks(src[rows], every[rows], g)
-        else:
-            every[rows] = src[rows]
-        if constant is not None:
-            mine = slice(first * nst, (first + step) * nst)
-            constant[mine] = _constant_streams(streams[mine])
 
-    run_parallel(fill, range(0, full, step), nthreads)
-    flags = None if constant is None else constant.reshape(full, nst)
-    return every.reshape(full, nst, bs // nst), flags
+def _fill_run(whole: _Whole, rows: slice, runs: bool) -> np.ndarray | None:
+    """Shuffle the blocks ``rows`` of ``whole`` (one kernel call: numpy's is one transposed
+    copy, 2 GB/s for 4-byte items against 0.9 for its per-block shuffle); returns, with
+    ``runs``, the (blocks, nstreams) flags of their one-byte streams, found while the blocks
+    are still in this thread's caches."""
+    if whole.g > 1:
+        active().shuffle_blocks(whole.src[rows], whole.every[rows], whole.g)
+    if not runs:
+        return None
+    filled = whole.every[rows]
+    nst = whole.nst
+    return _constant_streams(filled.reshape(len(filled) * nst, -1)).reshape(len(filled), nst)
 
 
 def _compress_block(
@@ -407,22 +405,33 @@ def _encode_blocks(
     if dict_ is not None:
         header = header.with_sizes(blosc2_flags=USEDICT)
 
-    # whole blocks of a shuffled (or unfiltered) chunk: filtered and checked for runs at once
+    # Each thread filters and compresses one run of consecutive blocks: one task per
+    # thread, the shuffle of one run overlapping the codec calls of the other (a task per
+    # block ran 2 threads slower than one: the pool's hand-offs take the GIL per block).
     per_call = header.blocksize // (header.typesize if split else 1)  # bytes per codec call
     nthreads = threads_for(spec.nthreads, per_call)
-    whole = _filter_whole_blocks(arr, header, pipeline, split, nthreads, runs)
-    every, constant = (None, None) if whole is None else whole
+    whole = _whole_blocks(arr, header, pipeline, split)
+    full = 0 if whole is None else len(whole.src)
 
     def streams_of(j: int) -> np.ndarray:
-        if every is not None and j < len(every):
-            return every[j]
+        if whole is not None and j < full:
+            return whole.every[j].reshape(whole.nst, -1)
         return _filtered_streams(j, arr, header, pipeline, split, delta_ref)
 
-    def work(j: int) -> list[_Stream]:
-        known = constant[j] if constant is not None and j < len(constant) else None
-        return _compress_block(streams_of(j), codec, spec.clevel, runs, dict_, known)
+    step = -(-nblocks // nthreads)
 
-    blocks = run_parallel(work, range(nblocks), nthreads)
+    def run(first: int) -> list[list[_Stream]]:
+        stop = min(first + step, nblocks)
+        flags = None
+        if whole is not None and first < full:
+            flags = _fill_run(whole, slice(first, min(stop, full)), runs)
+        out = []
+        for j in range(first, stop):
+            known = flags[j - first] if flags is not None and j < full else None
+            out.append(_compress_block(streams_of(j), codec, spec.clevel, runs, dict_, known))
+        return out
+
+    blocks = [b for part in run_parallel(run, range(0, nblocks, step), nthreads) for b in part]
 
     # Serial layout (§7 step 5): the output budget shrinks as bytes are written.
     dict_section = b"" if dict_ is None else _I32.pack(len(dict_)) + dict_
