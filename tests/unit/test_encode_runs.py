@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pyblosc2 as pb
 from pyblosc2 import _threads
@@ -63,3 +65,64 @@ def test_short_codec_calls_stay_on_one_thread(monkeypatch) -> None:
     asked.clear()
     assert pb.compress2(x, typesize=8, blocksize=2**15, nthreads=2) == chunk
     assert asked == [(2, 2)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["smooth", "random", "mixed", "zeros", "runs"]),
+    st.integers(1, 3000),
+    st.sampled_from([pb.Codec.LZ4, pb.Codec.ZSTD, pb.Codec.BLOSCLZ]),
+    st.sampled_from([2, 4, 8]),
+    st.sampled_from([256, 1024, 4096]),
+    st.sampled_from([1, 2]),
+)
+def test_threads_layout_equals_the_budgeted_layout(kind, n, codec, typesize, bs, nthreads) -> None:
+    """The streams laid out by the threads (when no stream can meet the output budget) are
+    the bytes of the serial, budgeted layout, which the near-incompressible chunks take."""
+    rng = np.random.default_rng(n)
+    x = {
+        "smooth": np.linspace(0, 1, n),
+        "random": rng.random(n),
+        "mixed": np.concatenate([rng.random(n // 2), np.linspace(0, 1, n - n // 2)]),
+        "zeros": np.zeros(n),
+        "runs": np.repeat(rng.random(max(1, n // 100)), 100)[:n],
+    }[kind]
+    kw = {"typesize": typesize, "blocksize": bs, "codec": codec, "nthreads": nthreads}
+    taken: list[bool] = []
+    real = encode_mod.fast_layout
+
+    def spy(*a):
+        lay = real(*a)
+        taken.append(lay is not None)
+        return lay
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_threads, "MIN_PARALLEL_BYTES", 0)
+        mp.setattr(encode_mod, "fast_layout", spy)
+        fast = pb.compress2(x, **kw)
+        mp.setattr(encode_mod, "fast_layout", lambda *a: None)
+        serial = pb.compress2(x, **kw)
+    assert fast == serial
+    assert pb.decompress2(fast) == x.tobytes()
+    if kind == "zeros" and x.nbytes >= 4 * bs:
+        assert taken == [True]  # compressible: the threads' layout is the one kept
+    if len(fast) + bs < x.nbytes and kind != "zeros":
+        assert taken == [True]
+
+
+def test_budget_met_near_the_end_recompresses_as_c(monkeypatch) -> None:
+    """A chunk whose last streams meet the budget takes the serial layout (and its output
+    still reads back)."""
+    rng = np.random.default_rng(1)
+    x = np.concatenate([np.zeros(200, np.uint8), rng.integers(0, 256, 40_000, np.uint8)])
+    calls: list[int] = []
+    real = encode_mod.budgeted_layout
+
+    def spy(*a):
+        calls.append(1)
+        return real(*a)
+
+    monkeypatch.setattr(encode_mod, "budgeted_layout", spy)
+    chunk = pb.compress2(x, typesize=1, blocksize=4096, codec=pb.Codec.LZ4)
+    assert calls == [1]
+    assert pb.decompress2(chunk) == x.tobytes()

@@ -35,6 +35,7 @@ from ..errors import ParamError
 from ..filters.base import BaseFilter
 from ..filters.registry import get_filter
 from ..kernels import active
+from .blockout import Run, Stream, budgeted_layout, fast_layout, lay_out_run
 from .blocksize import blosc1_blocksize, blosc1_split, compute_blocksize, split_block
 from .header import (
     BLOSC1_VERSION,
@@ -50,7 +51,7 @@ from .header import (
     USEDICT,
     ChunkHeader,
 )
-from .layout import BSTART_LEN, CSIZE_LEN, DSIZE_LEN
+from .layout import BSTART_LEN, DSIZE_LEN
 from .pipeline import Pipeline
 from .special import special_chunk
 
@@ -144,17 +145,6 @@ def check_pipeline(spec: EncodeSpec, typesize: int) -> tuple[tuple[int, int], ..
         if extra or slots[5][0] not in (0, Filter.SHUFFLE, Filter.BITSHUFFLE):
             raise ParamError("Blosc1 chunks can only carry SHUFFLE or BITSHUFFLE (slot 5)")
     return tuple((f, m & 0xFF) for f, m in slots)
-
-
-class _Stream(NamedTuple):
-    """One compressed stream, waiting for the serial layout. The filtered bytes are not kept
-    (only raw streams carry them, as their payload) so that peak memory stays near the output
-    size. (A named tuple: one is made per stream, ~1,000 per 4 MiB chunk.)"""
-
-    kind: str  # "zero", "run", "codec", "raw"
-    neblock: int
-    payload: bytes = b""
-    value: int = 0
 
 
 def context_for(spec: EncodeSpec, typesize: int) -> ChunkContext:
@@ -361,7 +351,7 @@ def _compress_block(
     runs: bool,
     dict_: bytes | None,
     constant: np.ndarray | None = None,
-) -> list[_Stream]:
+) -> list[Stream]:
     """Compress one block's streams; ``constant`` flags the one-byte-value streams when
     already known."""
     neblock = streams.shape[1]
@@ -372,13 +362,13 @@ def _compress_block(
     for data, one_byte in zip(streams, constant.tolist(), strict=True):
         if one_byte:
             v = int(data[0])
-            out.append(_Stream("zero" if v == 0 else "run", neblock, b"", v))
+            out.append(Stream("zero" if v == 0 else "run", neblock, b"", v))
             continue
         payload = compress(memoryview(data), clevel, neblock, dict_)
         if payload and len(payload) != neblock:
-            out.append(_Stream("codec", neblock, payload))
+            out.append(Stream("codec", neblock, payload))
         else:
-            out.append(_Stream("raw", neblock, data.tobytes()))
+            out.append(Stream("raw", neblock, data.tobytes()))
     return out
 
 
@@ -420,7 +410,7 @@ def _encode_blocks(
 
     step = -(-nblocks // nthreads)
 
-    def run(first: int) -> list[list[_Stream]]:
+    def run(first: int) -> Run:
         stop = min(first + step, nblocks)
         flags = None
         if whole is not None and first < full:
@@ -429,58 +419,30 @@ def _encode_blocks(
         for j in range(first, stop):
             known = flags[j - first] if flags is not None and j < full else None
             out.append(_compress_block(streams_of(j), codec, spec.clevel, runs, dict_, known))
-        return out
+        return lay_out_run(out)
 
-    blocks = [b for part in run_parallel(run, range(0, nblocks, step), nthreads) for b in part]
-
-    # Serial layout (§7 step 5): the output budget shrinks as bytes are written.
+    parts = run_parallel(run, range(0, nblocks, step), nthreads)
     dict_section = b"" if dict_ is None else _I32.pack(len(dict_)) + dict_
-    ntbytes = hl + BSTART_LEN * nblocks + len(dict_section)
-    bstarts = np.empty(nblocks, dtype="<i4")
-    pieces: list[bytes] = []
-    all_zero = True
-    for j, streams in enumerate(blocks):
-        bstarts[j] = ntbytes
-        for k, st in enumerate(streams):
-            ntbytes += CSIZE_LEN
-            neblock = st.neblock
-            if st.kind in ("zero", "run"):
-                if ntbytes > destsize:
-                    return None
-                if st.kind == "zero":
-                    pieces.append(b"\x00\x00\x00\x00")
-                    continue
-                all_zero = False
-                ntbytes += 1
-                if ntbytes > destsize:
-                    return None
-                pieces.append(_I32.pack(-st.value) + b"\x01")
-                continue
-            all_zero = False
-            maxout = neblock
-            if ntbytes + maxout > destsize:
-                maxout = destsize - ntbytes
-                if maxout <= 0:
-                    return None
-            payload = st.payload
-            if maxout < neblock and st.kind == "codec":
-                # The parallel pass compressed with a full budget: redo it as C would
-                # (only near the end of an almost incompressible chunk).
-                data = streams_of(j)[k]
-                payload = codec.compress(memoryview(data), spec.clevel, maxout, dict_)
-                if not payload or len(payload) == neblock or len(payload) > maxout:
-                    payload = data.tobytes()
-            if len(payload) == neblock and ntbytes + neblock > destsize:  # raw does not fit
-                return None
-            pieces.append(_I32.pack(len(payload)))
-            pieces.append(payload)
-            ntbytes += len(payload)
+    first_block = hl + BSTART_LEN * nblocks + len(dict_section)
 
-    if all_zero and runs:
+    def recompress(j: int, k: int, maxout: int) -> bytes:
+        data = streams_of(j)[k]
+        payload = codec.compress(memoryview(data), spec.clevel, maxout, dict_)
+        if not payload or len(payload) == len(data) or len(payload) > maxout:
+            return data.tobytes()
+        return payload
+
+    lay = fast_layout(parts, first_block, header.blocksize, destsize)
+    if lay is None:
+        blocks = [b for part in parts for b in part.blocks]
+        lay = budgeted_layout(blocks, first_block, destsize, recompress)
+        if lay is None:
+            return None
+    if lay.all_zero and runs:
         special = SpecialValue.ZERO << SPECIAL_SHIFT
         return header.with_sizes(cbytes=hl, blosc2_flags=header.blosc2_flags | special)
-    hdr = header.with_sizes(cbytes=ntbytes)
-    return b"".join([hdr.to_bytes(), bstarts.tobytes(), dict_section, *pieces])
+    hdr = header.with_sizes(cbytes=lay.cbytes)
+    return b"".join([hdr.to_bytes(), lay.bstarts.tobytes(), dict_section, *lay.pieces])
 
 
 def _build_dict(
