@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
+from itertools import accumulate
 from typing import NamedTuple
 
 import numpy as np
@@ -96,16 +97,12 @@ def fast_layout(parts: list[Run], first_block: int, blocksize: int, destsize: in
     >>> lay.bstarts.tolist(), lay.cbytes, fast_layout([p], 40, 16, 50)
     ([40, 47], 51, None)
     """
-    nblocks = sum(len(part.sizes) for part in parts)
-    sizes = np.fromiter((n for part in parts for n in part.sizes), np.int64, nblocks)
-    cbytes = first_block + int(sizes.sum())
+    sizes = [n for part in parts for n in part.sizes]
+    starts = list(accumulate(sizes[:-1], initial=first_block)) if sizes else []
+    cbytes = starts[-1] + sizes[-1] if sizes else first_block
     if cbytes + blocksize > destsize:
         return None
-    bstarts = np.empty(nblocks, "<i4")
-    if nblocks:
-        bstarts[0] = first_block
-        np.cumsum(sizes[:-1], out=bstarts[1:], dtype="<i4")
-        bstarts[1:] += first_block
+    bstarts = np.array(starts, "<i4")
     pieces = [p for part in parts for p in part.pieces]
     return Layout(bstarts, pieces, cbytes, all(part.zero for part in parts))
 
