@@ -35,6 +35,7 @@ from .header import (
     FrameHeader,
     check_magic,
 )
+from .heldblock import HeldBlock, in_one_block, read_held
 from .index import OffsetIndex, special_of
 from .sparse import chunk_name, read_chunk_object
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
@@ -87,6 +88,9 @@ class FrameReader:
     _wholes: dict[int, tuple[ChunkReader, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: the last block decoded for a read inside one block (:mod:`.heldblock`), which
+    #: serves the next read in the same block when its bytes are the same
+    _held: HeldBlock | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def open(
@@ -355,9 +359,19 @@ class FrameReader:
             small = self._small_chunk(n) if n not in self._layouts else None
             reader = None if small is not None else self.block_reader(n)
             if reader is not None:
-                return read_blocks_ranges(self._chunk_fetch(n), reader, ranges, outs)
+                fetch = self._chunk_fetch(n)
+                if len(ranges) == 1 and (j := in_one_block(reader, *ranges[0])) is not None:
+                    return [
+                        read_held(self._held, self._keep, n, reader, j, *ranges[0], outs[0], fetch)
+                    ]
+                return read_blocks_ranges(fetch, reader, ranges, outs)
             whole = self._whole_reader(n, small)
+        if len(ranges) == 1 and (j := in_one_block(whole, *ranges[0])) is not None:
+            return [read_held(self._held, self._keep, n, whole, j, *ranges[0], outs[0], None)]
         return [whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)]
+
+    def _keep(self, held: HeldBlock) -> None:
+        self._held = held
 
     def _kept(self, n: int) -> ChunkReader | None:
         """The kept reader of chunk ``n`` when the bytes where it lies are still its bytes."""

@@ -1,0 +1,103 @@
+"""The last block a frame handle decoded for a read inside one block, kept for the next one.
+
+A one-item read (``s[i]``, ``get_slice`` of a few items) decodes every stream of the block
+holding the item. Reads that stay in that block (the same item again, its neighbours) then
+take their bytes out of the kept decoded streams instead of decoding them again.
+
+The kept block is only used when it was decoded from the same bytes: a block of a chunk read
+whole is kept with that chunk's reader (whose bytes the frame re-reads and compares on every
+read: C-Blosc2 rewrites a same-size chunk in place); a block read by byte ranges is kept with
+its stored bytes, which the next read fetches anyway and compares. A frame reader is replaced
+whenever a poll or a lock sees another handle's commit, and its kept block goes with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..chunk.decode import ChunkReader
+from ..chunk.layout import ChunkKind
+from ..chunk.ranged import GAP_BYTES, FetchFn, coalesce, with_blocks
+
+__all__ = ["HeldBlock", "in_one_block", "read_held"]
+
+
+@dataclass(frozen=True, slots=True)
+class HeldBlock:
+    """Block ``j`` of chunk ``n`` decoded by ``owner`` (:meth:`ChunkReader.block_image`);
+    ``stored``: the stored bytes it was decoded from, one ``bytes`` per fetched span
+    (None when ``owner`` holds the whole chunk's bytes)."""
+
+    owner: ChunkReader
+    n: int
+    j: int
+    stored: list[bytes] | None
+    image: np.ndarray
+    streams: bool
+
+
+def in_one_block(reader: ChunkReader, lo: int, hi: int) -> int | None:
+    """The block of a chunk of regular blocks holding all of bytes ``[lo, hi)`` (not
+    empty), else None.
+
+    >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+    >>> a = np.arange(2048, dtype=np.int32).data.cast("B")
+    >>> r = ChunkReader.open(encode_chunk(a, EncodeSpec(4, 5, 1, blocksize=4096)))
+    >>> in_one_block(r, 4096, 4100), in_one_block(r, 4000, 4100), in_one_block(r, 5, 5)
+    (1, None, None)
+    """
+    if reader.layout.kind != ChunkKind.BLOCKS:
+        return None
+    blocks = reader.layout.blocks_for(lo, hi)
+    return blocks.start if len(blocks) == 1 else None
+
+
+def read_held(
+    held: HeldBlock | None,
+    keep: Callable[[HeldBlock], None],
+    n: int,
+    reader: ChunkReader,
+    j: int,
+    lo: int,
+    hi: int,
+    out: np.ndarray | None,
+    fetch: FetchFn | None,
+) -> np.ndarray:
+    """Bytes ``[lo, hi)`` of chunk ``n``, all in its block ``j``, into ``out`` when given:
+    out of ``held`` when it is that block decoded from the same bytes, else decoded and
+    passed to ``keep``. ``reader``: the chunk's reader over its whole bytes (``fetch`` None),
+    or its stored layout (``fetch`` reads the stored chunk's bytes)."""
+    bs = reader.header.effective_blocksize
+    a, b = lo - j * bs, hi - j * bs
+    if fetch is None:
+        if held is None or held.owner is not reader or held.j != j or held.stored is not None:
+            image, streams = reader.block_image(j)
+            held = HeldBlock(reader, n, j, None, image, streams)
+            keep(held)
+        return reader.range_from_image(held.image, held.streams, j, a, b, out)
+    layout = reader.layout
+    needed = layout.needed_blocks(lo, hi)
+    # the spans with_blocks fetches: fetched here first, compared with the kept block's
+    spans = coalesce(layout.block_spans(needed), GAP_BYTES)
+    got = [bytes(fetch(s, e - s)) for s, e in spans]
+    h = held
+    if h is not None and h.owner is reader and h.n == n and h.j == j and h.stored == got:
+        return reader.range_from_image(h.image, h.streams, j, a, b, out)
+    served = dict(zip(spans, got, strict=True))
+
+    def fetched(p: int, k: int) -> bytes | bytearray | memoryview:
+        data = served.get((p, p + k))
+        return fetch(p, k) if data is None else data
+
+    def use(bound: ChunkReader) -> np.ndarray:
+        # a block not kept: its streams are checked (as every ranged read checks them)
+        # before it is decoded
+        bound.check_blocks(needed)
+        image, streams = bound.block_image(j)
+        keep(HeldBlock(reader, n, j, got, image, streams))
+        return bound.range_from_image(image, streams, j, a, b, out)
+
+    return with_blocks(fetched, reader, needed, use, check=False)
