@@ -356,7 +356,8 @@ class FrameReader:
         """:meth:`read_chunk_range` for several ranges of chunk ``n``, read together."""
         whole = self._kept(n)
         if whole is None:
-            small = self._small_chunk(n) if n not in self._layouts else None
+            # (a chunk known to be read whole is read again in one request when small)
+            small = self._small_chunk(n) if self._layouts.get(n) is None else None
             reader = None if small is not None else self.block_reader(n)
             if reader is not None:
                 fetch = self._chunk_fetch(n)
@@ -393,11 +394,11 @@ class FrameReader:
         off = self.offset(n)
         pos = self.header.header_len + off if off >= 0 and self.directory is None else -1
         if small is None:
-            whole = ChunkReader.open(self.get_chunk(n), self.context)
-            if whole.header.cbytes > SMALL_CHUNK or self.directory is not None:
-                return whole
-            data = bytes(whole.buf)
-            h = whole.header
+            buf = self.get_chunk(n)
+            h = ChunkHeader.from_bytes(buf)
+            if h.cbytes > min(SMALL_CHUNK, len(buf)) or self.directory is not None:
+                return ChunkReader.open(buf, self.context)  # (which names a short buffer)
+            data = bytes(memoryview(buf)[: h.cbytes])  # parsed once, from its own bytes
         else:
             data, h = bytes(small[0]), small[1]  # its own bytes: no view pins a store's buffer
         view = memoryview(data)
