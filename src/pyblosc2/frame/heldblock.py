@@ -1,8 +1,12 @@
 """The last block a frame handle decoded for a read inside one block, kept for the next one.
 
 A one-item read (``s[i]``, ``get_slice`` of a few items) decodes every stream of the block
-holding the item. Reads that stay in that block (the same item again, its neighbours) then
-take their bytes out of the kept decoded streams instead of decoding them again.
+holding the item. When a second read falls in the same block, its decoded streams (or, for
+pipelines other than one byte shuffle, the decoded block) are kept, and the reads that stay
+in that block (the same item again, its neighbours) take their bytes out of them instead of
+decoding them again. A block read only once is not kept: reads spread over a chunk keep
+the cheaper one-block decoding (a large block's streams decoded one at a time into a small
+buffer, only the items read copied out).
 
 The kept block is only used when it was decoded from the same bytes: a block of a chunk read
 whole is kept with that chunk's reader (whose bytes the frame re-reads and compares on every
@@ -27,7 +31,8 @@ __all__ = ["HeldBlock", "in_one_block", "read_held"]
 
 @dataclass(frozen=True, slots=True)
 class HeldBlock:
-    """Block ``j`` of chunk ``n`` decoded by ``owner`` (:meth:`ChunkReader.block_image`);
+    """Block ``j`` of chunk ``n`` read through ``owner``, and its ``image`` once decoded
+    (:meth:`ChunkReader.block_image`; None: read once, not decoded for keeping);
     ``stored``: the stored bytes it was decoded from, one ``bytes`` per fetched span
     (None when ``owner`` holds the whole chunk's bytes)."""
 
@@ -35,7 +40,7 @@ class HeldBlock:
     n: int
     j: int
     stored: list[bytes] | None
-    image: np.ndarray
+    image: np.ndarray | None
     streams: bool
 
 
@@ -66,25 +71,33 @@ def read_held(
     out: np.ndarray | None,
     fetch: FetchFn | None,
 ) -> np.ndarray:
-    """Bytes ``[lo, hi)`` of chunk ``n``, all in its block ``j``, into ``out`` when given:
-    out of ``held`` when it is that block decoded from the same bytes, else decoded and
-    passed to ``keep``. ``reader``: the chunk's reader over its whole bytes (``fetch`` None),
-    or its stored layout (``fetch`` reads the stored chunk's bytes)."""
+    """Bytes ``[lo, hi)`` of chunk ``n``, all in its block ``j``, into ``out`` when given.
+    ``reader``: the chunk's reader over its whole bytes (``fetch`` None), or its stored
+    layout (``fetch`` reads the stored chunk's bytes).
+
+    A block read once is only noted (``keep`` gets it without an image: reads all over the
+    chunk pay nothing for the keeping, a one-block range being decoded the cheapest way);
+    a second read of it, from the same bytes, decodes its image and keeps it; from the
+    third on, reads are served out of the image."""
     bs = reader.header.effective_blocksize
     a, b = lo - j * bs, hi - j * bs
     if fetch is None:
         if held is None or held.owner is not reader or held.j != j or held.stored is not None:
+            keep(HeldBlock(reader, n, j, None, None, False))
+            return reader.decode_range(lo, hi, out=out)
+        image, streams = held.image, held.streams
+        if image is None:
             image, streams = reader.block_image(j)
-            held = HeldBlock(reader, n, j, None, image, streams)
-            keep(held)
-        return reader.range_from_image(held.image, held.streams, j, a, b, out)
+            keep(HeldBlock(reader, n, j, None, image, streams))
+        return reader.range_from_image(image, streams, j, a, b, out)
     layout = reader.layout
     needed = layout.needed_blocks(lo, hi)
     # the spans with_blocks fetches: fetched here first, compared with the kept block's
     spans = coalesce(layout.block_spans(needed), GAP_BYTES)
     got = [bytes(fetch(s, e - s)) for s, e in spans]
     h = held
-    if h is not None and h.owner is reader and h.n == n and h.j == j and h.stored == got:
+    seen = h is not None and h.owner is reader and h.n == n and h.j == j and h.stored == got
+    if seen and h is not None and h.image is not None:
         return reader.range_from_image(h.image, h.streams, j, a, b, out)
     served = dict(zip(spans, got, strict=True))
 
@@ -92,9 +105,13 @@ def read_held(
         data = served.get((p, p + k))
         return fetch(p, k) if data is None else data
 
+    if not seen:  # read once: noted, decoded as any ranged read
+        keep(HeldBlock(reader, n, j, got, None, False))
+        return with_blocks(fetched, reader, needed, lambda r: r.decode_range(lo, hi, out=out))
+
     def use(bound: ChunkReader) -> np.ndarray:
-        # a block not kept: its streams are checked (as every ranged read checks them)
-        # before it is decoded
+        # read again: its streams are checked (as every ranged read checks them), then
+        # its image decoded and kept
         bound.check_blocks(needed)
         image, streams = bound.block_image(j)
         keep(HeldBlock(reader, n, j, got, image, streams))
