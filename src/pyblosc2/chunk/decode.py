@@ -215,72 +215,36 @@ class ChunkReader(ChunkStreams):
             return steps[0][1] or self.header.typesize
         return None
 
-    def block_image(self, j: int) -> tuple[np.ndarray, bool]:
-        """Regular block ``j`` decoded for repeated reads of its bytes, as a new array: its
-        decoded streams when undoing the pipeline is at most one SHUFFLE (True: a range is
-        then unshuffled item by item out of them, as :meth:`decode_range` does), else the
-        block decoded whole (False). :meth:`range_from_image` reads ranges out of it.
+    def block_image(self, j: int) -> np.ndarray:
+        """Regular block ``j`` decoded whole into a new array (a block kept to serve later
+        reads of its bytes by plain slices).
 
         >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
         >>> a = np.arange(4096, dtype=np.int32).data.cast("B")
         >>> r = ChunkReader.open(encode_chunk(a, EncodeSpec(4, 5, 1, blocksize=4096)))
-        >>> image, streams = r.block_image(2)
-        >>> streams, r.range_from_image(image, streams, 2, 8, 16).view(np.int32).tolist()
-        (True, [2050, 2051])
+        >>> r.block_image(2)[8:16].view(np.int32).tolist()
+        [2050, 2051]
         """
         if self.layout.kind != ChunkKind.BLOCKS:
             raise ParamError("only a chunk of regular blocks has block images")
         image = np.empty(self.header.block_size(j), np.uint8)
-        if self.shuffle_group() is not None:
-            if self.present is not None and j not in self.present:
-                raise ParamError(f"blocks [{j}] were not read into this reader")
-            self.decode_streams(j, image)
-            return image, True
         self._decode_blocks(image, j, j, 1)
-        return image, False
+        return image
 
-    def range_from_image(
-        self,
-        image: np.ndarray,
-        streams: bool,
-        j: int,
-        a: int,
-        b: int,
-        out: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Bytes ``[a, b)`` of regular block ``j`` (offsets in the block, clipped to it)
-        out of its :meth:`block_image` ``(image, streams)``, into ``out`` when given."""
-        a, b = max(0, a), min(b, len(image))
-        b = max(a, b)
-        out = np.empty(b - a, np.uint8) if out is None else out[: b - a]
-        g = self.shuffle_group() if streams else None
-        if g is None:
-            out[:] = image[a:b]
-        elif b > a:
-            self._decode_block_part(j, a, b, g, out, image)
-        return out
-
-    def _decode_block_part(
-        self, j: int, a: int, b: int, g: int, out: np.ndarray, image: np.ndarray | None = None
-    ) -> None:
+    def _decode_block_part(self, j: int, a: int, b: int, g: int, out: np.ndarray) -> None:
         """Bytes ``[a, b)`` of regular block ``j`` into ``out``: the block's streams are
-        decoded whole (or taken from ``image``, the block's decoded streams), but only the
-        items covering ``[a, b)`` are unshuffled (group size ``g``, 0 for an unfiltered
-        block)."""
-        if self.present is not None and j not in self.present and image is None:
+        decoded whole, but only the items covering ``[a, b)`` are unshuffled (group size
+        ``g``, 0 for an unfiltered block)."""
+        if self.present is not None and j not in self.present:
             raise ParamError(f"blocks [{j}] were not read into this reader")
         bsize = self.header.block_size(j)
         q = bsize // g if g and g > 1 else 0
         n = q * g if q else 0
         # one stream per plane (and no tail): only the parts of the planes covering [a, b)
         # are copied out of each decoded stream (no block-sized copy)
-        split = (
-            image is None and n == bsize and self.codec is not None and self.header.nstreams(j) == g
-        )
+        split = n == bsize and self.codec is not None and self.header.nstreams(j) == g
         block = self.arr[:0]
-        if image is not None:
-            block = image[:bsize]
-        elif not split:
+        if not split:
             block = scratch(bsize, "block")
             self.decode_streams(j, block)
         if a < n:  # the shuffled part: byte k of item i is plane k, position i

@@ -1,12 +1,11 @@
 """The last block a frame handle decoded for a read inside one block, kept for the next one.
 
 A one-item read (``s[i]``, ``get_slice`` of a few items) decodes every stream of the block
-holding the item. When a second read falls in the same block, its decoded streams (or, for
-pipelines other than one byte shuffle, the decoded block) are kept, and the reads that stay
-in that block (the same item again, its neighbours) take their bytes out of them instead of
-decoding them again. A block read only once is not kept: reads spread over a chunk keep
-the cheaper one-block decoding (a large block's streams decoded one at a time into a small
-buffer, only the items read copied out).
+holding the item. When a second read falls in the same block, the block is decoded whole
+and kept, and the reads that stay in that block (the same item again, its neighbours) take
+their bytes out of it by a slice instead of decoding them again. A block read only once is
+not kept: reads spread over a chunk keep the cheaper one-block decoding (a large block's
+streams decoded one at a time into a small buffer, only the items read copied out).
 
 The kept block is only used when it was decoded from the same bytes: a block of a chunk read
 whole is kept with that chunk's reader (whose bytes the frame re-reads and compares on every
@@ -32,7 +31,8 @@ __all__ = ["HeldBlock", "in_one_block", "read_held"]
 @dataclass(frozen=True, slots=True)
 class HeldBlock:
     """Block ``j`` of chunk ``n`` read through ``owner``, and its ``image`` once decoded
-    (:meth:`ChunkReader.block_image`; None: read once, not decoded for keeping);
+    (the block decoded whole, :meth:`ChunkReader.block_image`; None: read once, not decoded
+    for keeping);
     ``stored``: the stored bytes it was decoded from, one ``bytes`` per fetched span
     (None when ``owner`` holds the whole chunk's bytes)."""
 
@@ -41,7 +41,6 @@ class HeldBlock:
     j: int
     stored: list[bytes] | None
     image: np.ndarray | None
-    streams: bool
 
 
 def in_one_block(reader: ChunkReader, lo: int, hi: int) -> int | None:
@@ -83,13 +82,13 @@ def read_held(
     a, b = lo - j * bs, hi - j * bs
     if fetch is None:
         if held is None or held.owner is not reader or held.j != j or held.stored is not None:
-            keep(HeldBlock(reader, n, j, None, None, False))
+            keep(HeldBlock(reader, n, j, None, None))
             return reader.decode_range(lo, hi, out=out)
-        image, streams = held.image, held.streams
+        image = held.image
         if image is None:
-            image, streams = reader.block_image(j)
-            keep(HeldBlock(reader, n, j, None, image, streams))
-        return reader.range_from_image(image, streams, j, a, b, out)
+            image = reader.block_image(j)
+            keep(HeldBlock(reader, n, j, None, image))
+        return _part(image, a, b, out)
     layout = reader.layout
     needed = layout.needed_blocks(lo, hi)
     # the spans with_blocks fetches: fetched here first, compared with the kept block's
@@ -98,7 +97,7 @@ def read_held(
     h = held
     seen = h is not None and h.owner is reader and h.n == n and h.j == j and h.stored == got
     if seen and h is not None and h.image is not None:
-        return reader.range_from_image(h.image, h.streams, j, a, b, out)
+        return _part(h.image, a, b, out)
     served = dict(zip(spans, got, strict=True))
 
     def fetched(p: int, k: int) -> bytes | bytearray | memoryview:
@@ -106,15 +105,25 @@ def read_held(
         return fetch(p, k) if data is None else data
 
     if not seen:  # read once: noted, decoded as any ranged read
-        keep(HeldBlock(reader, n, j, got, None, False))
+        keep(HeldBlock(reader, n, j, got, None))
         return with_blocks(fetched, reader, needed, lambda r: r.decode_range(lo, hi, out=out))
 
     def use(bound: ChunkReader) -> np.ndarray:
         # read again: its streams are checked (as every ranged read checks them), then
         # its image decoded and kept
         bound.check_blocks(needed)
-        image, streams = bound.block_image(j)
-        keep(HeldBlock(reader, n, j, got, image, streams))
-        return bound.range_from_image(image, streams, j, a, b, out)
+        image = bound.block_image(j)
+        keep(HeldBlock(reader, n, j, got, image))
+        return _part(image, a, b, out)
 
     return with_blocks(fetched, reader, needed, use, check=False)
+
+
+def _part(image: np.ndarray, a: int, b: int, out: np.ndarray | None) -> np.ndarray:
+    """Bytes ``[a, b)`` of a kept block ``image`` (clipped to it), into ``out`` when given."""
+    a, b = max(0, a), min(b, len(image))
+    part = image[a : max(a, b)]
+    if out is None:
+        return part.copy()
+    out[: len(part)] = part
+    return out[: len(part)]
