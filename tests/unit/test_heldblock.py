@@ -11,6 +11,7 @@ import pytest
 import pyblosc2 as pb
 from pyblosc2.chunk.decode import ChunkReader
 from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+from pyblosc2.frame import heldblock
 from pyblosc2.frame.heldblock import in_one_block
 
 PIPELINES = {
@@ -71,3 +72,17 @@ def test_in_one_block_is_none_across_blocks_and_for_special_chunks() -> None:
     assert in_one_block(r, 4090, 4100) is None
     z = ChunkReader.open(encode_chunk(bytes(16384), EncodeSpec(4, 5, 1, blocksize=4096)))
     assert in_one_block(z, 0, 4) is None
+
+
+@pytest.mark.parametrize("items", [2048, 1 << 17], ids=["small-chunks", "large-chunks"])
+def test_blocks_over_held_max_are_never_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, items: int
+) -> None:
+    monkeypatch.setattr(heldblock, "HELD_MAX", 1024)
+    data = np.arange(3 * items, dtype=np.int64)
+    path = str(tmp_path / "f.b2frame")
+    pb.SChunk(chunksize=8 * items, data=data, urlpath=path, mode="w", cparams={"typesize": 8})
+    s = pb.open(path, mode="r")
+    for a in (items + 5, items + 6, items + 5):
+        assert np.frombuffer(s[a], np.int64)[0] == a
+    assert s._frame.reader._held is None

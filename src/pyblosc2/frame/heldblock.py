@@ -25,7 +25,10 @@ from ..chunk.decode import ChunkReader
 from ..chunk.layout import ChunkKind
 from ..chunk.ranged import GAP_BYTES, FetchFn, coalesce, with_blocks
 
-__all__ = ["HeldBlock", "in_one_block", "read_held"]
+__all__ = ["HELD_MAX", "HeldBlock", "in_one_block", "read_held"]
+
+#: blocks larger than this are never kept (a handle holds at most one block this size)
+HELD_MAX = 1 << 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,11 @@ def read_held(
     third on, reads are served out of the image."""
     bs = reader.header.effective_blocksize
     a, b = lo - j * bs, hi - j * bs
+    if bs > HELD_MAX:  # decoded as any one-block read, never kept
+        if fetch is None:
+            return reader.decode_range(lo, hi, out=out)
+        needed = reader.layout.needed_blocks(lo, hi)
+        return with_blocks(fetch, reader, needed, lambda r: r.decode_range(lo, hi, out=out))
     if fetch is None:
         if held is None or held.owner is not reader or held.j != j or held.stored is not None:
             keep(HeldBlock(reader, n, j, None, None))
