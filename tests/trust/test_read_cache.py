@@ -53,3 +53,98 @@ def test_a_commit_by_another_process_between_two_reads_is_seen(
         assert np.frombuffer(s[ITEMS + 3], np.int64)[0] == value
         assert np.frombuffer(s[ITEMS + 4], np.int64)[0] == value
         assert np.frombuffer(s[3], np.int64)[0] == 3
+
+
+# -- the block kept by one-item reads (``FrameReader._held``) -----------------------------
+BIG = 1 << 17  # int64 items per chunk: 1 MiB chunks of 8 blocks, read by byte ranges
+
+UPDATE_BIG = """
+import sys
+import numpy as np
+lib, path, locking, value = sys.argv[1], sys.argv[2], sys.argv[3] == "1", int(sys.argv[4])
+if lib == "pyblosc2":
+    import pyblosc2 as mod
+else:
+    import blosc2 as mod
+kw = {"locking": True} if locking else {}
+s = mod.open(path, mode="a", **kw)
+low = np.random.default_rng(5).integers(0, 1 << 24, 1 << 17)
+s.update_data(1, low + value * (1 << 40), copy=True)
+"""
+
+
+def _big(value: int) -> np.ndarray:
+    """A chunk whose stored size does not depend on ``value``: three planes of random
+    bytes, ``value`` as the run of one constant byte plane (C rewrites it in place)."""
+    return np.random.default_rng(5).integers(0, 1 << 24, BIG) + value * (1 << 40)
+
+
+@pytest.mark.parametrize("locking", [False, True], ids=["polled", "locked"])
+@pytest.mark.parametrize("lib", ["pyblosc2", "python-blosc2"])
+def test_a_kept_block_is_not_served_after_another_process_rewrote_its_chunk(
+    tmp_path: Path, lib: str, locking: bool
+) -> None:
+    """Reads in one block of a large chunk are served by the block the first one decoded;
+    after another process rewrote the chunk (python-blosc2: in place, the frame's header
+    unchanged, so no poll sees it) the next read decodes the new bytes."""
+    pytest.importorskip("blosc2")
+    path = tmp_path / "f.b2frame"
+    data = np.concatenate([_big(1), _big(1), _big(1)])
+    cp = {"typesize": 8, "codec": pb.Codec.LZ4, "clevel": 5}
+    pb.SChunk(chunksize=8 * BIG, data=data, urlpath=str(path), mode="w", cparams=cp)
+    s = pb.open(str(path), mode="r", locking=locking)
+    i = BIG + 1000
+    assert np.frombuffer(s[i], np.int64)[0] == data[i]
+    assert np.frombuffer(s[i + 2], np.int64)[0] == data[i + 2]  # read again: kept
+    held = s._frame.reader._held
+    assert held is not None and held.stored is not None and held.image is not None
+    assert np.frombuffer(s[i + 1], np.int64)[0] == data[i + 1]
+    assert s._frame.reader._held is held  # served by the kept block
+    size, head = path.stat().st_size, path.read_bytes()[:64]
+    cmd = [sys.executable, "-c", UPDATE_BIG, lib, str(path), "1" if locking else "0", "2"]
+    subprocess.run(cmd, env=ENV, check=True)
+    if lib == "python-blosc2":  # rewritten in place: the same size and header
+        assert (path.stat().st_size, path.read_bytes()[:64]) == (size, head)
+    new = _big(2)
+    assert np.frombuffer(s[i], np.int64)[0] == new[1000]
+    assert np.frombuffer(s[i + 1], np.int64)[0] == new[1001]
+    assert np.frombuffer(s.get_slice(i - 5, i + 5), np.int64).tolist() == new[995:1005].tolist()
+    assert np.frombuffer(s[3], np.int64)[0] == data[3]
+
+
+PATCH = """
+import sys
+a, b = sys.argv[1], sys.argv[2]
+new = open(b, "rb").read()
+with open(a, "r+b") as f:
+    old = f.read()
+    assert len(old) == len(new)
+    at = [i for i in range(len(old)) if old[i] != new[i]]
+    f.seek(at[0])
+    f.write(new[at[0] : at[-1] + 1])
+"""
+
+
+def test_a_kept_block_is_not_served_after_its_stored_bytes_changed_in_place(
+    tmp_path: Path,
+) -> None:
+    """Another process rewrites a chunk's bytes in place, the frame's header and size
+    unchanged (what a poll of the header cannot see): the next read in the kept block
+    compares the block's stored bytes and decodes the new ones."""
+    path, other = tmp_path / "f.b2frame", tmp_path / "g.b2frame"
+    cp = {"typesize": 8, "codec": pb.Codec.LZ4, "clevel": 5}
+    for p, value in ((path, 1), (other, 2)):
+        data = np.concatenate([_big(1), _big(value), _big(1)])
+        pb.SChunk(chunksize=8 * BIG, data=data, urlpath=str(p), mode="w", cparams=cp)
+    head = path.read_bytes()[:4096]
+    assert other.read_bytes()[:4096] == head  # only chunk 1's stored bytes differ
+    s = pb.open(str(path), mode="r")
+    i = BIG + 1000
+    assert np.frombuffer(s[i], np.int64)[0] == _big(1)[1000]
+    assert np.frombuffer(s[i + 2], np.int64)[0] == _big(1)[1002]
+    reader = s._frame.reader
+    assert reader._held is not None and reader._held.image is not None  # kept
+    subprocess.run([sys.executable, "-c", PATCH, str(path), str(other)], env=ENV, check=True)
+    assert np.frombuffer(s[i + 1], np.int64)[0] == _big(2)[1001]
+    assert s._frame.reader is reader  # no poll saw it: the block's bytes were compared
+    assert np.frombuffer(s[i], np.int64)[0] == _big(2)[1000]

@@ -215,6 +215,22 @@ class ChunkReader(ChunkStreams):
             return steps[0][1] or self.header.typesize
         return None
 
+    def block_image(self, j: int) -> np.ndarray:
+        """Regular block ``j`` decoded whole into a new array (a block kept to serve later
+        reads of its bytes by plain slices).
+
+        >>> from pyblosc2.chunk.encode import EncodeSpec, encode_chunk
+        >>> a = np.arange(4096, dtype=np.int32).data.cast("B")
+        >>> r = ChunkReader.open(encode_chunk(a, EncodeSpec(4, 5, 1, blocksize=4096)))
+        >>> r.block_image(2)[8:16].view(np.int32).tolist()
+        [2050, 2051]
+        """
+        if self.layout.kind != ChunkKind.BLOCKS:
+            raise ParamError("only a chunk of regular blocks has block images")
+        image = np.empty(self.header.block_size(j), np.uint8)
+        self._decode_blocks(image, j, j, 1)
+        return image
+
     def _decode_block_part(self, j: int, a: int, b: int, g: int, out: np.ndarray) -> None:
         """Bytes ``[a, b)`` of regular block ``j`` into ``out``: the block's streams are
         decoded whole, but only the items covering ``[a, b)`` are unshuffled (group size

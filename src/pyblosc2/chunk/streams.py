@@ -114,6 +114,11 @@ class ChunkStreams:
         if needs_codec and self.codec is None:
             self.raise_no_codec("chunk")
 
+    def check_blocks(self, blocks: Sequence[int]) -> None:
+        """Check (and keep) the stream headers of ``blocks``, for a reader built without
+        checking them (:meth:`~pyblosc2.chunk.decode.ChunkReader.with_bytes`)."""
+        self._check_streams(blocks)
+
     def _raise_block_error(self, j: int) -> NoReturn:
         """Re-walk the stream headers of block ``j`` (known bad) to raise the exact error."""
         h = self.header

@@ -35,6 +35,7 @@ from .header import (
     FrameHeader,
     check_magic,
 )
+from .heldblock import HeldBlock, in_one_block, read_held
 from .index import OffsetIndex, special_of
 from .sparse import chunk_name, read_chunk_object
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
@@ -87,6 +88,9 @@ class FrameReader:
     _wholes: dict[int, tuple[ChunkReader, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: the last block decoded for a read inside one block (:mod:`.heldblock`), which
+    #: serves the next read in the same block when its bytes are the same
+    _held: HeldBlock | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def open(
@@ -352,12 +356,23 @@ class FrameReader:
         """:meth:`read_chunk_range` for several ranges of chunk ``n``, read together."""
         whole = self._kept(n)
         if whole is None:
-            small = self._small_chunk(n) if n not in self._layouts else None
+            # (a chunk known to be read whole is read again in one request when small)
+            small = self._small_chunk(n) if self._layouts.get(n) is None else None
             reader = None if small is not None else self.block_reader(n)
             if reader is not None:
-                return read_blocks_ranges(self._chunk_fetch(n), reader, ranges, outs)
+                fetch = self._chunk_fetch(n)
+                if len(ranges) == 1 and (j := in_one_block(reader, *ranges[0])) is not None:
+                    return [
+                        read_held(self._held, self._keep, n, reader, j, *ranges[0], outs[0], fetch)
+                    ]
+                return read_blocks_ranges(fetch, reader, ranges, outs)
             whole = self._whole_reader(n, small)
+        if len(ranges) == 1 and (j := in_one_block(whole, *ranges[0])) is not None:
+            return [read_held(self._held, self._keep, n, whole, j, *ranges[0], outs[0], None)]
         return [whole.decode_range(lo, hi, out=o) for (lo, hi), o in zip(ranges, outs, strict=True)]
+
+    def _keep(self, held: HeldBlock) -> None:
+        self._held = held
 
     def _kept(self, n: int) -> ChunkReader | None:
         """The kept reader of chunk ``n`` when the bytes where it lies are still its bytes."""
@@ -379,11 +394,11 @@ class FrameReader:
         off = self.offset(n)
         pos = self.header.header_len + off if off >= 0 and self.directory is None else -1
         if small is None:
-            whole = ChunkReader.open(self.get_chunk(n), self.context)
-            if whole.header.cbytes > SMALL_CHUNK or self.directory is not None:
-                return whole
-            data = bytes(whole.buf)
-            h = whole.header
+            buf = self.get_chunk(n)
+            h = ChunkHeader.from_bytes(buf)
+            if h.cbytes > min(SMALL_CHUNK, len(buf)) or self.directory is not None:
+                return ChunkReader.open(buf, self.context)  # (which names a short buffer)
+            data = bytes(memoryview(buf)[: h.cbytes])  # parsed once, from its own bytes
         else:
             data, h = bytes(small[0]), small[1]  # its own bytes: no view pins a store's buffer
         view = memoryview(data)
