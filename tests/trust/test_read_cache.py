@@ -26,12 +26,19 @@ else:
     import blosc2 as mod
 kw = {"locking": True} if locking else {}
 s = mod.open(path, mode="a", **kw)
-s.update_data(1, np.full(1024, value, dtype=np.int64), copy=True)
+if sys.argv[5] == "small":
+    new = np.full(1024, value, dtype=np.int64)
+else:  # the test's _big(value)
+    new = np.random.default_rng(5).integers(0, 1 << 24, 1 << 17) + value * (1 << 40)
+s.update_data(1, new, copy=True)
 """
 
 
-def _update(lib: str, path: Path, locking: bool, value: int) -> None:
-    cmd = [sys.executable, "-c", UPDATE, lib, str(path), "1" if locking else "0", str(value)]
+def _update(lib: str, path: Path, locking: bool, value: int, kind: str = "small") -> None:
+    """Chunk 1 rewritten by another process of ``lib``: ``value`` repeated (``small``) or
+    ``_big(value)`` (``big``)."""
+    flag = "1" if locking else "0"
+    cmd = [sys.executable, "-c", UPDATE, lib, str(path), flag, str(value), kind]
     subprocess.run(cmd, env=ENV, check=True)
 
 
@@ -57,20 +64,6 @@ def test_a_commit_by_another_process_between_two_reads_is_seen(
 
 # -- the block kept by one-item reads (``FrameReader._held``) -----------------------------
 BIG = 1 << 17  # int64 items per chunk: 1 MiB chunks of 8 blocks, read by byte ranges
-
-UPDATE_BIG = """
-import sys
-import numpy as np
-lib, path, locking, value = sys.argv[1], sys.argv[2], sys.argv[3] == "1", int(sys.argv[4])
-if lib == "pyblosc2":
-    import pyblosc2 as mod
-else:
-    import blosc2 as mod
-kw = {"locking": True} if locking else {}
-s = mod.open(path, mode="a", **kw)
-low = np.random.default_rng(5).integers(0, 1 << 24, 1 << 17)
-s.update_data(1, low + value * (1 << 40), copy=True)
-"""
 
 
 def _big(value: int) -> np.ndarray:
@@ -101,8 +94,7 @@ def test_a_kept_block_is_not_served_after_another_process_rewrote_its_chunk(
     assert np.frombuffer(s[i + 1], np.int64)[0] == data[i + 1]
     assert s._frame.reader._held is held  # served by the kept block
     size, head = path.stat().st_size, path.read_bytes()[:64]
-    cmd = [sys.executable, "-c", UPDATE_BIG, lib, str(path), "1" if locking else "0", "2"]
-    subprocess.run(cmd, env=ENV, check=True)
+    _update(lib, path, locking, 2, "big")
     if lib == "python-blosc2":  # rewritten in place: the same size and header
         assert (path.stat().st_size, path.read_bytes()[:64]) == (size, head)
     new = _big(2)
