@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -232,3 +233,25 @@ def same_value(written, read) -> bool:
             same_value(written[k], read[k]) for k in written
         )
     return bool(written == read)
+
+
+def spy_run_parallel(monkeypatch: Any, *targets: Any) -> list[tuple[int, int]]:
+    """Replace ``run_parallel`` in each of ``targets`` (modules or dotted names) by a spy
+    that records ``(threads, work items)`` per call and then runs the real one; returns the
+    list it fills."""
+    from pyblosc2 import _threads
+
+    asked: list[tuple[int, int]] = []
+    real = _threads.run_parallel
+
+    def spy(fn: Any, items: Any, nthreads: int) -> Any:
+        items = list(items)
+        asked.append((nthreads, len(items)))
+        return real(fn, items, nthreads)
+
+    for target in targets:
+        if isinstance(target, str):
+            monkeypatch.setattr(f"{target}.run_parallel", spy)
+        else:
+            monkeypatch.setattr(target, "run_parallel", spy)
+    return asked

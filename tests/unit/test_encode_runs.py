@@ -12,6 +12,7 @@ import pyblosc2 as pb
 from pyblosc2 import _threads
 from pyblosc2.chunk import encode as encode_mod
 from pyblosc2.kernels import kernel_sets, kernels_in_use
+from tests.helpers import spy_run_parallel
 
 
 @pytest.mark.parametrize("kernels", kernel_sets())
@@ -24,14 +25,6 @@ def test_one_task_per_thread_same_bytes(monkeypatch, kernels, filters, nblocks) 
     """Blocks go to the pool as one run per thread (a task per block ran two threads slower
     than one), whatever the pipeline and with a partial last block, and the chunk is the one
     a single thread writes."""
-    asked: list[tuple[int, int]] = []  # (threads, work items) per run_parallel call
-    real = encode_mod.run_parallel
-
-    def spy(fn, items, nthreads):
-        items = list(items)
-        asked.append((nthreads, len(items)))
-        return real(fn, items, nthreads)
-
     bs = 2**19  # split into 64 KiB streams: long enough for threads
     n = (nblocks * bs - (bs // 2 if nblocks % 2 else 0)) // 8
     x = np.linspace(0, 1e3, n)
@@ -39,7 +32,7 @@ def test_one_task_per_thread_same_bytes(monkeypatch, kernels, filters, nblocks) 
     kw = {"typesize": 8, "blocksize": bs, "filters": filters, "codec": pb.Codec.LZ4}
     with kernels_in_use(kernels):
         one = pb.compress2(x, nthreads=1, **kw)
-        monkeypatch.setattr(encode_mod, "run_parallel", spy)
+        asked = spy_run_parallel(monkeypatch, encode_mod)  # (threads, work items) per call
         for nthreads in (2, 3):
             asked.clear()
             assert pb.compress2(x, nthreads=nthreads, **kw) == one, nthreads
@@ -49,15 +42,7 @@ def test_one_task_per_thread_same_bytes(monkeypatch, kernels, filters, nblocks) 
 
 def test_short_codec_calls_stay_on_one_thread(monkeypatch) -> None:
     """Streams under the thread rule's size are compressed by the caller alone."""
-    asked: list[tuple[int, int]] = []
-    real = encode_mod.run_parallel
-
-    def spy(fn, items, nthreads):
-        items = list(items)
-        asked.append((nthreads, len(items)))
-        return real(fn, items, nthreads)
-
-    monkeypatch.setattr(encode_mod, "run_parallel", spy)
+    asked = spy_run_parallel(monkeypatch, encode_mod)
     x = np.linspace(0, 1, 2**17)
     chunk = pb.compress2(x, typesize=8, blocksize=2**15, nthreads=2)  # 4 KiB streams
     assert asked == [(1, 1)]

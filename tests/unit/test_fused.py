@@ -15,6 +15,7 @@ from pyblosc2.chunk.decode import ChunkReader
 from pyblosc2.chunk.fused import decode_block_fused
 from pyblosc2.chunk.layout import ChunkKind
 from pyblosc2.kernels import kernel_sets, kernels_in_use
+from tests.helpers import spy_run_parallel
 
 CODECS = [pb.Codec.ZSTD, pb.Codec.LZ4, pb.Codec.BLOSCLZ, pb.Codec.ZLIB]
 
@@ -181,15 +182,8 @@ def test_run_streams_are_found_word_by_word_and_in_the_tail(n, where) -> None:
 
 
 def test_threads_are_used_only_for_long_calls(monkeypatch) -> None:
-    asked: list[tuple[int, int]] = []  # (threads, work items) per run_parallel call
-    real = _threads.run_parallel
-
-    def spy(fn, items, nthreads):
-        items = list(items)
-        asked.append((nthreads, len(items)))
-        return real(fn, items, nthreads)
-
-    monkeypatch.setattr("pyblosc2.chunk.decode.run_parallel", spy)
+    # (threads, work items) per run_parallel call
+    asked = spy_run_parallel(monkeypatch, "pyblosc2.chunk.decode")
     x = np.linspace(0, 1, 2**18)  # 2 MiB
     cases = {
         # shuffled blocks in runs of 1 MiB: plane copies of 128 KiB, on two threads
