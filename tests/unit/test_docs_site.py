@@ -59,12 +59,13 @@ def _plot() -> types.ModuleType:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+def site(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     """The built site (its html directory); one build shared by the xdist workers."""
     for module in ("sphinx", "myst_parser", "numpydoc", "pydata_sphinx_theme"):
         _need(module)
     base = tmp_path_factory.getbasetemp()
-    root = base if worker_id == "master" else base.parent  # the run's, shared by its workers
+    worker = hasattr(request.config, "workerinput")  # an xdist worker: share the run's dir
+    root = base.parent if worker else base
     out = root / "docs-site"
     with open(root / "docs-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
