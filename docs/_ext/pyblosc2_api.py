@@ -215,7 +215,8 @@ def builtin_types(app: Sphinx, doctree: nodes.document) -> None:
         if node.get("refdomain") == "py" and node.get("reftarget") in SHADOWED:
             node["py:module"] = None
             node["py:class"] = None
-            node["refspecific"] = False
+            if "refspecific" in node.attributes:  # its mere presence asks for a fuzzy search
+                del node["refspecific"]
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -135,6 +135,14 @@ def test_every_public_name_and_member_is_in_the_reference(site: Path) -> None:
     assert missing == [], f"public names missing from the API reference: {missing}"
 
 
+def test_builtin_annotations_do_not_link_to_the_schema_specs(site: Path) -> None:
+    """``bytes`` in a signature is the builtin, not ``pyblosc2.bytes`` (a schema spec)."""
+    html = (site / "api" / "classes.html").read_text()
+    start = html.index('id="pyblosc2.Batch.lazybatch"')
+    signature = html[start : html.index("</dt>", start)]
+    assert "bytes" in signature and 'href="#pyblosc2.bytes"' not in signature
+
+
 # -- the performance page -----------------------------------------------------------------------
 
 
