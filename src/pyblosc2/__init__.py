@@ -156,12 +156,15 @@ from .vlarrays import (
     objectarray_from_cframe,
 )
 
+#: pyblosc2's version
 __version__ = VERSION
 
 #: python-blosc2's default parameter dicts (the fields of ``CParams()``, ``DParams()`` and
 #: ``Storage()``), for scripts that build on them
 cparams_dflts = {f.name: getattr(CParams(), f.name) for f in _fields(CParams)}
+#: python-blosc2's default decompression parameters (the fields of ``DParams()``)
 dparams_dflts = {f.name: getattr(DParams(), f.name) for f in _fields(DParams)}
+#: python-blosc2's default storage parameters (the fields of ``Storage()``)
 storage_dflts = {f.name: getattr(Storage(), f.name) for f in _fields(Storage)}
 #: the number of cores (python-blosc2's ``ncores``)
 ncores = _os.cpu_count() or 1

@@ -348,10 +348,12 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
     @property
     @reads
     def metalayers(self) -> tuple[tuple[str, bytes], ...]:
+        """The metalayers as ``(name, msgpack bytes)`` pairs (what ``Meta`` reads)."""
         return self.header.metalayers
 
     @writes
     def update_metalayer(self, name: str, content: bytes) -> None:
+        """Replace the msgpack bytes of metalayer ``name`` by ``content`` of the same size."""
         self._check_writable()
         metas = dict(self.header.metalayers)
         if name not in metas:
@@ -365,10 +367,12 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
     @property
     @reads
     def vlmeta_entries(self) -> tuple[tuple[str, bytes], ...]:
+        """The user's vlmeta entries as ``(name, compressed bytes)`` pairs."""
         return tuple((k, v) for k, v in self._frame.trailer.vlmeta if k not in HIDDEN_VLMETA)
 
     @writes
     def set_vlmeta_entries(self, entries: tuple[tuple[str, bytes], ...]) -> None:
+        """Replace every vlmeta entry by ``entries`` (``(name, compressed bytes)``), one commit."""
         self._check_writable()
         hidden = sorted(HIDDEN_VLMETA & {k for k, _ in entries})
         if hidden:
@@ -377,6 +381,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
 
     @property
     def vlmeta_nthreads(self) -> int:
+        """The thread count vlmeta values are compressed with (``cparams.nthreads``)."""
         return self.cparams.nthreads
 
     # -- chunks ---------------------------------------------------------------------------
