@@ -143,6 +143,35 @@ def test_a_kept_row_is_a_copy(h5path) -> None:
         np.testing.assert_array_equal(d[3, :], DATA[3, :])
 
 
+def test_a_kept_structured_item_is_a_copy(tmp_path) -> None:
+    """numpy's scalar of a structured item is a view of its array: the kept chunk's must not
+    leak out (``np.array`` of it would still share the memory)."""
+    dt = np.dtype([("a", "<i4"), ("b", "<f8")])
+    a = np.zeros((40, 10), dt)
+    a["a"] = np.arange(400).reshape(40, 10)
+    with h5py.File(tmp_path / "s.h5", "w") as f:
+        hdf5.create_dataset(f, "x", data=a, chunks=(8, 10), compression="blosc")
+    with hdf5.open(tmp_path / "s.h5", "x") as d:
+        d[3, 4]
+        item = d[3, 4]
+        assert d.cache_info().hits == 1
+        item["a"] = -1
+        row = d[3, :]
+        row["a"] = -1
+        assert d[3, 4]["a"] == 34 and d[3, :]["a"].tolist() == a[3]["a"].tolist()
+
+
+@pytest.mark.parametrize("name", ["blosc_blocks", "b2nd_padded"])
+def test_kept_chunks_on_threads(h5path, name) -> None:
+    """Chunks filled on the pool (two at a time): the same values, the bound kept."""
+    want, chunks = _arrays(name)
+    bound = 2 * math.prod(chunks) * want.itemsize
+    with hdf5.open(h5path, name, nthreads=2, rdcc_nbytes=bound) as d:
+        for key in [np.s_[3:40, 5:9], np.s_[::3, -5:], np.s_[7, :], np.s_[::-2, 3], np.s_[...]]:
+            np.testing.assert_array_equal(d[key], want[key])
+        assert d.cache_info().peak_nbytes <= bound
+
+
 def test_a_dataset_bigger_than_the_cache_streams(h5path) -> None:
     """Every row of 12 chunks through a cache of 2: never more than 2 chunks' bytes held."""
     with hdf5.open(h5path, "b2nd", rdcc_nbytes=2 * CHUNK_NBYTES) as d:

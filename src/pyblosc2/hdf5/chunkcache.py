@@ -191,27 +191,36 @@ class HeldChunk:
         done = self.done
         if done is None:
             return False
-        spans = []
+        firsts: list[int] = []
+        lasts: list[int] = []
         for k in local:
+            if type(k) is int:
+                firsts.append(k)
+                lasts.append(k)
+                continue
             span = _bounds(k)
             if span is None:
                 return True  # nothing selected
-            spans.append(span)
-        if self.blocks is not None:
-            key = tuple(
-                slice(a // b, z // b + 1) for (a, z), b in zip(spans, self.blocks, strict=False)
-            )
-            return bool(done[key].all())
+            firsts.append(span[0])
+            lasts.append(span[1])
+        blocks = self.blocks
+        if blocks is not None:
+            lo = [a // b for a, b in zip(firsts, blocks, strict=False)]
+            hi = [z // b for z, b in zip(lasts, blocks, strict=False)]
+            if lo == hi:  # one block
+                return bool(done[tuple(lo)])
+            return bool(done[tuple(slice(a, z + 1) for a, z in zip(lo, hi, strict=True))].all())
         shape = self.items.shape
         tail = self.items.itemsize * math.prod(shape[len(local) :])  # bytes per key item
         first = last = 0
         stride = tail
-        for (a, z), n in zip(reversed(spans), reversed(shape[: len(local)]), strict=True):
-            first += a * stride
-            last += z * stride
-            stride *= n
+        for d in range(len(local) - 1, -1, -1):
+            first += firsts[d] * stride
+            last += lasts[d] * stride
+            stride *= shape[d]
         bs = self.blocksize
-        return bool(done[first // bs : (last + tail - 1) // bs + 1].all())
+        a, z = first // bs, (last + tail - 1) // bs
+        return bool(done[a]) if a == z else bool(done[a : z + 1].all())
 
     def note_done(self, which: Any) -> None:
         """Blocks ``which`` (an index of ``done``) are now decoded."""
@@ -240,6 +249,8 @@ class ChunkCache:
         self.params = params
         self._strides = _strides(grid)
         self._held: OrderedDict[int, HeldChunk] = OrderedDict()  # by slot, oldest first
+        #: the most recently used held chunk (the last of ``_held``), or None
+        self._mru: HeldChunk | None = None
         self._lock = threading.Lock()
         self._used = 0
         self._peak = 0
@@ -254,6 +265,9 @@ class ChunkCache:
 
     def get(self, index: tuple[int, ...]) -> HeldChunk | None:
         """The held chunk ``index`` (now the most recently used), or None."""
+        mru = self._mru
+        if mru is not None and mru.index == index:  # already the most recently used
+            return mru
         if not self._held:
             return None
         with self._lock:
@@ -262,6 +276,7 @@ class ChunkCache:
             if held is None or held.index != index:
                 return None
             self._held.move_to_end(slot)
+            self._mru = held
             return held
 
     def holds(self, nbytes: int) -> bool:
@@ -286,6 +301,7 @@ class ChunkCache:
             self._prune(nbytes)
             held = HeldChunk(index, np.empty(shape, dtype), stored, slot)
             self._held[slot] = held
+            self._mru = held
             self._used += nbytes
             self._peak = max(self._peak, self._used)
             self._added += 1
@@ -326,8 +342,15 @@ class ChunkCache:
     def __len__(self) -> int:
         return len(self._held)
 
+    @property
+    def held_any(self) -> bool:
+        """Whether any chunk is held."""
+        return bool(self._held)
+
     # -- eviction (under the lock) --------------------------------------------------------------
     def _evict(self, held: HeldChunk) -> None:
+        if self._mru is held:
+            self._mru = None
         del self._held[held.slot]
         self._used -= held.nbytes
         self._evicted += 1

@@ -227,7 +227,7 @@ class Dataset:
             self._learn_mode()
         cache = self.cache
         assert cache is not None
-        if len(cache):
+        if cache.held_any:
             got = self._kept(key, cache, codec)
             if got is not None:
                 return got[0]
@@ -272,46 +272,63 @@ class Dataset:
         chunk covers (one numpy index of its items), else None."""
         items = key if type(key) is tuple else (key,)
         shape = self.h5.shape
-        chunks = codec.chunks
         if len(items) > len(shape):
             return None
+        chunks = codec.chunks
         index: list[int] = []
         local: list[int | slice] = []
-        for k, n, c in zip(items, shape, chunks, strict=False):
-            if type(k) is int or isinstance(k, np.integer):
-                i = int(k) + n if k < 0 else int(k)
-                if not 0 <= i < n:
+        d = 0
+        for k in items:
+            n = shape[d]
+            c = chunks[d]
+            d += 1
+            if type(k) is slice:
+                if k.step is not None and k.step != 1:
                     return None
-                index.append(i // c)
-                local.append(i % c)
-            elif type(k) is slice and (k.step is None or k.step == 1):
                 try:
                     a, b, _ = k.indices(n)
                 except (TypeError, ValueError):
                     return None
-                if b <= a or a // c != (b - 1) // c:
+                q = a // c
+                if b <= a or (b - 1) // c != q:
                     return None
-                index.append(a // c)
-                local.append(slice(a % c, a % c + b - a, 1))
-            else:
+                index.append(q)
+                local.append(slice(a - q * c, b - q * c, 1))
+                continue
+            if type(k) is not int:
+                if not isinstance(k, np.integer):
+                    return None
+                k = int(k)
+            if k < 0:
+                k += n
+            if not 0 <= k < n:
                 return None
-        for n, c in zip(shape[len(items) :], chunks[len(items) :], strict=True):
-            if not 0 < n <= c:
+            q = k // c
+            index.append(q)
+            local.append(k - q * c)
+        while d < len(shape):  # axes not in the key: whole, inside one chunk
+            n = shape[d]
+            if not 0 < n <= chunks[d]:
                 return None
             index.append(0)
             local.append(slice(0, n, 1))
+            d += 1
         held = cache.get(tuple(index))
+        if held is None:
+            return None
         loc = tuple(local)
-        if held is None or not held.covers(loc):
+        if not held.covers(loc):
             return None
         if not self._read_only and self._stored_id(held.index) != held.stored:
             return None  # the general path drops it
         res = held.items[loc]
-        if isinstance(res, np.ndarray):
+        if type(res) is np.ndarray:
             res = res.copy()
             cache.read(held, res.nbytes, True)
-        else:
-            cache.read(held, codec.item_dtype.itemsize, True)
+        else:  # a numpy scalar: a structured one is a view of the items
+            if isinstance(res, np.void):
+                res = res.copy()  # (np.array(res) would still share the items' memory)
+            cache.read(held, held.items.itemsize, True)
         return (res,)
 
     def _job(
@@ -319,7 +336,7 @@ class Dataset:
     ) -> tuple[ChunkPart, StoredChunk | None, HeldChunk | None]:
         """How chunk ``part.index`` is read: ``(part, stored chunk or None, kept chunk or
         None)``; a kept chunk with no stored chunk covers the part."""
-        held = cache.get(part.index) if len(cache) else None
+        held = cache.get(part.index) if cache.held_any else None
         if held is not None and self._read_only and held.covers(part.local):
             return part, None, held
         info = self.h5.id.get_chunk_info_by_coord(self._offsets(part.index))
