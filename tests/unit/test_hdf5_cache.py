@@ -20,6 +20,7 @@ from pyblosc2.kernels.select import wait_for_kernels
 h5py = pytest.importorskip("h5py")
 from pyblosc2 import hdf5  # noqa: E402
 from pyblosc2.hdf5.chunkcache import CacheParams, ChunkCache  # noqa: E402
+from pyblosc2.hdf5.selection import one_chunk_key  # noqa: E402
 
 SHAPE, CHUNKS = (50, 37), (16, 12)  # edge chunks on both axes
 CHUNK_NBYTES = math.prod(CHUNKS) * 8
@@ -76,9 +77,16 @@ def _axis(n: int, c: int):
     inside = st.integers(0, n - 1).flatmap(
         lambda a: st.integers(a + 1, min(n, (a // c + 1) * c)).map(lambda b: slice(a, b))
     )
+    # slices starting or ending at a chunk boundary, or one item past it
+    edge = st.integers(0, n // c).flatmap(
+        lambda q: st.tuples(
+            st.integers(max(0, q * c - 2), q * c + 1), st.integers(q * c, q * c + 2)
+        ).map(lambda t: slice(*t))
+    )
     return st.one_of(
         st.integers(-n, n - 1),
         inside,
+        edge,
         st.builds(
             slice,
             st.none() | st.integers(-n - 3, n + 3),
@@ -116,6 +124,28 @@ def test_cached_reads_equal_uncached_ones(h5path, data, name, nchunks) -> None:
         assert info.peak_nbytes <= bound
         assert info.held <= min(nchunks, 3)
         assert plain.cache_info().added == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    key=st.one_of(
+        st.integers(-60, 60),
+        st.tuples(*[_axis(50, 16), _axis(37, 12)]),
+        st.tuples(_axis(50, 16)),
+        st.just(()),
+        st.just(Ellipsis),
+        st.tuples(st.integers(0, 3), st.just(Ellipsis)),
+    )
+)
+def test_one_chunk_keys_index_their_chunk_as_numpy_indexes_the_array(key) -> None:
+    found = one_chunk_key(key, SHAPE, CHUNKS)
+    if found is None:
+        return
+    index, local = found
+    region = tuple(slice(i * c, (i + 1) * c) for i, c in zip(index, CHUNKS, strict=True))
+    got = DATA[region][local]
+    assert np.shape(got) == np.shape(DATA[key]) and np.array_equal(got, DATA[key])
+    assert not isinstance(key, list) and key is not Ellipsis
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -160,21 +160,23 @@ class HeldChunk:
         """``items`` as bytes, in C order."""
         return self.items.reshape(-1).view(np.uint8)
 
-    def start(
-        self, nblocks: int, blocks: tuple[int, ...] | None = None, blocksize: int = 0
-    ) -> None:
-        """Lay out ``done``: ``nblocks`` Blosc blocks of ``blocksize`` bytes, or b2nd blocks
-        of shape ``blocks`` over a grid whose size is ``nblocks``' shape (a tuple)."""
-        if self.done is not None:
-            return
-        grid = (nblocks,) if blocks is None else _block_grid(self.items.shape, blocks)
-        self.blocks, self.blocksize = blocks, blocksize
-        self.done = np.zeros(grid, bool)
+    def start_flat(self, nblocks: int, blocksize: int) -> None:
+        """Lay out ``done`` (unless laid out) as ``nblocks`` Blosc blocks of ``blocksize``
+        bytes of the C-ordered items."""
+        if self.done is None:
+            self.blocksize = blocksize
+            self.done = np.zeros(nblocks, bool)
+
+    def start_b2nd(self, blocks: tuple[int, ...]) -> None:
+        """Lay out ``done`` (unless laid out) over the grid of b2nd blocks of shape
+        ``blocks``."""
+        if self.done is None:
+            self.blocks = blocks
+            self.done = np.zeros(_block_grid(self.items.shape, blocks), bool)
 
     def mark_all(self) -> None:
         """Every block is decoded (``done`` laid out as one block when not yet)."""
-        if self.done is None:
-            self.start(1, None, self.nbytes)
+        self.start_flat(1, self.nbytes)
         assert self.done is not None
         self.done[...] = True
         self.complete = True

@@ -192,6 +192,8 @@ def fill_flat(
     """Decode into ``held`` (a chunk of C-ordered items) the Blosc blocks holding the items
     ``local`` selects that it does not have yet (``itemsize``: bytes per item of the key's
     axes)."""
+    if held.complete:
+        return
     raw = held.raw
     reader = plan.reader
     if reader is None:  # a special or memcpyed chunk: decoded whole
@@ -200,7 +202,7 @@ def fill_flat(
         return
     h = reader.header
     bs = h.effective_blocksize
-    held.start(h.nblocks, None, bs)
+    held.start_flat(h.nblocks, bs)
     assert held.done is not None
     chunks = held.items.shape[: len(local)]
     need = None
@@ -229,13 +231,15 @@ def fill_b2nd(
 ) -> None:
     """Decode into ``held`` (a b2nd chunk's items in C order) the b2nd blocks holding the
     items ``local`` selects that it does not have yet."""
+    if held.complete:
+        return
     geo = plan.geometry
     assert geo is not None
     reader = plan.reader
     if not plan.blocks_addressable or reader is None:  # decoded whole
         _fill_whole_b2nd(plan, source, held)
         return
-    held.start(0, geo.blocks)
+    held.start_b2nd(geo.blocks)
     assert held.done is not None
     need = np.zeros(geo.bgrid, bool)
     per_axis = [np.unique(_indices(k) // b) for k, b in zip(local, geo.blocks, strict=True)]

@@ -52,7 +52,7 @@ from .chunkfile import ChunkFile, StoredChunk
 from .chunkplan import PlanCache
 from .chunkread import is_small, selected_count
 from .pipeline import chunk_codec
-from .selection import ChunkPart, Selection
+from .selection import ChunkPart, Selection, one_chunk_key
 from .storedchunk import ChunkCodec
 
 try:
@@ -270,54 +270,12 @@ class Dataset:
     def _kept(self, key: Any, cache: ChunkCache, codec: ChunkCodec) -> tuple[Any] | None:
         """``(result,)`` of a key of ints and slices of step 1 inside one chunk that a kept
         chunk covers (one numpy index of its items), else None."""
-        items = key if type(key) is tuple else (key,)
-        shape = self.h5.shape
-        if len(items) > len(shape):
+        found = one_chunk_key(key, self.h5.shape, codec.chunks)
+        if found is None:
             return None
-        chunks = codec.chunks
-        index: list[int] = []
-        local: list[int | slice] = []
-        d = 0
-        for k in items:
-            n = shape[d]
-            c = chunks[d]
-            d += 1
-            if type(k) is slice:
-                if k.step is not None and k.step != 1:
-                    return None
-                try:
-                    a, b, _ = k.indices(n)
-                except (TypeError, ValueError):
-                    return None
-                q = a // c
-                if b <= a or (b - 1) // c != q:
-                    return None
-                index.append(q)
-                local.append(slice(a - q * c, b - q * c, 1))
-                continue
-            if type(k) is not int:
-                if not isinstance(k, np.integer):
-                    return None
-                k = int(k)
-            if k < 0:
-                k += n
-            if not 0 <= k < n:
-                return None
-            q = k // c
-            index.append(q)
-            local.append(k - q * c)
-        while d < len(shape):  # axes not in the key: whole, inside one chunk
-            n = shape[d]
-            if not 0 < n <= chunks[d]:
-                return None
-            index.append(0)
-            local.append(slice(0, n, 1))
-            d += 1
-        held = cache.get(tuple(index))
-        if held is None:
-            return None
-        loc = tuple(local)
-        if not held.covers(loc):
+        index, loc = found
+        held = cache.get(index)
+        if held is None or not held.covers(loc):
             return None
         if not self._read_only and self._stored_id(held.index) != held.stored:
             return None  # the general path drops it
