@@ -182,7 +182,7 @@ def test_a_kept_structured_item_is_a_copy(tmp_path) -> None:
     with h5py.File(tmp_path / "s.h5", "w") as f:
         hdf5.create_dataset(f, "x", data=a, chunks=(8, 10), compression="blosc")
     with hdf5.open(tmp_path / "s.h5", "x") as d:
-        d[3, 4]
+        d[3, 4], d[3, 4]  # read twice: kept
         item = d[3, 4]
         assert d.cache_info().hits == 1
         item["a"] = -1
@@ -232,16 +232,17 @@ def test_whole_chunk_reads_are_not_kept(h5path) -> None:
 
 def test_one_slot_holds_one_chunk(h5path) -> None:
     with hdf5.open(h5path, "blosc", rdcc_nslots=1) as d:
-        for i in (0, 20, 0, 20):
+        for i in (0, 20, 0, 20, 0, 20):  # each kept from its second read, in the one slot
             d[i, :3]
         info = d.cache_info()
-        assert info.held == 1 and info.added == 4 and info.evicted == 3
+        assert info.held == 1 and info.added == 4 and info.evicted == 3 and info.hits == 0
 
 
 def test_the_read_loop_allocates_within_the_bound(tmp_path) -> None:
     """tracemalloc sees numpy's allocations: reading every row of 16 chunks of 256 KiB through
-    a cache of 3 allocates at most the cache's bound plus one chunk (the work buffer of the
-    first fills) and small objects."""
+    a cache of 3 allocates at most the cache's bound plus one chunk (the stored bytes of the
+    chunk being decoded) and small objects, once the decoder's per-thread work buffers exist
+    (each at most a chunk, allocated once per thread): under 128 KiB more."""
     chunk = (64, 512)
     nbytes = math.prod(chunk) * 8
     a = np.random.default_rng(1).normal(size=(512, 1024))
@@ -250,7 +251,9 @@ def test_the_read_loop_allocates_within_the_bound(tmp_path) -> None:
         hdf5.create_dataset(f, "x", data=a, chunks=chunk, compression="blosc", codec="lz4")
     bound = 3 * nbytes
     with hdf5.open(path, "x", rdcc_nbytes=bound) as d:
-        d[0, :5], d[0, 600:605]  # first reads: code paths loaded
+        for i in range(0, 512, 64):  # work buffers made: every chunk read once, then twice
+            for j in (0, 512):
+                d[i, j : j + 300], d[i + 1, j : j + 300]
         wait_for_kernels()  # numba's import in the background is traced too
         d.refresh()
         added = d.cache_info().added
@@ -265,7 +268,7 @@ def test_the_read_loop_allocates_within_the_bound(tmp_path) -> None:
             tracemalloc.stop()
         info = d.cache_info()
         assert info.peak_nbytes == bound and info.added - added == 16
-        assert bound < peak <= bound + nbytes + 64 * 1024, peak
+        assert bound < peak <= bound + nbytes + 128 * 1024, peak
 
 
 # -- writes and other handles -------------------------------------------------------------------

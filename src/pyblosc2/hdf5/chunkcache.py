@@ -18,6 +18,11 @@ this module is the same cache, on pyblosc2's side, one per :class:`~.dataset.Dat
   (HDF5 moves a chunk read again one place towards the end of its list; here it goes to the
   end: plain LRU order.)
 
+A chunk is held from its second read on: a chunk read once is only noted (its read decodes
+just the blocks it needs, the cheapest way: a chunk read once, as by reads spread over many
+chunks, costs no more than without a cache), as the frames keep a block only when it is read
+again (:mod:`pyblosc2.frame.heldblock`). h5py keeps a chunk from its first read.
+
 A held chunk (:class:`HeldChunk`) is the chunk's items in C order (edge chunks whole, as
 stored), decoded block by block as reads need them: ``done`` says which blocks are in
 ``items`` (Blosc blocks of bytes for flat chunks, b2nd blocks for b2nd chunks, one block
@@ -38,7 +43,10 @@ import numpy as np
 
 from ..errors import ParamError, ParamTypeError
 
-__all__ = ["CacheInfo", "CacheParams", "ChunkCache", "HeldChunk"]
+__all__ = ["NOTED_MAX", "CacheInfo", "CacheParams", "ChunkCache", "HeldChunk"]
+
+#: chunks read once (not held) a cache remembers, least recently read forgotten first
+NOTED_MAX = 1024
 
 #: ``(address, size, filter mask)`` of a stored chunk in the file: what a held chunk was
 #: decoded from
@@ -251,6 +259,8 @@ class ChunkCache:
         self.params = params
         self._strides = _strides(grid)
         self._held: OrderedDict[int, HeldChunk] = OrderedDict()  # by slot, oldest first
+        #: chunks read once and not held (at most NOTED_MAX, least recently read first)
+        self._noted: OrderedDict[tuple[int, ...], None] = OrderedDict()
         #: the most recently used held chunk (the last of ``_held``), or None
         self._mru: HeldChunk | None = None
         self._lock = threading.Lock()
@@ -284,6 +294,20 @@ class ChunkCache:
     def holds(self, nbytes: int) -> bool:
         """Whether a chunk of ``nbytes`` decoded bytes would be held."""
         return self.params.holds(nbytes)
+
+    def read_before(self, index: tuple[int, ...]) -> bool:
+        """Whether chunk ``index`` (not held) was read before (among the last
+        :data:`NOTED_MAX` chunks read); it is noted now. A chunk is held from its second read
+        on: one read of it decodes only the blocks it needs, the cheapest way (picking single
+        items out of them), as the frames' kept block does
+        (:mod:`pyblosc2.frame.heldblock`)."""
+        with self._lock:
+            seen = index in self._noted
+            self._noted[index] = None
+            self._noted.move_to_end(index)
+            if len(self._noted) > NOTED_MAX:
+                self._noted.popitem(last=False)
+            return seen
 
     # -- changes ------------------------------------------------------------------------------
     def add(
@@ -331,6 +355,7 @@ class ChunkCache:
     def clear(self, grid: tuple[int, ...] | None = None) -> None:
         """Forget every held chunk (and take the chunk grid ``grid`` for the slots)."""
         with self._lock:
+            self._noted.clear()
             for held in list(self._held.values()):
                 self._evict(held)
             if grid is not None:
