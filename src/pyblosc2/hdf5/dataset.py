@@ -96,8 +96,7 @@ class Dataset:
             raise ParamTypeError(f"an h5py.Dataset is needed, got {type(dataset).__name__}")
         if isinstance(nthreads, bool) or not isinstance(nthreads, int) or nthreads < 1:
             raise ParamError(f"nthreads must be an int >= 1, got {nthreads!r}")
-        own = CacheParams.from_h5py_tuple(dataset.id.get_access_plist().get_chunk_cache())
-        params = own.replaced(rdcc_nbytes, rdcc_nslots, rdcc_w0)
+        knobs = _knobs(rdcc_nbytes, rdcc_nslots, rdcc_w0)
         self.h5 = dataset
         self.nthreads = nthreads
         self._owns_file = owns_file
@@ -118,11 +117,22 @@ class Dataset:
         self._read_only: bool | None = None
         self._plans: PlanCache | None = None
         self._file: ChunkFile | Literal[False] | None = None
-        #: decoded chunks kept for the next reads (:mod:`.chunkcache`); None when HDF5
-        #: decodes this dataset itself (its own chunk cache then serves it)
-        self.cache: ChunkCache | None = None
-        if self.codec is not None:
-            self.cache = ChunkCache(params, self._grid())
+        self._knobs = knobs
+        self._cache: ChunkCache | None = None
+
+    @property
+    def cache(self) -> ChunkCache | None:
+        """The decoded chunks kept for the next reads (:mod:`.chunkcache`), made on first
+        use; None when HDF5 decodes this dataset itself (its own chunk cache serves it)."""
+        if self._cache is None and self.codec is not None:
+            own = self.h5.id.get_access_plist().get_chunk_cache()
+            params = CacheParams.from_h5py_tuple(own).replaced(
+                self._knobs.get("rdcc_nbytes"),
+                self._knobs.get("rdcc_nslots"),
+                self._knobs.get("rdcc_w0"),
+            )
+            self._cache = ChunkCache(params, self._grid())
+        return self._cache
 
     def _grid(self) -> tuple[int, ...]:
         assert self.codec is not None
@@ -203,8 +213,8 @@ class Dataset:
         if isinstance(self._file, ChunkFile):
             self._file.close()
         self._file = False
-        if self.cache is not None:
-            self.cache.clear()
+        if self._cache is not None:
+            self._cache.clear()
         if self._owns_file and self.h5.id.valid:
             self.h5.file.close()
 
@@ -214,8 +224,8 @@ class Dataset:
         processes wrote (as far as HDF5 shows it: a read-only file needs opening again)."""
         if self.h5.file.swmr_mode:
             self.h5.refresh()
-        if self.cache is not None:
-            self.cache.clear(self._grid())
+        if self._cache is not None:
+            self._cache.clear(self._grid())
         if self._plans is not None:
             self._plans.clear()
 
@@ -226,7 +236,7 @@ class Dataset:
             return self.h5[key]
         if self._read_only is None:
             self._learn_mode()
-        cache = self.cache
+        cache = self._cache if self._cache is not None else self.cache
         assert cache is not None
         if cache.held_any:
             got = self._kept(key, cache, codec)
@@ -395,12 +405,11 @@ class Dataset:
         codec = self.codec
         sel = Selection.from_key(self.shape, key)
         vals = _to_read_order(sel, np.asarray(value, dtype=codec.item_dtype), self.dtype)
-        cache = self.cache
-        assert cache is not None
         for part in sel.parts(codec.chunks):
             chunk = self._chunk_for_update(part)
             chunk[part.local] = vals[part.out]
-            cache.drop(part.index)  # before the write: a failed write leaves nothing stale
+            if self._cache is not None:  # before the write: a failed one leaves nothing stale
+                self._cache.drop(part.index)
             self._store(part.index, chunk)
 
     def _chunk_for_update(self, part: ChunkPart) -> np.ndarray:
@@ -430,11 +439,11 @@ class Dataset:
     def resize(self, shape: tuple[int, ...] | int, axis: int | None = None) -> None:
         """Resize (within ``maxshape``), as ``h5py.Dataset.resize``. The kept chunks are let
         go (HDF5 fills or drops the parts of chunks outside the new shape)."""
-        if self.cache is not None:
-            self.cache.clear()
+        if self._cache is not None:
+            self._cache.clear()
         self.h5.resize(shape, axis)
-        if self.cache is not None:
-            self.cache.clear(self._grid())
+        if self._cache is not None:
+            self._cache.clear(self._grid())
 
 
 def _stored_id(info: Any) -> StoredId | None:
