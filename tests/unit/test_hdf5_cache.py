@@ -182,7 +182,7 @@ def test_a_kept_structured_item_is_a_copy(tmp_path) -> None:
     with h5py.File(tmp_path / "s.h5", "w") as f:
         hdf5.create_dataset(f, "x", data=a, chunks=(8, 10), compression="blosc")
     with hdf5.open(tmp_path / "s.h5", "x") as d:
-        d[3, 4], d[3, 4]  # read twice: kept
+        d[3, 4]  # a chunk of one block: kept from its first read
         item = d[3, 4]
         assert d.cache_info().hits == 1
         item["a"] = -1
@@ -231,11 +231,33 @@ def test_whole_chunk_reads_are_not_kept(h5path) -> None:
 
 
 def test_one_slot_holds_one_chunk(h5path) -> None:
+    # chunks of 8 blocks, 3 items read: each chunk kept from its second read
+    with hdf5.open(h5path, "blosc_blocks", rdcc_nslots=1) as d:
+        for i in (0, 100, 0, 100, 0, 100):
+            np.testing.assert_array_equal(d[i, :3], BIG[i, :3])
+        info = d.cache_info()
+        assert (info.held, info.added, info.evicted, info.hits) == (1, 4, 3, 0)
+    # chunks of one block: a read decodes all of it, each kept from its first read
     with hdf5.open(h5path, "blosc", rdcc_nslots=1) as d:
-        for i in (0, 20, 0, 20, 0, 20):  # each kept from its second read, in the one slot
+        for i in (0, 20, 0, 20, 0, 20):
             d[i, :3]
         info = d.cache_info()
-        assert info.held == 1 and info.added == 4 and info.evicted == 3 and info.hits == 0
+        assert (info.held, info.added, info.evicted, info.hits) == (1, 6, 5, 0)
+
+
+def test_a_first_read_keeps_a_chunk_only_if_it_decodes_most_of_it(h5path) -> None:
+    """Chunks of 100 rows in 8 blocks of ~13.6 rows (and an edge chunk of 30 rows)."""
+    with hdf5.open(h5path, "blosc_blocks") as d:
+        d[5, :3]  # one block of 8: noted, not kept
+        d[150, :]  # a row: one block of chunk 1
+        assert d.cache_info().added == 0
+        d[5, 10:20], d[150, :]  # read again: kept
+        assert d.cache_info().added == 2
+    with hdf5.open(h5path, "blosc_blocks") as d:
+        np.testing.assert_array_equal(d[:, 7], BIG[:, 7])  # all blocks of chunks 0 and 1,
+        assert d.cache_info().added == 2  # 3 of 8 of the edge chunk: not kept
+        d[5, :3], d[205, :3]
+        assert d.cache_info().hits == 1
 
 
 def test_the_read_loop_allocates_within_the_bound(tmp_path) -> None:

@@ -18,10 +18,11 @@ this module is the same cache, on pyblosc2's side, one per :class:`~.dataset.Dat
   (HDF5 moves a chunk read again one place towards the end of its list; here it goes to the
   end: plain LRU order.)
 
-A chunk is held from its second read on: a chunk read once is only noted (its read decodes
-just the blocks it needs, the cheapest way: a chunk read once, as by reads spread over many
-chunks, costs no more than without a cache), as the frames keep a block only when it is read
-again (:mod:`pyblosc2.frame.heldblock`). h5py keeps a chunk from its first read.
+A chunk is held from its second read on (:meth:`ChunkCache.read_before`), or from a first read
+that decodes most of it anyway (:mod:`.dataset` decides): a chunk read once is only noted (its
+read decodes just the blocks it needs, the cheapest way: reads spread over many chunks cost no
+more than without a cache), as the frames keep a block only when it is read again
+(:mod:`pyblosc2.frame.heldblock`). h5py keeps a chunk from its first read.
 
 A held chunk (:class:`HeldChunk`) is the chunk's items in C order (edge chunks whole, as
 stored), decoded block by block as reads need them: ``done`` says which blocks are in

@@ -38,7 +38,15 @@ from .chunkcache import HeldChunk
 from .chunkplan import ChunkPlan
 from .selection import LocalKey, Selection
 
-__all__ = ["decode_whole", "fill_b2nd", "fill_flat", "read_b2nd", "read_flat", "selected_count"]
+__all__ = [
+    "decode_whole",
+    "decodes_most",
+    "fill_b2nd",
+    "fill_flat",
+    "read_b2nd",
+    "read_flat",
+    "selected_count",
+]
 
 #: a selection of at most this fraction of a chunk's items decodes only the blocks it needs
 PARTIAL_FRACTION = 4
@@ -205,13 +213,7 @@ def fill_flat(
     held.start_flat(h.nblocks, bs)
     assert held.done is not None
     chunks = held.items.shape[: len(local)]
-    need = None
-    if held.fills == 0 and is_small(local, chunks):
-        runs = _needed_runs(local, chunks, itemsize, plan)
-        if runs is not None:
-            need = np.zeros(h.nblocks, bool)
-            for a, b in runs:
-                need[a // bs : (b - 1) // bs + 1] = True
+    need = _need_flat(plan, local, chunks, itemsize) if held.fills == 0 else None
     missing = ~held.done if need is None else need & ~held.done
     count = int(np.count_nonzero(missing))
     if count == 0:
@@ -241,16 +243,12 @@ def fill_b2nd(
         return
     held.start_b2nd(geo.blocks)
     assert held.done is not None
-    need = np.zeros(geo.bgrid, bool)
-    per_axis = [np.unique(_indices(k) // b) for k, b in zip(local, geo.blocks, strict=True)]
-    need[np.ix_(*per_axis)] = True
-    missing = need & ~held.done
+    need = _need_b2nd(plan, local)
+    missing = ~held.done if need is None else need & ~held.done
     count = int(np.count_nonzero(missing))
     if count == 0:
         return
-    total = math.prod(geo.bgrid)
-    small = int(np.count_nonzero(need)) * 2 <= total or is_small(local, geo.chunks)
-    if held.fills > 0 or not small or count * 2 > total:
+    if held.fills > 0 or need is None or count * 2 > missing.size:
         _fill_whole_b2nd(plan, source, held)
         return
     bsize = geo.block_nbytes
@@ -273,6 +271,52 @@ def fill_b2nd(
 
     with_blocks(_fetcher(source, plan.start), reader, needed, use)
     held.note_done(missing)
+
+
+def decodes_most(
+    plan: ChunkPlan, local: tuple[LocalKey, ...], full_shape: tuple[int, ...], itemsize: int
+) -> bool:
+    """Whether reading ``local`` out of the chunk decodes most of it anyway (more than half
+    of its blocks, or all of it): keeping the chunk from that first read costs nothing more
+    (``full_shape``, ``itemsize``: as for :func:`read_flat`)."""
+    if plan.geometry is not None:
+        need = _need_b2nd(plan, local)
+    else:
+        need = _need_flat(plan, local, full_shape[: len(local)], itemsize)
+    return need is None or int(np.count_nonzero(need)) * 2 > need.size
+
+
+def _need_flat(
+    plan: ChunkPlan, local: tuple[LocalKey, ...], chunks: tuple[int, ...], itemsize: int
+) -> np.ndarray | None:
+    """The Blosc blocks a read of ``local`` decodes (a bool per block), None: all of them
+    (a large selection, or no regular blocks), as :func:`read_flat` chooses."""
+    if plan.reader is None or not is_small(local, chunks):
+        return None
+    runs = _needed_runs(local, chunks, itemsize, plan)
+    if runs is None:
+        return None
+    h = plan.reader.header
+    bs = h.effective_blocksize
+    need = np.zeros(h.nblocks, bool)
+    for a, b in runs:
+        need[a // bs : (b - 1) // bs + 1] = True
+    return need
+
+
+def _need_b2nd(plan: ChunkPlan, local: tuple[LocalKey, ...]) -> np.ndarray | None:
+    """The b2nd blocks a read of ``local`` decodes (a bool per block of the block grid),
+    None: all of them (blocks not addressable, or most of them selected), as
+    :func:`read_b2nd` chooses."""
+    geo = plan.geometry
+    assert geo is not None
+    if not plan.blocks_addressable:
+        return None
+    need = np.zeros(geo.bgrid, bool)
+    per_axis = [np.unique(_indices(k) // b) for k, b in zip(local, geo.blocks, strict=True)]
+    need[np.ix_(*per_axis)] = True
+    small = int(np.count_nonzero(need)) * 2 <= need.size or is_small(local, geo.chunks)
+    return need if small else None
 
 
 def _fill_whole_b2nd(plan: ChunkPlan, source: ByteStore, held: HeldChunk) -> None:

@@ -11,8 +11,11 @@ chunk cache (:mod:`.chunkcache`; ``rdcc_nbytes``, ``rdcc_nslots``, ``rdcc_w0``, 
 dataset's own settings in h5py: HDF5's defaults, 8 MiB and 8191 slots from HDF5 2.0, 1 MiB
 and 521 slots before). A chunk larger than ``rdcc_nbytes`` is not kept, nor one a read takes
 whole without having held it (``ds[...]``, ``iter_chunks``: decoded straight into the result).
-A chunk is kept from its second read on (its first read decodes only the blocks it needs).
-When a kept chunk is still the stored one:
+A chunk is kept from its first read when that read decodes most of it anyway (more than half
+of its blocks: a row of a chunk of few large blocks, as hdf5plugin writes them), else from its
+second read (a first read decodes only the blocks it needs, the cheapest way: small reads
+spread over many chunks cost what they cost without a cache). When a kept chunk is still the
+stored one:
 
 * a write through this handle (``ds[...] = v``, ``resize``) drops the chunks it changes;
 * in a file open read-only (not SWMR) nothing else can change the file while it is open
@@ -150,8 +153,8 @@ class Dataset:
         >>> with hdf5.open(path, "x", rdcc_nbytes=4000) as d:
         ...     rows = [d[i, :3] for i in range(10)]
         ...     info = d.cache_info()
-        >>> info.hits, info.added, info.held, info.nbytes  # each chunk kept from its 2nd read
-        (6, 2, 1, 4000)
+        >>> info.hits, info.added, info.held, info.nbytes  # chunks of one block: kept at once
+        (8, 2, 1, 4000)
         """
         return None if self.cache is None else self.cache.info()
 
@@ -244,12 +247,21 @@ class Dataset:
                 return got[0]
         sel = Selection.from_key(self.shape, key)
         out = np.empty(sel.read_shape + self.dtype.shape, codec.item_dtype)
-        plans = self._plans
+        # plans kept while the file is read-only, else for this read only (a first read may
+        # parse a chunk to decide whether to keep it, then read it)
+        plans = self._plans if self._plans is not None else PlanCache()
         itemsize = self.dtype.itemsize
 
-        def fill(job: tuple[ChunkPart, StoredChunk | None, HeldChunk | None]) -> int:
-            part, stored, held = job
+        def fill(job: Job) -> int:
+            part, stored, held, first = job
             dst = out[part.out]
+            # a first read keeps the chunk if it decodes most of it anyway
+            if (
+                first is not None
+                and stored is not None
+                and codec.decodes_most(stored, part.local, part.index, plans)
+            ):
+                held = cache.add(part.index, codec.full_shape, codec.item_dtype, first)
             if held is not None:
                 if stored is not None:
                     try:
@@ -302,31 +314,35 @@ class Dataset:
 
     def _job(
         self, part: ChunkPart, cache: ChunkCache, codec: ChunkCodec, shape: tuple[int, ...]
-    ) -> tuple[ChunkPart, StoredChunk | None, HeldChunk | None]:
+    ) -> Job:
         """How chunk ``part.index`` is read: ``(part, stored chunk or None, kept chunk or
-        None)``; a kept chunk with no stored chunk covers the part."""
+        None, first)``; a kept chunk with no stored chunk covers the part; ``first``: the
+        stored chunk's id when this is the first read of a chunk that could be kept (it is
+        kept if the read decodes most of it anyway, see the module docstring)."""
         held = cache.get(part.index) if cache.held_any else None
         if held is not None and self._read_only and held.covers(part.local):
-            return part, None, held
+            return part, None, held, None
         info = self.h5.id.get_chunk_info_by_coord(self._offsets(part.index))
         if held is not None and _stored_id(info) != held.stored:
             cache.discard(held)
             held = None
         if held is not None and held.covers(part.local):
-            return part, None, held
+            return part, None, held, None
         stored = self._locate(part, info=info)
-        if stored is None:
-            return part, None, None
-        if (
-            held is None
-            and cache.holds(codec.nbytes)
-            and not _takes_whole(part, codec, shape)
-            and cache.read_before(part.index)
-        ):
-            sid = _stored_id(info)
-            assert sid is not None  # the chunk is stored
-            held = cache.add(part.index, codec.full_shape, codec.item_dtype, sid)
-        return part, stored, held
+        if stored is None or held is not None:
+            return part, stored, held, None
+        if not cache.holds(codec.nbytes) or _takes_whole(part, codec, shape):
+            return part, stored, None, None
+        sid = _stored_id(info)
+        assert sid is not None  # the chunk is stored
+        if cache.read_before(part.index):
+            return (
+                part,
+                stored,
+                cache.add(part.index, codec.full_shape, codec.item_dtype, sid),
+                None,
+            )
+        return part, stored, None, sid
 
     def _stored_id(self, index: tuple[int, ...]) -> StoredId | None:
         return _stored_id(self.h5.id.get_chunk_info_by_coord(self._offsets(index)))
@@ -444,6 +460,10 @@ class Dataset:
         self.h5.resize(shape, axis)
         if self._cache is not None:
             self._cache.clear(self._grid())
+
+
+#: how one chunk of a selection is read (see :meth:`Dataset._job`)
+Job = tuple[ChunkPart, StoredChunk | None, HeldChunk | None, StoredId | None]
 
 
 def _stored_id(info: Any) -> StoredId | None:

@@ -41,7 +41,7 @@ from .cd_values import Blosc2Values, BloscValues
 from .chunkcache import HeldChunk
 from .chunkfile import StoredChunk
 from .chunkplan import ChunkPlan, PlanCache, plan_blosc, plan_frame
-from .chunkread import fill_b2nd, fill_flat, read_b2nd, read_flat
+from .chunkread import decodes_most, fill_b2nd, fill_flat, read_b2nd, read_flat
 from .fletcher32 import append_checksum, strip_checksum
 from .selection import LocalKey
 
@@ -123,11 +123,35 @@ class ChunkCodec:
         chunk with a checksum or stored as is)."""
         self._named(index, self._fill, stored, held, local, cache)
 
-    def _named(self, index: tuple[int, ...], fn: Callable[..., None], *args: Any) -> None:
+    def decodes_most(
+        self,
+        stored: StoredChunk,
+        local: tuple[LocalKey, ...],
+        index: tuple[int, ...],
+        cache: PlanCache | None = None,
+    ) -> bool:
+        """Whether a read of ``local`` out of ``stored`` decodes most of the chunk anyway
+        (:func:`~.chunkread.decodes_most`; a chunk with a checksum or stored as is: always)."""
+        return bool(self._named(index, self._decodes_most, stored, local, cache))
+
+    def _decodes_most(
+        self,
+        stored: StoredChunk,
+        local: tuple[LocalKey, ...],
+        cache: PlanCache | None,
+        where: str,
+    ) -> bool:
+        if self.checksummed(stored.mask) or stored.mask >> self.codec_bit & 1:
+            return True
+        _, plan = self._stored_plan(stored, cache, where)
+        assert plan is not None
+        return decodes_most(plan, local, self.full_shape, self.dtype.itemsize)
+
+    def _named(self, index: tuple[int, ...], fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args, where)``, its format errors naming chunk ``index``."""
         where = self._where(index)
         try:
-            fn(*args, where)
+            return fn(*args, where)
         except FormatError as exc:
             if exc.where.startswith("HDF5 "):
                 raise
