@@ -182,7 +182,7 @@ def test_a_kept_structured_item_is_a_copy(tmp_path) -> None:
     with h5py.File(tmp_path / "s.h5", "w") as f:
         hdf5.create_dataset(f, "x", data=a, chunks=(8, 10), compression="blosc")
     with hdf5.open(tmp_path / "s.h5", "x") as d:
-        d[3, 4]  # a chunk of one block: kept from its first read
+        d[3, 4], d[3, 4]  # kept from its second read
         item = d[3, 4]
         assert d.cache_info().hits == 1
         item["a"] = -1
@@ -237,10 +237,10 @@ def test_one_slot_holds_one_chunk(h5path) -> None:
             np.testing.assert_array_equal(d[i, :3], BIG[i, :3])
         info = d.cache_info()
         assert (info.held, info.added, info.evicted, info.hits) == (1, 4, 3, 0)
-    # chunks of one block: a read decodes all of it, each kept from its first read
-    with hdf5.open(h5path, "blosc", rdcc_nslots=1) as d:
-        for i in (0, 20, 0, 20, 0, 20):
-            d[i, :3]
+    # 70 rows of chunks of 8 blocks (6 of them): each kept from its first read
+    with hdf5.open(h5path, "blosc_blocks", rdcc_nslots=1) as d:
+        for i in (0, 100, 0, 100, 0, 100):
+            np.testing.assert_array_equal(d[i : i + 70, 100], BIG[i : i + 70, 100])
         info = d.cache_info()
         assert (info.held, info.added, info.evicted, info.hits) == (1, 6, 5, 0)
 

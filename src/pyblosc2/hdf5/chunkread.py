@@ -276,14 +276,19 @@ def fill_b2nd(
 def decodes_most(
     plan: ChunkPlan, local: tuple[LocalKey, ...], full_shape: tuple[int, ...], itemsize: int
 ) -> bool:
-    """Whether reading ``local`` out of the chunk decodes most of it anyway (more than half
-    of its blocks, or all of it): keeping the chunk from that first read costs nothing more
-    (``full_shape``, ``itemsize``: as for :func:`read_flat`)."""
+    """Whether reading ``local`` out of the chunk decodes most of it anyway: all of it, or
+    several of its blocks and more than half of them. Keeping the chunk from that first read
+    then costs little more. (A read inside one block picks its items out of the block's
+    streams, much cheaper than decoding the block whole: it keeps nothing.) ``full_shape``,
+    ``itemsize``: as for :func:`read_flat`."""
     if plan.geometry is not None:
         need = _need_b2nd(plan, local)
     else:
         need = _need_flat(plan, local, full_shape[: len(local)], itemsize)
-    return need is None or int(np.count_nonzero(need)) * 2 > need.size
+    if need is None:
+        return True
+    n = int(np.count_nonzero(need))
+    return n >= 2 and n * 2 > need.size
 
 
 def _need_flat(
@@ -323,9 +328,14 @@ def _fill_whole_b2nd(plan: ChunkPlan, source: ByteStore, held: HeldChunk) -> Non
     """The whole b2nd chunk decoded and its blocks put in C order in ``held``."""
     geo = plan.geometry
     assert geo is not None
+    items = held.items
+    if geo.ext == geo.chunks and geo.blocks[1:] == geo.chunks[1:]:
+        # blocks of whole rows (or one block), none padded: block order is C order
+        decode_whole(plan, source, held.raw)
+        held.mark_all()
+        return
     buf = scratch(plan.nbytes, "hdf5-chunk")
     decode_whole(plan, source, buf)
-    items = held.items
     view = buf[: plan.nbytes].view(items.dtype).reshape(geo.bgrid + geo.blocks)
     nd = len(geo.chunks)
     if geo.ext == geo.chunks:  # no padding: one strided copy

@@ -11,10 +11,11 @@ chunk cache (:mod:`.chunkcache`; ``rdcc_nbytes``, ``rdcc_nslots``, ``rdcc_w0``, 
 dataset's own settings in h5py: HDF5's defaults, 8 MiB and 8191 slots from HDF5 2.0, 1 MiB
 and 521 slots before). A chunk larger than ``rdcc_nbytes`` is not kept, nor one a read takes
 whole without having held it (``ds[...]``, ``iter_chunks``: decoded straight into the result).
-A chunk is kept from its first read when that read decodes most of it anyway (more than half
-of its blocks: a row of a chunk of few large blocks, as hdf5plugin writes them), else from its
-second read (a first read decodes only the blocks it needs, the cheapest way: small reads
-spread over many chunks cost what they cost without a cache). When a kept chunk is still the
+A chunk is kept from its first read when that read decodes most of it anyway (several blocks,
+more than half of them: a row of a chunk of few large blocks, as hdf5plugin writes them), else
+from its second read (a first read decodes only the blocks it needs, the cheapest way, picking
+single items out of a block: small reads spread over many chunks cost what they cost without
+a cache). When a kept chunk is still the
 stored one:
 
 * a write through this handle (``ds[...] = v``, ``resize``) drops the chunks it changes;
@@ -153,8 +154,8 @@ class Dataset:
         >>> with hdf5.open(path, "x", rdcc_nbytes=4000) as d:
         ...     rows = [d[i, :3] for i in range(10)]
         ...     info = d.cache_info()
-        >>> info.hits, info.added, info.held, info.nbytes  # chunks of one block: kept at once
-        (8, 2, 1, 4000)
+        >>> info.hits, info.added, info.held, info.nbytes  # each chunk kept from its 2nd read
+        (6, 2, 1, 4000)
         """
         return None if self.cache is None else self.cache.info()
 
