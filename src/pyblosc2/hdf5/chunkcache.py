@@ -281,12 +281,12 @@ class ChunkCache:
         mru = self._mru
         if mru is not None and mru.index == index:  # already the most recently used
             return mru
-        if not self._held:
+        slot = self.slot(index)
+        held = self._held.get(slot)  # (a dict lookup is atomic)
+        if held is None or held.index != index:
             return None
         with self._lock:
-            slot = self.slot(index)
-            held = self._held.get(slot)
-            if held is None or held.index != index:
+            if self._held.get(slot) is not held:  # evicted meanwhile
                 return None
             self._held.move_to_end(slot)
             self._mru = held

@@ -281,6 +281,8 @@ def decodes_most(
     then costs little more. (A read inside one block picks its items out of the block's
     streams, much cheaper than decoding the block whole: it keeps nothing.) ``full_shape``,
     ``itemsize``: as for :func:`read_flat`."""
+    if _span_blocks(plan, local, full_shape, itemsize) < 2:  # at most this many blocks
+        return False
     if plan.geometry is not None:
         need = _need_b2nd(plan, local)
     else:
@@ -289,6 +291,41 @@ def decodes_most(
         return True
     n = int(np.count_nonzero(need))
     return n >= 2 and n * 2 > need.size
+
+
+def _span_blocks(
+    plan: ChunkPlan, local: tuple[LocalKey, ...], full_shape: tuple[int, ...], itemsize: int
+) -> int:
+    """How many blocks lie between the first and the last item ``local`` selects (at least
+    those it needs; a large number when the chunk has no regular blocks)."""
+    reader = plan.reader
+    if reader is None:
+        return 1 << 62
+    firsts, lasts = [], []
+    for k in local:
+        if isinstance(k, slice):
+            n = len(range(k.start, k.stop, k.step))
+            a, z = k.start, k.start + k.step * (n - 1)
+        else:  # a sorted index array
+            n = len(k)
+            a, z = (int(k[0]), int(k[-1])) if n else (0, 0)
+        if n == 0:
+            return 0
+        firsts.append(a)
+        lasts.append(z)
+    geo = plan.geometry
+    if geo is not None:
+        return math.prod(
+            z // b - a // b + 1 for a, z, b in zip(firsts, lasts, geo.blocks, strict=True)
+        )
+    bs = reader.header.effective_blocksize
+    stride = itemsize
+    first = last = 0
+    for d in range(len(local) - 1, -1, -1):
+        first += firsts[d] * stride
+        last += lasts[d] * stride
+        stride *= full_shape[d]
+    return (last + itemsize - 1) // bs - first // bs + 1
 
 
 def _need_flat(
