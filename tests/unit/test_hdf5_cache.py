@@ -260,6 +260,18 @@ def test_a_first_read_keeps_a_chunk_only_if_it_decodes_most_of_it(h5path) -> Non
         assert d.cache_info().hits == 1
 
 
+def test_a_row_across_two_of_three_blocks_is_kept_at_once(tmp_path) -> None:
+    a = BIG[:40]
+    with h5py.File(tmp_path / "t.h5", "w") as f:  # 96,000-byte chunks: 32 KiB blocks, 3
+        hdf5.create_dataset(f, "x", data=a, chunks=(40, 300), compression="blosc", clevel=1)
+    with hdf5.open(tmp_path / "t.h5", "x") as d:
+        np.testing.assert_array_equal(d[12, :], a[12])  # bytes 28,800-31,200: one block
+        assert d.cache_info().added == 0
+    with hdf5.open(tmp_path / "t.h5", "x") as d:
+        np.testing.assert_array_equal(d[13, :], a[13])  # bytes 31,200-33,600: blocks 0, 1
+        assert d.cache_info().added == 1
+
+
 def test_the_read_loop_allocates_within_the_bound(tmp_path) -> None:
     """tracemalloc sees numpy's allocations: reading every row of 16 chunks of 256 KiB through
     a cache of 3 allocates at most the cache's bound plus one chunk (the stored bytes of the
