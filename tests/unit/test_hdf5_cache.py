@@ -231,12 +231,16 @@ def test_whole_chunk_reads_are_not_kept(h5path) -> None:
 
 
 def test_one_slot_holds_one_chunk(h5path) -> None:
-    # chunks of 8 blocks, 3 items read: each chunk kept from its second read
+    # chunks of 8 blocks, 3 items read: a chunk kept from its second read, if no other
+    # chunk was read in between (one slot: it would not have been held by then)
     with hdf5.open(h5path, "blosc_blocks", rdcc_nslots=1) as d:
-        for i in (0, 100, 0, 100, 0, 100):
+        for i in (0, 100, 0, 100):
+            np.testing.assert_array_equal(d[i, :3], BIG[i, :3])
+        assert d.cache_info().added == 0
+        for i in (0, 0, 100, 100, 0, 0):
             np.testing.assert_array_equal(d[i, :3], BIG[i, :3])
         info = d.cache_info()
-        assert (info.held, info.added, info.evicted, info.hits) == (1, 4, 3, 0)
+        assert (info.held, info.added, info.evicted, info.hits) == (1, 3, 2, 0)
     # 70 rows of chunks of 8 blocks (6 of them): each kept from its first read
     with hdf5.open(h5path, "blosc_blocks", rdcc_nslots=1) as d:
         for i in (0, 100, 0, 100, 0, 100):
@@ -258,6 +262,19 @@ def test_a_first_read_keeps_a_chunk_only_if_it_decodes_most_of_it(h5path) -> Non
         assert d.cache_info().added == 2  # 3 of 8 of the edge chunk: not kept
         d[5, :3], d[205, :3]
         assert d.cache_info().hits == 1
+
+
+@pytest.mark.parametrize(("fits", "added", "hits"), [(1, 0, 0), (2, 0, 0), (3, 3, 3)])
+def test_reads_cycling_over_more_chunks_than_fit_keep_nothing(h5path, fits, added, hits) -> None:
+    """Three chunks read in turn, three times: kept on their second read only if the cache
+    holds all three (else each would be evicted before it is read again)."""
+    nbytes = fits * math.prod(BIG_CHUNKS) * 8
+    with hdf5.open(h5path, "blosc_blocks", rdcc_nbytes=nbytes) as d:
+        for _ in range(3):
+            for i in (5, 105, 205):
+                np.testing.assert_array_equal(d[i, :3], BIG[i, :3])
+        info = d.cache_info()
+        assert (info.added, info.hits) == (added, hits)
 
 
 def test_a_row_across_two_of_three_blocks_is_kept_at_once(tmp_path) -> None:

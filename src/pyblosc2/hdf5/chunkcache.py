@@ -18,11 +18,12 @@ this module is the same cache, on pyblosc2's side, one per :class:`~.dataset.Dat
   (HDF5 moves a chunk read again one place towards the end of its list; here it goes to the
   end: plain LRU order.)
 
-A chunk is held from its second read on (:meth:`ChunkCache.read_before`), or from a first read
-that decodes most of it anyway (:mod:`.dataset` decides): a chunk read once is only noted (its
-read decodes just the blocks it needs, the cheapest way: reads spread over many chunks cost no
-more than without a cache), as the frames keep a block only when it is read again
-(:mod:`pyblosc2.frame.heldblock`). h5py keeps a chunk from its first read.
+A chunk is held from its second read on, if it comes while the chunk would still be held
+(:meth:`ChunkCache.read_before`), or from a first read that decodes most of it anyway
+(:mod:`.dataset` decides): a chunk read once is only noted (its read decodes just the blocks
+it needs, the cheapest way: reads spread over many chunks, or cycling over more than the cache
+holds, cost no more than without a cache), as the frames keep a block only when it is read
+again (:mod:`pyblosc2.frame.heldblock`). h5py keeps a chunk from its first read.
 
 A held chunk (:class:`HeldChunk`) is the chunk's items in C order (edge chunks whole, as
 stored), decoded block by block as reads need them: ``done`` says which blocks are in
@@ -46,7 +47,7 @@ from ..errors import ParamError, ParamTypeError
 
 __all__ = ["NOTED_MAX", "CacheInfo", "CacheParams", "ChunkCache", "HeldChunk"]
 
-#: chunks read once (not held) a cache remembers, least recently read forgotten first
+#: chunks read once (not held) a cache remembers at most, least recently read forgotten first
 NOTED_MAX = 1024
 
 #: ``(address, size, filter mask)`` of a stored chunk in the file: what a held chunk was
@@ -256,12 +257,17 @@ class ChunkCache:
     (True, True, 80)
     """
 
-    def __init__(self, params: CacheParams, grid: tuple[int, ...]) -> None:
+    def __init__(
+        self, params: CacheParams, grid: tuple[int, ...], chunk_nbytes: int | None = None
+    ) -> None:
         self.params = params
         self._strides = _strides(grid)
         self._held: OrderedDict[int, HeldChunk] = OrderedDict()  # by slot, oldest first
-        #: chunks read once and not held (at most NOTED_MAX, least recently read first)
+        #: chunks read and not held, least recently read first: as many as the cache holds
+        #: chunks of ``chunk_nbytes`` (at most NOTED_MAX)
         self._noted: OrderedDict[tuple[int, ...], None] = OrderedDict()
+        fit = params.nbytes // chunk_nbytes if chunk_nbytes else NOTED_MAX
+        self._noted_max = max(1, min(NOTED_MAX, params.nslots, fit))
         #: the most recently used held chunk (the last of ``_held``), or None
         self._mru: HeldChunk | None = None
         self._lock = threading.Lock()
@@ -297,16 +303,23 @@ class ChunkCache:
         return self.params.holds(nbytes)
 
     def read_before(self, index: tuple[int, ...]) -> bool:
-        """Whether chunk ``index`` (not held) was read before (among the last
-        :data:`NOTED_MAX` chunks read); it is noted now. A chunk is held from its second read
-        on: one read of it decodes only the blocks it needs, the cheapest way (picking single
-        items out of them), as the frames' kept block does
-        (:mod:`pyblosc2.frame.heldblock`)."""
+        """Whether chunk ``index`` (not held) was read recently: among the last chunks read
+        that were not held, as many as the cache holds; it is noted now. A chunk is held from
+        its second read on (one read of it decodes only the blocks it needs, the cheapest way,
+        picking single items out of them, as the frames' kept block does:
+        :mod:`pyblosc2.frame.heldblock`), if that read comes soon enough for the chunk to
+        have still been held: reads cycling over more chunks than the cache holds would only
+        take chunks in to evict them unread, and keep the cheapest reads.
+
+        >>> c = ChunkCache(CacheParams(nbytes=200, nslots=7, w0=0.75), (9,), chunk_nbytes=100)
+        >>> [c.read_before((i,)) for i in (0, 1, 0, 2, 3, 0)]
+        [False, False, True, False, False, False]
+        """
         with self._lock:
             seen = index in self._noted
             self._noted[index] = None
             self._noted.move_to_end(index)
-            if len(self._noted) > NOTED_MAX:
+            if len(self._noted) > self._noted_max:
                 self._noted.popitem(last=False)
             return seen
 

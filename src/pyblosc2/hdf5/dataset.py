@@ -13,9 +13,10 @@ and 521 slots before). A chunk larger than ``rdcc_nbytes`` is not kept, nor one 
 whole without having held it (``ds[...]``, ``iter_chunks``: decoded straight into the result).
 A chunk is kept from its first read when that read decodes most of it anyway (several blocks,
 more than half of them: a row of a chunk of few large blocks, as hdf5plugin writes them), else
-from its second read (a first read decodes only the blocks it needs, the cheapest way, picking
-single items out of a block: small reads spread over many chunks cost what they cost without
-a cache). When a kept chunk is still the
+from its second read if it comes while the chunk would still be kept (a first read decodes
+only the blocks it needs, the cheapest way, picking single items out of a block: small reads
+spread over many chunks, or cycling over more than the cache holds, cost what they cost
+without a cache). When a kept chunk is still the
 stored one:
 
 * a write through this handle (``ds[...] = v``, ``resize``) drops the chunks it changes;
@@ -135,7 +136,7 @@ class Dataset:
                 self._knobs.get("rdcc_nslots"),
                 self._knobs.get("rdcc_w0"),
             )
-            self._cache = ChunkCache(params, self._grid())
+            self._cache = ChunkCache(params, self._grid(), self.codec.nbytes)
         return self._cache
 
     def _grid(self) -> tuple[int, ...]:
