@@ -16,8 +16,7 @@ more than half of them: a row of a chunk of few large blocks, as hdf5plugin writ
 from its second read if it comes while the chunk would still be kept (a first read decodes
 only the blocks it needs, the cheapest way, picking single items out of a block: small reads
 spread over many chunks, or cycling over more than the cache holds, cost what they cost
-without a cache). When a kept chunk is still the
-stored one:
+without a cache). When a kept chunk is still the stored one:
 
 * a write through this handle (``ds[...] = v``, ``resize``) drops the chunks it changes;
 * in a file open read-only (not SWMR) nothing else can change the file while it is open
