@@ -322,8 +322,8 @@ __all__ += [
 from . import c2array as c2array  # noqa: E402
 from . import msgpack_utils as msgpack_utils  # noqa: E402
 from . import proxy as proxy  # noqa: E402
-from . import random as random  # noqa: E402
 from . import proxy_source as proxy_source  # noqa: E402
+from . import random as random  # noqa: E402
 from . import schema as schema  # noqa: E402
 from .c2array import C2Array  # noqa: E402
 from .dsl import DSLKernel, dsl_kernel  # noqa: E402

@@ -193,7 +193,9 @@ def load_tensor(urlpath: str, dparams: Any = None) -> Any:
 
 
 def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict, kind: str = "numpy") -> SChunk:
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr)
+    if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        arr = arr.copy(order="C")
     if chunksize is None:
         chunksize = max(1, min(arr.nbytes, MAX_PACK_CHUNKSIZE))
     cp = kwargs.pop("cparams", None)

@@ -88,8 +88,9 @@ class Generator:
     ``urlpath``, ...).
 
     >>> g = default_rng(0)
-    >>> g.integers(0, 10, shape=(6,), chunks=(3,))[:].tolist() != g.integers(0, 10, shape=(6,))[:].tolist()
-    True
+    >>> a, b = g.integers(0, 10, shape=(6,)), g.integers(0, 10, shape=(6,))
+    >>> a.dtype, a[:].tolist() != b[:].tolist()  # each call draws new values
+    (dtype('int64'), True)
     """
 
     def __init__(self, seed: Any = None) -> None:

@@ -21,7 +21,7 @@ from ..backends.file import FileStore, sync_directory
 from ..backends.fileobj import FileObjectStore
 from ..backends.lock import FrameLock, lock_path, locking_requested
 from ..backends.memory import MemoryStore
-from ..backends.mmap import MmapStore
+from ..backends.mmap import MmapStore, announce_mapping
 from ..errors import ParamError
 from ..storage import Storage
 from .frame import Frame
@@ -131,6 +131,10 @@ def open_frame(
     lock = _lock(path, storage, sparse, offset)
     if sparse:
         return Frame.open_sparse(DirectoryStore(path), writable, lock)
+    if storage.mmap_mode is not None:
+        announce_mapping(
+            path, storage.mmap_mode, storage.initial_mapping_size, os.path.getsize(path)
+        )
     if storage.mmap_mode == "r":
         return Frame(MmapStore(path, offset))
     if storage.mmap_mode == "c":  # copy-on-write: changes never reach the file
@@ -223,6 +227,8 @@ def create_frame(
     first = Frame(MemoryStore(empty_frame), exact=True)
     _first_content(first, fingerprint, chunks, requested)
     store = FileStore.create(path, first.to_cframe(), durable=storage.fsync)
+    if storage.mmap_mode is not None:
+        announce_mapping(path, storage.mmap_mode, storage.initial_mapping_size, 0)
     return Frame(store, lock=lock, durable=storage.fsync)
 
 

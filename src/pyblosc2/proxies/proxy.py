@@ -79,10 +79,10 @@ class Proxy(Filler):
     >>> import numpy as np, pyblosc2 as blosc2
     >>> a = blosc2.asarray(np.arange(20).reshape(4, 5), chunks=(2, 5), blocks=(1, 5))
     >>> p = blosc2.Proxy(a)
-    >>> p[1:3, 1:3]
-    array([[ 6,  7],
-           [11, 12]])
-    >>> p.fetch((slice(0, 2),))[:]  # the cache: only the chunk read so far is filled
+    >>> p[0:2, 1:3]
+    array([[1, 2],
+           [6, 7]])
+    >>> p.fetch((slice(0, 1),))[:]  # the cache: only the chunk read so far is filled
     array([[0, 1, 2, 3, 4],
            [5, 6, 7, 8, 9],
            [0, 0, 0, 0, 0],
@@ -261,7 +261,8 @@ class Proxy(Filler):
 
         batch = _Batch()
         try:
-            for done in asyncio.as_completed([one(n) for n in todo]):
+            tasks = [asyncio.ensure_future(one(n)) for n in todo]  # started in chunk order
+            for done in asyncio.as_completed(tasks):
                 n, chunk = await done
                 batch.whole[n] = self._checked(n, chunk)
                 batch.nbytes += len(batch.whole[n])
