@@ -320,6 +320,7 @@ __all__ += [
 # python-blosc2's schema specs (ListArray item types); ``bool``, ``bytes`` and ``list`` shadow
 # the builtins in this namespace only, as in python-blosc2
 from . import c2array as c2array  # noqa: E402
+from . import core as core  # noqa: E402
 from . import msgpack_utils as msgpack_utils  # noqa: E402
 from . import proxy as proxy  # noqa: E402
 from . import proxy_source as proxy_source  # noqa: E402

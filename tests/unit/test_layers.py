@@ -62,6 +62,7 @@ LAYERS = {
     "dict_store": 8.91,  # python-blosc2's module names for the stores (re-exports)
     "tree_store": 8.92,
     "embed_store": 8.93,
+    "core": 8.94,  # python-blosc2's blosc2.core helpers (normalize_urlpath, localize_fsspec_url)
     "blosc2_ext": 8.95,  # python-blosc2's blosc2_ext names: VL-chunk functions, open
     "compat": 9,
     "hdf5": 9.5,  # Blosc/Blosc2 in HDF5 through h5py (extra hdf5), over api and ndarray

@@ -16,6 +16,7 @@ import os
 from typing import Any
 
 from ..backends.file import FileStore
+from ..backends.localize import localize
 from ..errors import Blosc2Error, ParamError
 from ..frame.location import is_url
 from ..proxies.cache import SOURCE_META
@@ -152,6 +153,22 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> Any:
         local = not is_url(path)
         if kwargs.get("lazy") is True and not local:
             return open_lazy(path, mode, offset, kwargs)
+        if kwargs.get("max_concurrency") is not None and kwargs.get("lazy") is not True:
+            raise NotImplementedError("max_concurrency= is for lazy=True proxies of URLs")
+        cache = kwargs.get("cache_storage")
+        if cache is not None and not local:
+            if mode not in ("r", None):
+                raise NotImplementedError(
+                    f"mode={mode!r} with cache_storage=: a cached URL is read, "
+                    "open it with mode='r'"
+                )
+            if path.rstrip("/").endswith(".b2d"):  # a directory store: read from a local copy
+                rest = {
+                    k: v for k, v in kwargs.items() if k not in ("cache_storage", "storage_options")
+                }
+                return open(
+                    localize(path, cache, options.get("storage_options")), "r", offset, **rest
+                )
         if not (offset and local):
             cls = store_class(path, options) if path.endswith(STORE_SUFFIXES) else None
             if cls is not None:
