@@ -9,8 +9,7 @@ from pyblosc2.proxies import (
     as_simpleproxy,
     convert_dtype,
 )
-from pyblosc2.proxies.filler import BLOCK_HOT_CHUNKS
-from pyblosc2.proxy_source import (
+from pyblosc2.proxies.byterange import (
     REMOTE_MAX_CONCURRENCY,
     ByteRangeNDSource,
     FsspecNDSource,
@@ -18,6 +17,7 @@ from pyblosc2.proxy_source import (
     ProxyNDSource,
     ProxySource,
 )
+from pyblosc2.proxies.filler import BLOCK_HOT_CHUNKS
 
 __all__ = [
     "BLOCK_HOT_CHUNKS",

@@ -42,6 +42,10 @@ def _manifest(fs: Any, path: str, url: str) -> dict[str, str]:
     return out
 
 
+def _fetch(fs: Any, url: str, path: str, rel: str) -> bytes:
+    return bytes(retrying(url, f"downloading {rel}", lambda: fs.cat_file(path)))
+
+
 def localize(
     url: str, directory: str | os.PathLike[str], storage_options: dict[str, Any] | None = None
 ) -> str:
@@ -79,7 +83,7 @@ def localize(
         for rel in wanted:
             local = os.path.join(fresh, *rel.split("/"))
             os.makedirs(os.path.dirname(local), exist_ok=True)
-            data = retrying(url, f"downloading {rel}", lambda r=rel: fs.cat_file(base + r))
+            data = _fetch(fs, url, base + rel, rel)
             with open(local, "wb") as f:
                 f.write(data)
     old = f"{target}.{os.getpid()}.old"

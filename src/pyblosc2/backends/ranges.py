@@ -19,6 +19,7 @@ from typing import Any
 from .fsspec import connect
 from .http_probe import HTTP, stat
 from .retry import ShortRead, protocol, retrying
+from .spill import Spill
 
 __all__ = ["RangeReader"]
 
@@ -46,7 +47,7 @@ class RangeReader:
                 "by chunk; open it with cache_storage= instead"
             )
         self._kwargs: dict[str, Any] = {}
-        self._spill = None
+        self._spill: Spill | None = None
         self.stamp = self._stamp()
 
     def _stamp(self) -> str | None:

@@ -204,7 +204,8 @@ class Filler:
                 return [self.src.read_range(*span) for span in spans]
             return list(read_ranges(spans))
 
-        batch, pending = _Batch(), {}
+        batch = _Batch()
+        pending: dict[int, dict[int, bytes]] = {}  # chunk -> the blocks arrived so far
         try:
             for task, answers in zip(tasks, run_tasks(fetch, tasks, workers), strict=True):
                 for (n, run), data in zip(task, answers, strict=True):

@@ -276,8 +276,8 @@ class Proxy(Filler):
     def __enter__(self) -> Proxy:
         return self
 
-    def __exit__(self, *exc: object) -> bool:
-        return False
+    def __exit__(self, *exc: object) -> None:
+        return None
 
     # -- what python-blosc2's Proxy exposes --------------------------------------------------
     @property
