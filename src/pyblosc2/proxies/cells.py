@@ -51,8 +51,8 @@ def key_dims(key: Any, shape: tuple[int, ...]) -> list[Dim] | None:
     parts = [p for p in parts if p is not None]
     if sum(p is Ellipsis for p in parts) > 1:
         return None
-    if Ellipsis in parts:
-        i = parts.index(Ellipsis)
+    i = next((j for j, p in enumerate(parts) if p is Ellipsis), None)
+    if i is not None:
         consumed = sum(np.asarray(p).ndim if _is_mask(p) else 1 for p in parts if p is not Ellipsis)
         parts[i : i + 1] = [slice(None)] * max(len(shape) - consumed, 0)
     dims: list[Dim] = []
