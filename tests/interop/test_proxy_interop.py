@@ -113,7 +113,7 @@ def test_block_caches_of_fsspec_sources_are_shared(
     ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_random_draws_python_blosc2s_values(cblosc2: Any, method: str, args: Any, kw: Any) -> None:
-    """For the same seed, shape and chunks, each draw (and the draws after it) are python-blosc2's."""
+    """For the same seed, shape and chunks, each draw (and the next) is python-blosc2's."""
     ours, theirs = pyblosc2.random.default_rng(7), cblosc2.random.default_rng(7)
     for _ in range(2):
         a = getattr(ours, method)(*args, **kw)

@@ -31,7 +31,10 @@ def data() -> np.ndarray:
 
 def random_key(rng: np.random.Generator) -> tuple[slice, slice]:
     lo = [int(rng.integers(0, n)) for n in SHAPE]
-    return tuple(slice(a, int(rng.integers(a + 1, min(n, a + 12) + 1))) for a, n in zip(lo, SHAPE))  # type: ignore[return-value]
+    return tuple(
+        slice(a, int(rng.integers(a + 1, min(n, a + 12) + 1)))
+        for a, n in zip(lo, SHAPE, strict=True)
+    )  # type: ignore[return-value]
 
 
 def digest(values: np.ndarray) -> str:

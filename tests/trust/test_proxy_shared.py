@@ -166,7 +166,6 @@ def test_a_hostile_source_metalayer_is_refused(tmp_path: Path, meta: Any, error:
 def test_a_proxy_of_a_proxy_is_not_opened_through(tmp_path: Path) -> None:
     """A cache naming another cache as its source stops there: the source is opened with
     deserialize='safe', so no chain (or loop) of proxies is followed."""
-    src, cache = _cache(tmp_path)
     outer = str(tmp_path / "outer.b2nd")
     pb.zeros(
         w.SHAPE,

@@ -151,7 +151,7 @@ def test_a_read_only_stale_cache_reads_through_and_writes_nothing(tmp_path: Path
 
 
 def test_a_cache_whose_source_is_unknown_is_refused(tmp_path: Path) -> None:
-    x, a = _array()  # in memory: the cache cannot say where its source is
+    _, a = _array()  # in memory: the cache cannot say where its source is
     cache = str(tmp_path / "cache.b2nd")
     blosc2.Proxy(a, urlpath=cache)[...]
     with pytest.raises(FormatError, match="Could not find the source"):

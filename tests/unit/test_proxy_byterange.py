@@ -106,7 +106,7 @@ def test_an_index_kept_by_a_cache_is_checked_before_it_is_used() -> None:
     src = Bytes(frame)
     state = src._index_state([])
     assert state["offsets"] == b""  # nothing read yet
-    src._offsets
+    assert len(src._offsets) == 2
     state = src._index_state([])
     fresh = Bytes(frame)
     fresh._adopt_index(state)
@@ -147,11 +147,11 @@ def test_a_damaged_index_is_refused_when_read() -> None:
     ipos = h.index_pos
     src.frame = _corrupt(frame, ipos + 12, struct.pack("<i", 10**8))  # index cbytes
     with pytest.raises(FormatError):
-        src._offsets
+        _ = src._offsets
 
 
 def test_a_truncated_chunk_is_refused() -> None:
-    x, frame = _big()
+    _, frame = _big()
     src = Bytes(frame)
     offsets = src._offsets
     src.frame = frame[: int(offsets[1]) + 100]  # chunk 1 cut short
