@@ -332,3 +332,22 @@ def test_any_sequence_of_reads_returns_the_source(shape: list[int], data: Any) -
             continue  # numpy pairs several lists: a different selection
         np.testing.assert_array_equal(p[key], x[key])
     assert len(src.asked) == len(set(src.asked))  # nothing fetched twice
+
+
+def test_the_proxy_page_runs(tmp_path: Path) -> None:
+    """Every python block of docs/proxy.md, in a fresh interpreter."""
+    import re
+    import subprocess
+    import sys
+
+    pytest.importorskip("fsspec")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "proxy.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    assert len(blocks) >= 5
+    env = {**os.environ, "PYTHONPATH": str(Path(blosc2.__file__).resolve().parents[1])}
+    for block in blocks:
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True
+            )
+            assert done.returncode == 0, done.stderr
