@@ -75,7 +75,7 @@ def local_path(path: str) -> str:
 
     >>> local_path("file:///tmp/a.b2nd"), local_path("file://localhost/tmp/a.b2nd")
     ('/tmp/a.b2nd', '/tmp/a.b2nd')
-    >>> local_path("file://server/share/a.b2nd")  # doctest: +SKIP (on Windows: //server/...)
+    >>> local_path("file://server/share/a.b2nd")  # doctest: +SKIP
     Traceback (most recent call last):
     ...
     pyblosc2.errors.ParamError: file://server/share/a.b2nd names the host 'server' ...
