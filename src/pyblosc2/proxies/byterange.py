@@ -95,7 +95,19 @@ class Traffic:
 class ByteRangeNDSource(ProxyNDSource):
     """A :class:`~pyblosc2.Proxy` source serving a contiguous b2nd frame read by byte ranges
     (subclasses give :meth:`read_range`; see the module docstring). ``stamp``, when a subclass
-    sets it, names the bytes read, so a cache of other bytes is known stale."""
+    sets it, names the bytes read, so a cache of other bytes is known stale.
+
+    >>> import numpy as np, pyblosc2 as blosc2
+    >>> class InMemory(ByteRangeNDSource):
+    ...     def __init__(self, frame):
+    ...         self.frame = frame
+    ...         super().__init__("in-memory")
+    ...     def read_range(self, offset, size):
+    ...         return self.frame[offset : offset + size]
+    >>> src = InMemory(blosc2.asarray(np.arange(100), chunks=(10,)).to_cframe())
+    >>> src.shape, src.traffic, blosc2.Proxy(src)[42:45]
+    ((100,), Traffic(requests=0, nbytes=0), array([42, 43, 44]))
+    """
 
     stamp: Any = None
     serves_blocks = True

@@ -76,6 +76,7 @@ class Filler:
     _saved_index: Any
     _hot: dict[int, tuple[dict[int, bytes], bytes]]
     _seen_version: int
+    _evict_version: int
 
     # -- what the cache holds ----------------------------------------------------------------
     @property
@@ -102,7 +103,9 @@ class Filler:
             else:
                 self._map.load(vlmeta, special_chunks(s) if self._bpc == 1 else None)
             self._seen_version = s._frame.version
-        self._map.evict(uninit_chunks(s))
+        if s._frame.version != self._evict_version:  # evicting changes the frame: look then
+            self._map.evict(uninit_chunks(s))
+            self._evict_version = s._frame.version
 
     def _save_map(self, force: bool = False) -> None:
         vlmeta = self._schunk_cache.vlmeta

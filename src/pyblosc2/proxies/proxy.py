@@ -148,7 +148,7 @@ class Proxy(Filler):
         self._hot: dict[int, tuple[dict[int, bytes], bytes]] = {}
         self._saved_index: Any = None
         self._stamped = stamp is not None
-        self._seen_version = -1
+        self._seen_version = self._evict_version = -1
         self._adopt(fresh, stamp)
         for key, value in (vlmeta or {}).items():
             self._schunk_cache.vlmeta[key] = value
