@@ -108,16 +108,19 @@ class Filler:
             self._evict_version = s._frame.version
 
     def _save_map(self, force: bool = False) -> None:
+        """Record the bitmap (and what the source kept of where things are) in the cache's
+        vlmeta, in one commit."""
         vlmeta = self._schunk_cache.vlmeta
-        vlmeta[self._map.key] = self._map.to_bytes()
+        updates: dict[str, Any] = {self._map.key: self._map.to_bytes()}
         if self._bpc > 1 and (force or vlmeta.get(BPC_KEY) != self._bpc):
-            vlmeta[BPC_KEY] = self._bpc
+            updates[BPC_KEY] = self._bpc
         state = getattr(self.src, "_index_state", None)
         if state is not None and self._stamped:
             index = state(self._map.partly_filled())
             if index != self._saved_index:
-                vlmeta[INDEX_KEY] = index
+                updates[INDEX_KEY] = index
                 self._saved_index = index
+        vlmeta.update_all(updates)
         self._seen_version = self._schunk_cache._frame.version
 
     def _chunk_nbytes(self, n: int) -> int:
@@ -246,24 +249,36 @@ class Filler:
         return raw
 
     def _commit(self, batch: _Batch) -> None:
+        """Store what ``batch`` holds that the cache still lacks, in one commit of its frame,
+        then record it (the bits are set only once the bytes are stored)."""
         if not batch.whole and not batch.parts:
             return
-        with self._schunk_cache.holding_lock():
+        s = self._schunk_cache
+        with s.holding_lock():
             self._refresh_map(writing=True)
+            refs: list[int | bytes] = list(range(s.nchunks))
+            marks: list[tuple[int, list[int] | None]] = []
+            hot: dict[int, dict[int, bytes]] = {}
             for n, chunk in batch.whole.items():
-                if self._map.complete(n):
-                    continue
-                self._schunk_cache.update_chunk(n, chunk)
-                self._hot.pop(n, None)
-                self._map.mark(n)
+                if not self._map.complete(n):
+                    refs[n] = chunk
+                    marks.append((n, None))
             for n, (header, payloads) in batch.parts.items():
                 new = {j: p for j, p in payloads.items() if not self._map.bits[n, j]}
                 if not new or self._map.complete(n):
                     continue
                 kept = self._held_payloads(n)
                 kept.update(new)
-                self._schunk_cache.update_chunk(n, splice_chunk(header, kept))
-                self._map.mark(n, new)
+                refs[n] = splice_chunk(header, kept)
+                marks.append((n, list(new)))
+                hot[n] = kept
+            if not marks:
+                return
+            s.set_chunks(refs)
+            for n, blocks in marks:
+                self._map.mark(n, blocks)
+                self._hot.pop(n, None)
+            for n, kept in hot.items():
                 self._keep_hot(n, kept)
             self._save_map()
 

@@ -167,13 +167,16 @@ class Proxy(Filler):
         stored = None if fresh else vlmeta.get(STAMP_KEY)
         replaced = stamp is not None and stored is not None and stored != stamp
         with s.holding_lock() if self._writable and self._shared else contextlib.nullcontext():
-            if replaced and self._writable:
-                for key in (BLOCKS_KEY, CHUNKS_KEY):
-                    if key in vlmeta:
-                        vlmeta[key] = bytes(len(vlmeta[key]))
+            if replaced and self._writable:  # the bits go before (or with) the new stamp
+                cleared: dict[str, Any] = {
+                    key: bytes(len(vlmeta[key]))
+                    for key in (BLOCKS_KEY, CHUNKS_KEY)
+                    if key in vlmeta
+                }
                 if INDEX_KEY in vlmeta:
-                    vlmeta[INDEX_KEY] = {}
-            if stamp is not None and self._writable and stored != stamp:
+                    cleared[INDEX_KEY] = {}
+                vlmeta.update_all({**cleared, STAMP_KEY: stamp})
+            elif stamp is not None and self._writable and stored != stamp:
                 vlmeta[STAMP_KEY] = stamp
             if fresh or replaced:
                 self._seen_version = s._frame.version
