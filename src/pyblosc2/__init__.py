@@ -99,6 +99,7 @@ from .ndarray.io import get_slice_nchunks, load, save
 from .ndarray.members import NDField  # NDArray indexing (issue 11)
 from .ndarray.ndarray import NDArray
 from .ndarray.numpylike import (
+    are_partitions_aligned,
     are_partitions_behaved,
     argsort,
     array,
@@ -252,6 +253,7 @@ __all__ += [
     "MAX_DIM",
     "VERSION_DATE",
     "VERSION_STRING",
+    "are_partitions_aligned",
     "are_partitions_behaved",
     "array",
     "astype",
@@ -321,10 +323,23 @@ __all__ += [
 # python-blosc2's schema specs (ListArray item types); ``bool``, ``bytes`` and ``list`` shadow
 # the builtins in this namespace only, as in python-blosc2
 from . import c2array as c2array  # noqa: E402
+from . import core as core  # noqa: E402
 from . import msgpack_utils as msgpack_utils  # noqa: E402
+from . import proxy as proxy  # noqa: E402
+from . import proxy_source as proxy_source  # noqa: E402
+from . import random as random  # noqa: E402
 from . import schema as schema  # noqa: E402
 from .c2array import C2Array  # noqa: E402
 from .dsl import DSLKernel, dsl_kernel  # noqa: E402
+from .proxies import (  # noqa: E402
+    Proxy,
+    ProxyNDField,
+    ProxyNDSource,
+    ProxySource,
+    SimpleProxy,
+    as_simpleproxy,
+)
+from .proxies.byterange import ByteRangeNDSource, FsspecNDSource  # noqa: E402
 from .schema import (  # noqa: E402
     bool,
     bytes,
@@ -372,4 +387,16 @@ __all__ += [
     "uint16",
     "uint32",
     "uint64",
+]
+
+# -- issue 34: python-blosc2's caching proxies ----------------------------------------------------
+__all__ += [
+    "ByteRangeNDSource",
+    "FsspecNDSource",
+    "Proxy",
+    "ProxyNDField",
+    "ProxyNDSource",
+    "ProxySource",
+    "SimpleProxy",
+    "as_simpleproxy",
 ]

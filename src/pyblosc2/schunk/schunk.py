@@ -328,6 +328,21 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         with self._frame.writing():
             yield self
 
+    @contextlib.contextmanager
+    def holding_shared_lock(self) -> Iterator[SChunk]:
+        """Hold the frame for reading across several reads, which see one state of it: with
+        locking, C-Blosc2's shared frame lock (other handles' changes wait; readers do not),
+        the frame re-read on entry when another handle changed it. A change cannot start
+        inside (:meth:`holding_lock` is the exclusive hold).
+
+        >>> s = SChunk(chunksize=40, data=bytes(80))
+        >>> with s.holding_shared_lock():
+        ...     s.nchunks, len(s.get_chunk(1)) > 0
+        (2, True)
+        """
+        with self._frame.reading():
+            yield self
+
     def refresh(self) -> bool:
         """Re-read the frame (what another handle wrote becomes visible); returns whether
         anything changed (always False in memory), as python-blosc2's does."""
