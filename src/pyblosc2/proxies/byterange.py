@@ -136,22 +136,27 @@ class ByteRangeNDSource(ProxyNDSource):
     # -- geometry ----------------------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
+        """The source array's shape, from its b2nd metalayer."""
         return self._fh.meta.shape
 
     @property
     def chunks(self) -> tuple[int, ...]:
+        """The source array's chunk shape."""
         return self._fh.meta.chunks
 
     @property
     def blocks(self) -> tuple[int, ...]:
+        """The source array's block shape."""
         return self._fh.meta.blocks
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        """The source array's dtype."""
         return self._fh.meta.dtype
 
     @property
     def cparams(self) -> CParams:
+        """Compression parameters of the source (its typesize)."""
         return CParams(typesize=self.dtype.itemsize)
 
     @property
@@ -245,6 +250,7 @@ class ByteRangeNDSource(ProxyNDSource):
 
     # -- chunks ------------------------------------------------------------------------------
     def get_chunk(self, nchunk: int) -> bytes:
+        """The stored bytes of chunk ``nchunk`` (a special-value chunk is rebuilt from the index)."""
         offsets, extents = self._frame_index()
         offset = int(offsets[nchunk])
         if offset < 0:
@@ -277,6 +283,7 @@ class ByteRangeNDSource(ProxyNDSource):
         raise NotImplementedError(f"{type(self).__name__}.read_range")
 
     def read_ranges(self, spans: Sequence[tuple[int, int]]) -> list[bytes]:
+        """The bytes of each ``(offset, size)`` span, in order."""
         return [self.read_range(offset, size) for offset, size in spans]
 
     # -- blocks ------------------------------------------------------------------------------
@@ -313,6 +320,7 @@ class ByteRangeNDSource(ProxyNDSource):
         return self.chunk_layouts([nchunk])[0]
 
     def chunk_layouts(self, nchunks: Sequence[int]) -> list[BlockLayout | None]:
+        """Where the blocks of each chunk in ``nchunks`` are (None: fetch that chunk whole)."""
         section = EXTENDED_HEADER_LENGTH + 4 * self.blocks_per_chunk
         todo = [n for n in dict.fromkeys(nchunks) if n not in self._layouts]
         if todo:
@@ -379,6 +387,7 @@ class FsspecNDSource(ByteRangeNDSource):
             self.blocks_per_chunk = self._fh.blocks_per_chunk
 
     def read_range(self, offset: int, size: int) -> bytes:
+        """Bytes ``[offset, offset + size)`` of the remote frame, counted in ``traffic``."""
         data = self._reader.read(offset, size)
         self.traffic.charge(len(data))
         return data

@@ -295,14 +295,17 @@ class Proxy(Filler):
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions (1 for a byte source)."""
         return len(self._cache.shape) if isinstance(self._cache, NDArray) else 1
 
     @property
     def chunks(self) -> tuple[int, ...] | None:
+        """The cache's chunk shape (None for a byte source)."""
         return self._cache.chunks if isinstance(self._cache, NDArray) else None
 
     @property
     def blocks(self) -> tuple[int, ...] | None:
+        """The cache's block shape (None for a byte source)."""
         return self._cache.blocks if isinstance(self._cache, NDArray) else None
 
     @property
@@ -312,24 +315,29 @@ class Proxy(Filler):
 
     @property
     def cparams(self) -> Any:
+        """The cache's compression parameters."""
         return self._cache.cparams
 
     @property
     def info(self) -> Any:
+        """The cache's ``info`` report (NDArray sources only)."""
         if isinstance(self._cache, NDArray):
             return self._cache.info
         raise NotImplementedError("info is only available if the source is a NDArray")
 
     @property
     def meta(self) -> Any:
+        """The cache's metalayers."""
         return self._schunk_cache.meta
 
     @property
     def vlmeta(self) -> Any:
+        """The cache's variable-length metalayers."""
         return self._schunk_cache.vlmeta
 
     @property
     def attrs(self) -> Any:
+        """The cache's user attributes (its vlmeta)."""
         return self._schunk_cache.vlmeta
 
     @property

@@ -73,18 +73,22 @@ class SimpleProxy:
 
     @property
     def src(self) -> Any:
+        """The wrapped source object."""
         return self._src
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The source's shape."""
         return self._shape
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        """The source's dtype."""
         return self._dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self._shape)
 
     def __getitem__(self, item: Any) -> Any:
