@@ -250,7 +250,7 @@ class ByteRangeNDSource(ProxyNDSource):
 
     # -- chunks ------------------------------------------------------------------------------
     def get_chunk(self, nchunk: int) -> bytes:
-        """The stored bytes of chunk ``nchunk`` (a special-value chunk is rebuilt from the index)."""
+        """The stored bytes of chunk ``nchunk`` (a special chunk is rebuilt from the index)."""
         offsets, extents = self._frame_index()
         offset = int(offsets[nchunk])
         if offset < 0:
