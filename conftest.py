@@ -1,8 +1,8 @@
 """Repository-wide pytest configuration (applies to ``tests/`` and to the doctests in ``src/``).
 
-* Optional extras: without zarr, fsspec, dask, h5py or xarray the doctests of the modules that adapt them
-  are not collected instead of stopping the run with a collection error. In CI (``CI=true``)
-  nothing is ignored, so a missing extra is a failure there.
+* Optional extras: without zarr, fsspec, dask, h5py or xarray the doctests of the modules that
+  adapt them (or import them in a doctest) are not collected instead of stopping the run with a
+  collection error. In CI (``CI=true``) nothing is ignored, so a missing extra is a failure there.
 * numpy 1.x (the floors run, ``tools/floors.sh``): the doctests show numpy 2's scalar reprs
   (``np.float64(2.0)``); under numpy 1.x their expected output is read in numpy 1's form
   (``2.0``), which is what numpy 1.x prints for the same value.
@@ -40,11 +40,62 @@ OPTIONAL_DOCTESTS.update(
 # a module-name alias (it *is* pyblosc2.proxies.byterange, whose doctests run there)
 collect_ignore: list[str] = ["src/pyblosc2/proxy_source.py"]
 
+#: the optional packages a doctest may import (``>>> import fsspec``); a module whose doctests do is
+#: treated as if listed above, so a new adapter's doctest cannot break a run without its extra
+OPTIONAL_PACKAGES = (
+    "fsspec",
+    "zarr",
+    "dask",
+    "h5py",
+    "xarray",
+    "numba",
+    "threadpoolctl",
+    "pandas",
+    "pyarrow",
+    "s3fs",
+    "matplotlib",
+)
+_DOCTEST_IMPORT = re.compile(
+    r"^\s*(?:>>>|\.\.\.)\s+(?:import|from)\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)", re.M
+)
+
+
+def doctest_imports(text: str) -> set[str]:
+    """The optional packages the doctests in ``text`` import.
+
+    >>> sorted(doctest_imports(">>> import fsspec, numpy as np\\n>>> from dask import array\\n"))
+    ['dask', 'fsspec']
+    """
+    found: set[str] = set()
+    for match in _DOCTEST_IMPORT.finditer(text):
+        for name in match.group(1).split(","):
+            top = name.strip().split(" ")[0].split(".")[0]
+            if top in OPTIONAL_PACKAGES:
+                found.add(top)
+    return found
+
+
+def _needs() -> dict[str, set[str]]:
+    here = Path(__file__).parent
+    needs = {module: {package} for module, package in OPTIONAL_DOCTESTS.items()}
+    for path in sorted((here / "src/pyblosc2").rglob("*.py")):
+        packages = doctest_imports(path.read_text(encoding="utf-8"))
+        if packages:
+            needs.setdefault(str(path.relative_to(here)), set()).update(packages)
+    return needs
+
+
+def _importable(package: str) -> bool:
+    try:
+        importlib.import_module(package)
+    except ImportError:  # missing, or failing to import
+        return False
+    return True
+
+
 if os.environ.get("CI", "").lower() != "true":
-    for _module, _package in OPTIONAL_DOCTESTS.items():
-        try:
-            importlib.import_module(_package)
-        except ImportError:  # missing, or failing to import
+    for _module, _packages in _needs().items():
+        if not all(_importable(p) for p in sorted(_packages)):
             collect_ignore.append(_module)
 
 NUMPY1 = int(np.__version__.split(".")[0]) < 2
