@@ -216,7 +216,7 @@ class DictStore(StoreForms):
                 clear_store_directory(self.working_dir)
             if self.mode == "a" and os.path.exists(path):
                 with contextlib.closing(FileStore(path)) as archive:
-                    extract_archive(archive, self.working_dir)
+                    extract_archive(archive, self.working_dir, f"zip archive {path}")
         elif self.mode == "w" and os.path.isdir(path):
             clear_store_directory(path)
         os.makedirs(self.working_dir, exist_ok=True)

@@ -83,7 +83,7 @@ class StoreForms:
             if self.is_zip_store and self.mode == "r":
                 archive = self._archive_store()
                 try:
-                    extract_archive(archive, staging)
+                    extract_archive(archive, staging, f"zip archive {self.b2z_path}")
                 finally:
                     if archive is not self._remote_archive:
                         archive.close()
