@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 from ..backends.base import ByteStore
 from ..errors import FormatError
+from .discovery import store_walk
 from .keys import EMBED_NAME, NOT_STORED
 from .zipindex import ZipIndex, check_member_name
 from .zipmember import check_member, member_pieces
@@ -36,15 +37,14 @@ TMP_SUFFIX = ".b2z.tmp"
 
 def store_files(working_dir: str) -> list[tuple[str, str]]:
     """(member name, file path) of a store directory in archive order: the largest first,
-    then by name, and ``embed.b2e`` last (python-blosc2's order)."""
+    then by name, and ``embed.b2e`` last (python-blosc2's order). Only the store's files are
+    packed: a symlink out of the directory, a FIFO or a device is not
+    (:func:`.discovery.refusal`)."""
     found = []
-    for root, _, files in os.walk(working_dir):
-        for name in files:
-            path = os.path.join(root, name)
-            arcname = os.path.relpath(path, working_dir).replace(os.sep, "/")
-            if arcname == EMBED_NAME or name.endswith(NOT_STORED):
-                continue
-            found.append((os.path.getsize(path), arcname, path))
+    for arcname, path, why in store_walk(working_dir):
+        if why is not None or arcname == EMBED_NAME or arcname.endswith(NOT_STORED):
+            continue  # no file of the store (a symlink out of it, a FIFO): see .discovery
+        found.append((os.path.getsize(path), arcname, path))
     found.sort(key=lambda t: (-t[0], t[1]))
     members = [(arcname, path) for _, arcname, path in found]
     embed = os.path.join(working_dir, EMBED_NAME)

@@ -19,6 +19,11 @@ renamed into place, and a value moving between embedded and external is written 
 place before it leaves the old one. ``locking=True`` (or ``BLOSC_LOCKING``) shares a ``.b2d``
 with other handles and processes, python-blosc2's and pyblosc2's, through the frame lock of
 ``embed.b2e``.
+
+A ``.b2d`` reads and writes only files inside its directory (:mod:`.discovery`): a leaf that
+is a symlink out of it, or not a regular file, is left out of the keys with a warning; an
+``embed.b2e`` like that, or a leaf written through a directory symlink leading out, is a
+:class:`FormatError`.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends.directory import is_inside
 from ..backends.file import FileStore
 from ..backends.lock import locking_requested
 from ..backends.mmap import MmapStore
@@ -44,7 +50,7 @@ from ..schunk import open as open_schunk
 from ..schunk.members import InfoReport
 from ..storage import Storage
 from .archive import extract_archive
-from .discovery import leaves_in_archive, leaves_in_directory, remove_stale_staging
+from .discovery import leaves_in_archive, leaves_in_directory, remove_stale_staging, store_file
 from .embed import EmbedStore
 from .forms import StoreForms, clear_store_directory, remove_path
 from .keys import EMBED_NAME, check_key, path_of_key
@@ -204,7 +210,8 @@ class DictStore(StoreForms):
         kwargs: dict[str, Any] = {"mmap_mode": self.mmap_mode} if self.mmap_mode else {}
         if self._locking:
             kwargs["locking"] = True
-        schunk = open_schunk(self.estore_path, "r", 0, dparams=self.dparams, **kwargs)
+        estore = store_file(self.working_dir, EMBED_NAME, self._where)
+        schunk = open_schunk(estore, "r", 0, dparams=self.dparams, **kwargs)
         self._estore = EmbedStore(_from_schunk=schunk, deserialize=self._deserialize)
         self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
 
@@ -222,6 +229,7 @@ class DictStore(StoreForms):
         os.makedirs(self.working_dir, exist_ok=True)
         if not self.is_zip_store:  # recovery: what killed writers left half done
             remove_stale_staging(self.working_dir)
+            store_file(self.working_dir, EMBED_NAME, self._where)
         storage = Storage(
             contiguous=True, urlpath=self.estore_path, mode=self.mode, locking=self._locking
         )
@@ -296,7 +304,11 @@ class DictStore(StoreForms):
         return self._member(name)
 
     def _probe_file(self, relpath: str) -> Any:
-        return open_schunk(os.path.join(self.working_dir, relpath), "r", 0)
+        return open_schunk(store_file(self.working_dir, relpath, self._where), "r", 0)
+
+    @property
+    def _where(self) -> str:
+        return f"store {self.localpath}"
 
     # -- sharing with other handles ---------------------------------------------------------
     def _sync_store(self) -> None:
@@ -374,6 +386,11 @@ class DictStore(StoreForms):
         renamed over it (a reader, or a crash, sees the old file or the new one)."""
         dest = os.path.join(self.working_dir, *rel.split("/"))
         os.makedirs(os.path.dirname(dest), exist_ok=True)
+        folder = os.path.realpath(os.path.dirname(dest))
+        if not is_inside(os.path.realpath(self.working_dir), folder):
+            raise FormatError(
+                self._where, f"directory of {rel!r}", None, "a directory of the store", folder
+            )
         tmp = f"{dest}.{os.getpid()}.tmp"
         source = leaf_file(value)
         try:
@@ -397,7 +414,7 @@ class DictStore(StoreForms):
                 return self._estore[key]
             if self._archive is not None and rel in self._archive:
                 return container_of(self._member(rel))
-            path = os.path.join(self.working_dir, *rel.split("/"))
+            path = store_file(self.working_dir, rel, self._where)
             if not os.path.exists(path):
                 raise KeyError(f"File for key '{key}' not found in the store")
             return leaf_at(

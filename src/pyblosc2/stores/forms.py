@@ -141,8 +141,9 @@ class StoreForms:
 
 
 def remove_path(path: str) -> None:
-    """Remove a file or a directory; a missing one is a no-op."""
-    if os.path.isdir(path):
+    """Remove a file or a directory; a missing one is a no-op, a symlink is removed (never
+    what it points to)."""
+    if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path)
     else:
         with contextlib.suppress(FileNotFoundError):
