@@ -21,9 +21,9 @@ with other handles and processes, python-blosc2's and pyblosc2's, through the fr
 ``embed.b2e``.
 
 A ``.b2d`` reads and writes only files inside its directory (:mod:`.discovery`): a leaf that
-is a symlink out of it, or not a regular file, is left out of the keys with a warning; an
-``embed.b2e`` like that, or a leaf written through a directory symlink leading out, is a
-:class:`FormatError`.
+is a symlink out of it, or not a regular file, is left out of the keys with a warning, and
+reading its key is a :class:`FormatError` saying why; an ``embed.b2e`` like that, or a leaf
+written through a directory symlink leading out, is a :class:`FormatError` too.
 """
 
 from __future__ import annotations
@@ -130,6 +130,7 @@ class DictStore(StoreForms):
         self._meta = dict(_storage_meta or {"b2dict": {"version": 1}})
         self.offsets: dict[str, dict[str, Any]] = {}
         self.map_tree: dict[str, str] = {}
+        self._refused: dict[str, str] = {}
         self._archive: ZipIndex | None = None
         self._remote_archive: Any = None  # the FsspecStore of an archive at a URL
         self._modified = False
@@ -213,7 +214,7 @@ class DictStore(StoreForms):
         estore = store_file(self.working_dir, EMBED_NAME, self._where)
         schunk = open_schunk(estore, "r", 0, dparams=self.dparams, **kwargs)
         self._estore = EmbedStore(_from_schunk=schunk, deserialize=self._deserialize)
-        self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
+        self.map_tree = self._list_directory()
 
     def _open_write(self) -> None:
         path = self.localpath
@@ -247,7 +248,7 @@ class DictStore(StoreForms):
             deserialize=self._deserialize,
         )
         self._estore.mode = self.mode
-        self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
+        self.map_tree = self._list_directory()
 
     def _get_zip_offsets(self) -> ZipIndex:
         """Read the archive's index (python-blosc2 keeps it as ``offsets``)."""
@@ -303,6 +304,12 @@ class DictStore(StoreForms):
     def _probe_member(self, name: str) -> Any:
         return self._member(name)
 
+    def _list_directory(self) -> dict[str, str]:
+        """The leaves of the store directory (and, in ``_refused``, the keys of the files
+        that are no part of it, with why)."""
+        self._refused: dict[str, str] = {}
+        return leaves_in_directory(self.working_dir, self._probe_file, self._refused)
+
     def _probe_file(self, relpath: str) -> Any:
         return open_schunk(store_file(self.working_dir, relpath, self._where), "r", 0)
 
@@ -322,7 +329,7 @@ class DictStore(StoreForms):
             return
         with estore._store.holding_lock():
             estore._load_metadata()
-            self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
+            self.map_tree = self._list_directory()
             self._seen = estore._store.vlmeta_entries
 
     @contextlib.contextmanager
@@ -411,6 +418,11 @@ class DictStore(StoreForms):
             self._sync_store()
             rel = self.map_tree.get(key)
             if rel is None:
+                why = self._refused.get(key)
+                if why is not None and key not in self._estore:
+                    raise FormatError(
+                        self._where, f"leaf {key!r}", None, "a regular file of the store", why
+                    )
                 return self._estore[key]
             if self._archive is not None and rel in self._archive:
                 return container_of(self._member(rel))

@@ -10,11 +10,12 @@ path without the suffix (:func:`.keys.key_of_path`).
 
 A store directory may come from anywhere, so only its regular files are its files: a symlink
 whose target lies outside the directory (or a symlink to nothing), a FIFO, a device or a
-socket is left out of the keys with a ``UserWarning`` (:func:`leaves_in_directory`), out of
-an archive packed from the directory (:func:`.archive.store_files`), and refused with a
-:class:`FormatError` when it is opened all the same (``embed.b2e``, a leaf replaced since
-the keys were listed: :func:`store_file`). Symlinks to files inside the directory are
-followed (python-blosc2 writes none; they do no harm).
+socket is left out of the keys with a ``UserWarning`` (:func:`leaves_in_directory`) and out
+of an archive packed from the directory (:func:`.archive.store_files`); reading its key is a
+:class:`FormatError` saying why (not a ``KeyError``), and so is opening such a file all the
+same (``embed.b2e``, a leaf replaced since the keys were listed: :func:`store_file`).
+Symlinks to files inside the directory are followed (python-blosc2 writes none; they do no
+harm).
 """
 
 from __future__ import annotations
@@ -158,16 +159,24 @@ def store_walk(working_dir: str) -> Iterator[tuple[str, str, str | None]]:
             yield rel, path, refusal(root_real, path)
 
 
-def leaves_in_directory(working_dir: str, probe: Probe) -> dict[str, str]:
+def leaves_in_directory(
+    working_dir: str, probe: Probe, refused: dict[str, str] | None = None
+) -> dict[str, str]:
     """key -> relative path of the leaves under ``working_dir``; ``probe(relpath)`` opens a
     file whose suffix is not canonical. A file that is no part of the store (a symlink out
-    of it, a FIFO, a device: :func:`refusal`) is left out with a ``UserWarning``."""
+    of it, a FIFO, a device: :func:`refusal`) is left out with a ``UserWarning``, and put in
+    ``refused`` (its key -> why) so that reading the key can say why it is not there."""
     rels = []
     for rel, _, why in store_walk(working_dir):
-        if why is not None and rel != EMBED_NAME and not rel.endswith(NOT_STORED):
-            warnings.warn(
-                f"Ignoring '{rel}' during DictStore discovery: {why}", UserWarning, stacklevel=3
-            )
+        if why is not None:
+            if rel != EMBED_NAME and not rel.endswith(NOT_STORED):
+                warnings.warn(
+                    f"Ignoring '{rel}' during DictStore discovery: {why}",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                if refused is not None:
+                    refused[key_of_path(rel)] = f"{rel!r}, {why}"
             continue
         rels.append(rel)
     return _map(rels, probe)

@@ -248,7 +248,7 @@ class TreeStore(DictStore):
             )
         if self._is_group(key, self.keys()):
             return self.get_subtree(key)
-        if self._has(full):
+        if self._has(full) or full in self._root._refused:  # refused: a FormatError says why
             return DictStore.__getitem__(self._root, full)
         raise KeyError(f"Key '{key}' not found")
 
