@@ -121,17 +121,17 @@ class TableStorage:
             if not isinstance(meta, SChunk):
                 raise FormatError("CTable", META_KEY, 0, "an SChunk", type(meta).__name__)
             kind = meta.vlmeta.get("kind")
-            kind = kind.decode() if isinstance(kind, bytes) else kind
-            if kind != KIND:
+            if kind != KIND and kind != KIND.encode():
                 raise FormatError("CTable", f"{META_KEY} vlmeta 'kind'", 0, KIND, kind)
             self._meta = meta
         return self._meta
 
     def load_schema(self) -> dict[str, Any]:
         raw = self.meta().vlmeta.get("schema")
-        raw = raw.decode() if isinstance(raw, bytes) else raw
-        if not isinstance(raw, str):
-            raise FormatError("CTable", f"{META_KEY} vlmeta 'schema'", 0, "a JSON str", raw)
+        if not isinstance(raw, str | bytes):  # bytes: UTF-8, checked by loads_json
+            raise FormatError(
+                "CTable", f"{META_KEY} vlmeta 'schema'", 0, "a JSON str", type(raw).__name__
+            )
         doc = loads_json(raw, "CTable", f"{META_KEY} vlmeta 'schema'")
         if not isinstance(doc, dict):
             raise FormatError("CTable", f"{META_KEY} vlmeta 'schema'", 0, "a JSON object", doc)

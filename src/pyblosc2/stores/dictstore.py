@@ -42,7 +42,7 @@ from ..backends.directory import is_inside
 from ..backends.file import FileStore
 from ..backends.lock import locking_requested
 from ..backends.mmap import MmapStore
-from ..errors import FormatError, ParamError
+from ..errors import FormatError, MissingPartError, ParamError
 from ..frame.location import is_url
 from ..ndarray.constructors import asarray
 from ..params import CParams, DParams
@@ -189,9 +189,9 @@ class DictStore(StoreForms):
     def _open_read(self) -> None:
         if self.is_zip_store:
             index = self._get_zip_offsets()
-            if EMBED_NAME not in index:
-                raise FileNotFoundError(
-                    f"Embed file {EMBED_NAME} not found in store {self.b2z_path}"
+            if EMBED_NAME not in index:  # python-blosc2: FileNotFoundError (this is one too)
+                raise MissingPartError(
+                    f"zip archive {self.b2z_path}", f"member {EMBED_NAME}", None, "present", "none"
                 )
             if not index[EMBED_NAME].stored:
                 raise FormatError(
