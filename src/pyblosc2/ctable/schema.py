@@ -22,7 +22,7 @@ import base64
 import dataclasses
 import typing
 from dataclasses import MISSING
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -235,6 +235,10 @@ def _default_to_json(value: Any) -> Any:
     return value
 
 
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _default_from_json(value: Any) -> Any:
     """A declared default from the document (complex numbers and bytes as tagged dicts).
 
@@ -244,10 +248,10 @@ def _default_from_json(value: Any) -> Any:
     b'x'
     """
     if isinstance(value, dict) and value.get("__complex__"):
-        parts = (value.get("real"), value.get("imag"))
-        if not all(isinstance(p, int | float) and not isinstance(p, bool) for p in parts):
+        real, imag = value.get("real"), value.get("imag")
+        if not (_is_number(real) and _is_number(imag)):
             raise ParamTypeError(f"a complex default needs numbers 'real' and 'imag': {value!r}")
-        return complex(*parts)
+        return complex(real, imag)
     if isinstance(value, dict) and value.get("__bytes__"):
         encoded = value.get("base64")
         try:

@@ -307,7 +307,7 @@ class DictStore(StoreForms):
     def _list_directory(self) -> dict[str, str]:
         """The leaves of the store directory (and, in ``_refused``, the keys of the files
         that are no part of it, with why)."""
-        self._refused: dict[str, str] = {}
+        self._refused = {}
         return leaves_in_directory(self.working_dir, self._probe_file, self._refused)
 
     def _probe_file(self, relpath: str) -> Any:
