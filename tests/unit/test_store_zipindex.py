@@ -236,3 +236,15 @@ def test_members_declare_method_size_and_crc() -> None:
     m = index["big/leaf.b2nd"]
     data = MEMBERS["big/leaf.b2nd"]
     assert (m.method, m.size, m.crc, m.encrypted) == (8, len(data), zlib.crc32(data), False)
+
+
+def test_a_name_flagged_utf8_that_is_not() -> None:
+    """Found by the b2z fuzz target: a UnicodeDecodeError escaped."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("é.b2nd", b"x")  # zipfile sets flag bit 11 for a non-ASCII name
+    raw = bytearray(buf.getvalue())
+    cd = raw.index(b"PK\x01\x02")
+    raw[cd + CENTRAL.size] = 0xF8  # no UTF-8 sequence starts with 0xF8
+    with pytest.raises(FormatError, match=r"member name at offset \d+ is invalid start byte"):
+        ZipIndex.read(MemoryStore(bytes(raw)))

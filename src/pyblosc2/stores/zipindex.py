@@ -269,7 +269,12 @@ class ZipIndex:
                     WHERE, "central header", base + pos, "inside the directory", "cut"
                 )
             raw = central[pos + CENTRAL.size : pos + CENTRAL.size + name_len]
-            name = raw.decode("utf-8" if flags & UTF8_NAME else "cp437")
+            try:
+                name = raw.decode("utf-8" if flags & UTF8_NAME else "cp437")
+            except UnicodeDecodeError as exc:  # flag bit 11 promises UTF-8
+                raise FormatError(
+                    WHERE, "member name", base + pos + CENTRAL.size + exc.start, "UTF-8", exc.reason
+                ) from None
             extra = central[
                 pos + CENTRAL.size + name_len : pos + CENTRAL.size + name_len + extra_len
             ]
