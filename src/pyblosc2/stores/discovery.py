@@ -9,8 +9,8 @@ deflated archive member is no frame where it lies and is left out. The key of a 
 path without the suffix (:func:`.keys.key_of_path`).
 
 A store directory may come from anywhere, so only its regular files are its files: a symlink
-whose target lies outside the directory (or a symlink to nothing), a FIFO, a device or a
-socket is left out of the keys with a ``UserWarning`` (:func:`leaves_in_directory`) and out
+whose target lies outside the directory (a directory symlink too; one inside is not followed,
+as :func:`os.walk` does not), a symlink to nothing, a FIFO, a device or a socket is left out of the keys with a ``UserWarning`` (:func:`leaves_in_directory`) and out
 of an archive packed from the directory (:func:`.archive.store_files`); reading its key is a
 :class:`FormatError` saying why (not a ``KeyError``), and so is opening such a file all the
 same (``embed.b2e``, a leaf replaced since the keys were listed: :func:`store_file`).
@@ -149,14 +149,35 @@ def store_file(working_dir: str, rel: str, where: str) -> str:
 
 def store_walk(working_dir: str) -> Iterator[tuple[str, str, str | None]]:
     """(relative path, path, why it is refused or None) of each file under ``working_dir``,
-    in sorted order; directory symlinks are not followed (as :func:`os.walk` does not)."""
+    directory by directory in sorted order, as :func:`os.walk` visits them: directory
+    symlinks are not followed (one leading out of the directory is reported, one inside is
+    skipped), unreadable directories are skipped. A regular file is told from its directory
+    entry, so only symlinks cost a :func:`refusal`."""
     root_real = os.path.realpath(working_dir)
-    for root, dirs, files in os.walk(working_dir):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            rel = os.path.relpath(path, working_dir).replace(os.sep, "/")
-            yield rel, path, refusal(root_real, path)
+    stack = [""]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(os.path.join(working_dir, folder)) as it:
+                found = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        below = []
+        for entry in found:
+            rel = f"{folder}/{entry.name}" if folder else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                below.append(rel)
+                continue
+            if entry.is_file(follow_symlinks=False):
+                yield rel, entry.path, None
+                continue
+            if entry.is_symlink():
+                why = refusal(root_real, entry.path)
+                if why != kind_of(stat.S_IFDIR):  # a directory symlink inside: not followed
+                    yield rel, entry.path, why
+                continue
+            yield rel, entry.path, kind_of(entry.stat(follow_symlinks=False).st_mode)
+        stack.extend(reversed(below))
 
 
 def leaves_in_directory(
