@@ -10,8 +10,9 @@ path without the suffix (:func:`.keys.key_of_path`).
 
 A store directory may come from anywhere, so only its regular files are its files: a symlink
 whose target lies outside the directory (a directory symlink too; one inside is not followed,
-as :func:`os.walk` does not), a symlink to nothing, a FIFO, a device or a socket is left out of the keys with a ``UserWarning`` (:func:`leaves_in_directory`) and out
-of an archive packed from the directory (:func:`.archive.store_files`); reading its key is a
+as :func:`os.walk` does not), a symlink to nothing, a FIFO, a device or a socket is left out
+of the keys with a ``UserWarning`` (:func:`leaves_in_directory`) and out of an archive
+packed from the directory (:func:`.archive.store_files`); reading its key is a
 :class:`FormatError` saying why (not a ``KeyError``), and so is opening such a file all the
 same (``embed.b2e``, a leaf replaced since the keys were listed: :func:`store_file`).
 Symlinks to files inside the directory are followed (python-blosc2 writes none; they do no
