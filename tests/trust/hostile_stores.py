@@ -135,7 +135,21 @@ def ctable_column_symlink_out(d: Path) -> str:
     return str(path)
 
 
+def ctable_meta_symlink_out(d: Path) -> str:
+    """The table's manifest is another table's (elsewhere on the machine)."""
+    path = d / "t.b2d"
+    with pb.CTable(Row, urlpath=str(path), mode="w") as t:
+        t.append((1,))
+    other = d / "other.b2d"
+    with pb.CTable(Row, urlpath=str(other), mode="w") as t:
+        t.append((2,))
+    (path / "_meta.b2f").unlink()
+    (path / "_meta.b2f").symlink_to(other / "_meta.b2f")
+    return str(path)
+
+
 LEAK = r"a symlink to .*secret.b2nd, outside the store directory, expected a regular file of"
+META_LEAK = r"leaf '/_meta' is '_meta.b2f', a symlink to .*other.b2d/_meta.b2f, outside"
 
 STORE_CASES: dict[str, Case] = {
     # 1. one zip reader for opening in place and unpacking into a working copy
@@ -192,6 +206,12 @@ STORE_CASES: dict[str, Case] = {
         "ctable-open",
         "FormatError",
         rf"leaf '/_cols/x' is '_cols/x.b2nd', {LEAK}",
+    ),
+    "ctable-meta-symlink-out": Case(
+        ctable_meta_symlink_out, "ctable-open", "FormatError", META_LEAK
+    ),
+    "ctable-meta-symlink-out-pyblosc2-open": Case(
+        ctable_meta_symlink_out, "open", "FormatError", META_LEAK
     ),
 }
 
