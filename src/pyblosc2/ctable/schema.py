@@ -192,6 +192,8 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
         chunks = _shape(name, "chunks", entry.pop("chunks", None))
         blocks = _shape(name, "blocks", entry.pop("blocks", None))
         kind = entry.get("kind")
+        if not isinstance(kind, str):
+            raise ParamTypeError(f"CTable column {name!r}: kind must be a str, got {kind!r}")
         if kind not in _STORED_KINDS:
             if kind not in _KNOWN_KINDS:
                 raise ParamError(f"CTable column {name!r}: unknown column kind {kind!r}")
