@@ -392,12 +392,12 @@ class DictStore(StoreForms):
         """Write ``value`` as the file ``rel`` of the store: whole beside its name, then
         renamed over it (a reader, or a crash, sees the old file or the new one)."""
         dest = os.path.join(self.working_dir, *rel.split("/"))
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        folder = os.path.realpath(os.path.dirname(dest))
+        folder = os.path.realpath(os.path.dirname(dest))  # before anything is made there
         if not is_inside(os.path.realpath(self.working_dir), folder):
             raise FormatError(
                 self._where, f"directory of {rel!r}", None, "a directory of the store", folder
             )
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
         tmp = f"{dest}.{os.getpid()}.tmp"
         source = leaf_file(value)
         try:
