@@ -1,13 +1,18 @@
 """Coverage-guided fuzzing of everything that reads untrusted bytes (atheris / libFuzzer).
 
-    pip install atheris
+    pip install -e ".[fuzz]"        # atheris
     python tools/fuzz.py chunk -atheris_runs=1000000 -rss_limit_mb=2048 -timeout=10
     python tools/fuzz.py frame -max_total_time=600
     python tools/fuzz.py metadata -atheris_runs=1000000 -rss_limit_mb=2048 -timeout=10 -max_len=4096
+    python tools/fuzz.py b2z -max_total_time=900 -rss_limit_mb=2048 -timeout=10 -max_len=65536
+    python tools/fuzz.py schema -max_total_time=600 -rss_limit_mb=2048 -timeout=10
 
-Targets: ``chunk``, ``frame``, ``meta`` (msgpack values and the b2nd layer) and ``metadata``
+Targets: ``chunk``, ``frame``, ``meta`` (msgpack values and the b2nd layer), ``metadata``
 (metalayers and vlmeta from the index that names them to the decoded values, each value
-written and read again: what the writer accepts must read back).
+written and read again: what the writer accepts must read back), ``b2z`` (a ``.b2z`` from
+its zip directory to its members, opened as a store or table, read in place and unpacked into
+a working copy) and ``schema`` (a CTable's schema document, from JSON text to the table
+opened over a seed table's arrays).
 
 The targets are in tests/trust/fuzz_targets.py (the suite runs a smoke version). Seeds are
 C-Blosc2's golden chunks and frames; a crash is any exception that is not a pyblosc2 error or

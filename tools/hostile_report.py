@@ -1,6 +1,6 @@
-"""The hostile files of tests/trust/hostile_files.py against pyblosc2 and python-blosc2, side by
-side: what each library answers (the error class, a result, a timeout, a signal), in how much
-wall time after its imports, and how much its peak RSS grew.
+"""The hostile files of tests/trust/hostile_files.py and hostile_stores.py against pyblosc2 and
+python-blosc2, side by side: what each library answers (the error class, a result, a timeout, a
+signal), in how much wall time after its imports, and how much its peak RSS grew.
 
     python tools/hostile_report.py [--timeout 10] [CASE ...]
 
@@ -16,8 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from tests.trust.hostile_files import CASES
+from tests.trust.hostile_files import CASES as FILE_CASES
+from tests.trust.hostile_stores import STORE_CASES
 from tests.trust.test_hostile import run_child
+
+CASES = {**FILE_CASES, **STORE_CASES}
 
 
 def answer(report: dict) -> str:

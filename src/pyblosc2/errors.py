@@ -19,6 +19,7 @@ __all__ = [
     "CodecError",
     "FormatError",
     "FrameChangedError",
+    "MissingPartError",
     "NotAFrameError",
     "OrderError",
     "ParamAttributeError",
@@ -141,6 +142,16 @@ class NotAFrameError(FormatError):
     open a frame there.
 
     >>> issubclass(NotAFrameError, ValueError) and issubclass(NotAFrameError, RuntimeError)
+    True
+    """
+
+
+class MissingPartError(FormatError, FileNotFoundError):
+    """A store without a part it cannot do without (a ``.b2z`` with no ``embed.b2e``
+    member): a :class:`FormatError` naming it, and also the ``FileNotFoundError``
+    python-blosc2 raises there.
+
+    >>> issubclass(MissingPartError, ValueError) and issubclass(MissingPartError, OSError)
     True
     """
 

@@ -1,22 +1,34 @@
 """What the fuzzer feeds untrusted bytes to: chunk decoding (whole, ranges, headers), frame
 opening and every read of a frame (chunks, slices, meta, vlmeta, an NDArray's b2nd layer and
-slices), the msgpack metadata conventions, and metalayers/vlmeta from the index that names
-them to the values (``metadata``). Each must either work or raise a pyblosc2 error (or
-NotImplementedError naming a feature) — never another exception, a hang or an allocation
-sized by an unchecked field. Used by tools/fuzz.py (atheris, coverage-guided) and by the
-suite's smoke run (tests/trust/test_fuzz.py)."""
+slices), the msgpack metadata conventions, metalayers/vlmeta from the index that names
+them to the values (``metadata``), a ``.b2z`` archive from its zip directory to its leaves,
+read in place and unpacked into a working copy (``b2z``), and a CTable's schema document
+from its JSON text to the columns it opens (``schema``). Each must either work or raise a
+pyblosc2 error (or NotImplementedError naming a feature) — never another exception, a hang
+or an allocation sized by an unchecked field. Used by tools/fuzz.py (atheris,
+coverage-guided) and by the suite's smoke run (tests/trust/test_fuzz.py)."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import io
+import json
+import os
+import tempfile
+import warnings
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import pyblosc2 as pb
+from pyblosc2.backends.memory import MemoryStore
 from pyblosc2.chunk.decode import ChunkReader
 from pyblosc2.chunk.header import ChunkHeader
+from pyblosc2.ctable.storage import TableStorage
 from pyblosc2.frame.contiguous import BufferSource, FrameReader
 from pyblosc2.frame.header import MAX_METALAYERS, POS_METALAYERS
 from pyblosc2.frame.msgindex import parse_index
@@ -24,6 +36,8 @@ from pyblosc2.frame.trailer import TRAILER_MINLEN, Trailer, locate_trailer
 from pyblosc2.meta import pack_vlmeta, packb, unpack_vlmeta, unpackb
 from pyblosc2.meta.scan import scan
 from pyblosc2.ndarray.b2nd_meta import B2NDMeta
+from pyblosc2.stores.zipindex import ZipIndex
+from pyblosc2.stores.zipmember import member_bytes
 
 EXPECTED = (pb.Blosc2Error, NotImplementedError)
 GOLDEN = Path(__file__).parents[1] / "golden" / "c_blosc2"
@@ -112,11 +126,151 @@ def metadata_target(data: bytes) -> None:
             _symmetric(unpackb(content, f"metalayer {name!r}"))
 
 
+#: members and leaves read whole in the b2z target only up to this size (a deflated member may
+#: declare up to 1032 times its bytes, a frame's chunks up to 2 GB, as any reader allows)
+MEMBER_READ_MAX = 1 << 22
+_SCRATCH: list[str] = []
+
+
+def _scratch() -> str:
+    """A directory of this process for the archives of the b2z target (one file, rewritten)."""
+    if not _SCRATCH:
+        _SCRATCH.append(tempfile.mkdtemp(prefix="pyblosc2-fuzz-b2z-"))
+    return _SCRATCH[0]
+
+
+def _read_leaves(store: Any) -> None:
+    for key in sorted(store.keys())[:8]:
+        value = store[key]
+        if isinstance(value, pb.NDArray | pb.SChunk) and value.nbytes <= MEMBER_READ_MAX:
+            value[:]
+
+
+def b2z_target(data: bytes) -> None:
+    """The bytes are a ``.b2z``: its directory and members read from memory, then the file
+    opened as python-blosc2 users do (``open``: a store or the table at its root), as a
+    DictStore read in place, and as a TreeStore unpacked into a working copy (mode ``'a'``,
+    discarded: nothing is packed back)."""
+    index = ZipIndex.read(MemoryStore(data))
+    for name in list(index)[:8]:
+        m = index[name]
+        if m.size <= MEMBER_READ_MAX:
+            member_bytes(MemoryStore(data), m, "zip archive")
+    path = os.path.join(_scratch(), "s.b2z")
+    with open(path, "wb") as f:
+        f.write(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # discovery's warnings on foreign members
+        for step in (_open_b2z, _read_in_place, _unpack):
+            with contextlib.suppress(EXPECTED):  # each step is tried whatever the others do
+                step(path)
+
+
+def _open_b2z(path: str) -> None:
+    opened = pb.open(path)
+    if isinstance(opened, pb.CTable):
+        for name in opened.col_names[:4]:
+            opened[name][:8]
+    else:
+        _read_leaves(opened)
+        opened.close()
+
+
+def _read_in_place(path: str) -> None:
+    with pb.DictStore(path, mode="r") as d:
+        _read_leaves(d)
+
+
+def _unpack(path: str) -> None:
+    t = pb.TreeStore(path, mode="a")
+    try:
+        _read_leaves(t)
+    finally:
+        t.discard()
+
+
+class _TableLeaves:
+    """A table's leaves in memory (the Leaves protocol of ctable/storage.py), read-only."""
+
+    mode = "r"
+
+    def __init__(self, leaves: dict[str, Any]) -> None:
+        self.leaves = leaves
+
+    def get(self, key: str) -> Any:
+        return self.leaves[key]
+
+    def put(self, key: str, value: Any) -> Any:
+        raise AssertionError("a table opened read-only wrote a leaf")
+
+    def has(self, key: str) -> bool:
+        return key in self.leaves
+
+    def touch(self) -> None:
+        raise AssertionError("a table opened read-only changed")
+
+    def close(self) -> None:
+        pass
+
+
+@dataclasses.dataclass
+class SchemaRow:
+    x: int = 0
+    y: float = 0.0
+    ok: bool = False
+    name: str = ""
+    raw: bytes = b""
+
+
+def _schema_seed_table() -> dict[str, Any]:
+    """The leaves of a table of :class:`SchemaRow` (two rows, one deleted), in memory."""
+    leaves: dict[str, Any] = {}
+
+    class Collect(_TableLeaves):
+        mode = "w"
+
+        def put(self, key: str, value: Any) -> Any:
+            leaves[key] = value
+            return value
+
+        def touch(self) -> None:
+            pass
+
+    table = pb.CTable(SchemaRow, new_data=[(1, 2.5, True, "a", b"b"), (3, 4.5, False, "c", b"d")])
+    table._save_into(TableStorage(Collect(leaves)))
+    return leaves
+
+
+_SCHEMA_LEAVES: list[dict[str, Any]] = []
+
+
+def schema_target(data: bytes) -> None:
+    """The bytes are the JSON text of a table's schema document (stored as bin in
+    ``/_meta``'s vlmeta, as a file could hold it): decoded within bounds, turned into
+    columns, and the table opened over the seed table's arrays and read."""
+    if not _SCHEMA_LEAVES:
+        _SCHEMA_LEAVES.append(_schema_seed_table())
+    leaves = dict(_SCHEMA_LEAVES[0])
+    meta = pb.SChunk()
+    meta.vlmeta["kind"] = "ctable"
+    meta.vlmeta["version"] = 1
+    meta.vlmeta["schema"] = data
+    leaves["/_meta"] = meta
+    table = pb.CTable._from_storage(TableStorage(_TableLeaves(leaves)))
+    len(table)
+    for name in table.col_names[:6]:
+        table[name][:4]
+    if len(table):
+        table[0]
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
+    "b2z": b2z_target,
     "chunk": chunk_target,
     "frame": frame_target,
     "meta": meta_target,
     "metadata": metadata_target,
+    "schema": schema_target,
 }
 
 
@@ -130,7 +284,58 @@ def seeds() -> dict[str, list[bytes]]:
     s.vlmeta["v"] = {"a": (1, 2.5)}
     frames.append(s.to_cframe())
     metas = [pb.meta.packb(v) for v in ({"a": 1}, (1, 2), np.arange(3), {1, 2}, 1 + 2j)]
-    return {"chunk": chunks, "frame": frames, "meta": metas, "metadata": metadata_seeds(frames)}
+    return {
+        "b2z": b2z_seeds(),
+        "chunk": chunks,
+        "frame": frames,
+        "meta": metas,
+        "metadata": metadata_seeds(frames),
+        "schema": schema_seeds(),
+    }
+
+
+def b2z_seeds() -> list[bytes]:
+    """Small stores and a table as ``.b2z`` (as pyblosc2 writes them, and one repacked with
+    deflated members as ``zip -r`` would)."""
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        tree = os.path.join(d, "t.b2z")
+        with pb.TreeStore(tree, mode="w") as t:
+            t["/a"] = np.arange(20, dtype=np.int32)
+            t["/g/b"] = np.linspace(0, 1, 7)
+            t["/g/c"] = pb.SChunk(data=b"abc" * 10)
+            t.vlmeta["attr"] = {"k": [1, 2]}
+        flat = os.path.join(d, "d.b2z")
+        with pb.DictStore(flat, mode="w", threshold=100) as s:
+            s["/small"] = np.arange(3)
+            s["/big"] = np.arange(200)
+        table = os.path.join(d, "c.b2z")
+        with pb.CTable(SchemaRow, urlpath=table, mode="w") as c:
+            c.extend([(1, 2.5, True, "a", b"b"), (3, 4.5, False, "c", b"d")])
+        for path in (tree, flat, table):
+            with open(path, "rb") as f:
+                out.append(f.read())
+        buf = io.BytesIO()
+        with zipfile.ZipFile(tree) as src, zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
+            for info in src.infolist():
+                dst.writestr(info.filename, src.read(info))
+        out.append(buf.getvalue())
+    return out
+
+
+def schema_seeds() -> list[bytes]:
+    """The schema document of the seed table, and variants of its entries."""
+    doc = pb.CTable(SchemaRow).schema
+    docs = [doc, {**doc, "n_rows": 2}, {**doc, "version": 2}]
+    cols = doc["columns"]
+    docs.append({**doc, "columns": [{**cols[0], "default": 7, "chunks": [4], "blocks": [2]}]})
+    docs.append({**doc, "columns": [{**cols[0], "ge": 0, "le": 9}]})
+    docs.append({**doc, "summary_indexes_built": True, "create_summary_index": False})
+    docs.append(
+        {**doc, "columns": [{**cols[1], "default": {"__complex__": True, "real": 1, "imag": 0}}]}
+    )
+    docs.append({**doc, "columns": [{**cols[4], "default": {"__bytes__": True, "base64": "eA=="}}]})
+    return [json.dumps(d).encode() for d in docs]
 
 
 METADATA_VALUES = (

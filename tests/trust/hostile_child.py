@@ -10,7 +10,10 @@ allocation past the limit a ``MemoryError``.
 Actions: ``open``; ``open-mmap`` / ``open-cow`` (``mmap_mode`` "r" / "c"); ``meta:NAME`` and
 ``vlmeta:NAME`` (one value); ``values`` (every vlmeta value, through iteration); ``info``
 (pyblosc2's CLI ``info``, its text output as the result); ``read`` (chunk 0); ``verify``;
-``small-stack:NAME`` (vlmeta NAME decoded in a thread with a 256 KiB stack).
+``small-stack:NAME`` (vlmeta NAME decoded in a thread with a 256 KiB stack); for stores and
+tables ``treestore:MODE`` (the keys of ``TreeStore(PATH, mode=MODE)``), ``dictstore-a:KEY``
+(leaf KEY of ``DictStore(PATH, mode="a")``), ``keys`` and ``get:KEY`` (of what ``open``
+returns), ``ctable-open`` (the length of ``CTable.open(PATH)``).
 """
 
 from __future__ import annotations
@@ -71,7 +74,19 @@ def act(lib: Any, action: str, path: str) -> Any:
         return lib.open(path, mmap_mode="r")
     if verb == "open-cow":
         return lib.open(path, mmap_mode="c")
+    if verb == "treestore":
+        with lib.TreeStore(path, mode=name) as t:
+            return sorted(t.keys())
+    if verb == "dictstore-a":
+        with lib.DictStore(path, mode="a") as d:
+            return d[name][:]
+    if verb == "ctable-open":
+        return len(lib.CTable.open(path))
     s = lib.open(path)
+    if verb == "keys":
+        return sorted(s.keys())
+    if verb == "get":
+        return s[name][:]
     if verb == "meta":
         return s.meta[name]
     if verb == "vlmeta":

@@ -20,6 +20,9 @@ import pytest
 
 from . import hostile_child
 from .hostile_files import CASES
+from .hostile_stores import PYTHON_BLOSC2, STORE_CASES
+
+ALL_CASES = {**CASES, **STORE_CASES}
 
 CHILD = [sys.executable, str(Path(hostile_child.__file__))]
 #: wall-clock seconds an action may take once the child is ready (imports done)
@@ -66,9 +69,9 @@ def run_child(lib: str, action: str, path: str, answer_s: float = ANSWER_S) -> d
                 pipe.close()
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
 def test_hostile_file_gets_a_pyblosc2_answer(tmp_path: Path, name: str) -> None:
-    case = CASES[name]
+    case = ALL_CASES[name]
     path = case.build(tmp_path)
     report = run_child("pyblosc2", case.action, path)
     assert "error" in report, f"{name}: no answer ({report})"
@@ -81,6 +84,17 @@ def test_hostile_file_gets_a_pyblosc2_answer(tmp_path: Path, name: str) -> None:
         assert "Blosc2Error" in report["error"]
         assert re.search(case.match, report["message"]), report["message"]
     assert report["rss_growth_mib"] <= hostile_child.MEMORY_MIB
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_BLOSC2))
+def test_what_python_blosc2_answers(tmp_path: Path, name: str) -> None:
+    """python-blosc2 4.14.1 on the same stores and tables (what pyblosc2 answers otherwise):
+    a bare error, or the data of a file outside the store."""
+    pytest.importorskip("blosc2")
+    case = STORE_CASES[name]
+    report = run_child("blosc2", case.action, case.build(tmp_path), answer_s=30.0)
+    got = f"read: {report['result']}" if report.get("error") is None else report["error"][0]
+    assert got == PYTHON_BLOSC2[name], report
 
 
 def test_a_stuck_child_is_a_timeout(tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ def test_schema_document_as_python_blosc2_writes_it() -> None:
         ({"version": 9, "columns": []}, ParamError),
         ({"columns": [{"kind": "int8"}]}, ParamTypeError),
         ({"columns": [{"name": "_x", "kind": "int8"}]}, ParamError),
-        ({"columns": [{"name": "x", "kind": "nope"}]}, NotImplementedError),
+        ({"columns": [{"name": "x", "kind": "nope"}]}, ParamError),  # python-blosc2: ValueError
         ({"columns": [{"name": "x", "kind": "vlstring"}]}, NotImplementedError),
         ({"columns": [], "computed_columns": {"c": {}}}, NotImplementedError),
     ],

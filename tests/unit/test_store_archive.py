@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pyblosc2.backends.file import FileStore
 from pyblosc2.backends.memory import MemoryStore
 from pyblosc2.errors import FormatError
 from pyblosc2.stores import archive
-from pyblosc2.stores.archive import StoreReader, extract_archive, store_files, write_archive
+from pyblosc2.stores.archive import extract_archive, store_files, write_archive
 
 
 @pytest.fixture
@@ -111,20 +110,53 @@ def test_extract_refuses_unsafe_names_before_writing(tmp_path: Path, bad: str) -
     out = tmp_path / "out"
     with pytest.raises(FormatError, match="member name"):
         extract_archive(MemoryStore(raw), str(out))
-    assert os.listdir(out) == []
+    assert not out.exists()  # refused before anything was written
     assert not (tmp_path / "evil.b2nd").exists()
-
-
-def test_store_reader_is_a_seekable_file(tmp_path: Path) -> None:
-    p = tmp_path / "f.bin"
-    p.write_bytes(bytes(range(100)))
-    f = io.BufferedReader(StoreReader(FileStore(str(p))))
-    assert f.read(3) == b"\x00\x01\x02"
-    f.seek(-2, 2)
-    assert f.read() == b"\x62\x63"
-    f.seek(50)
-    assert f.tell() == 50 and f.read(1) == b"\x32"
 
 
 def test_tmp_names_are_hidden_and_unique() -> None:
     assert archive.TMP_SUFFIX == ".b2z.tmp"  # what python-blosc2's own test looks for
+
+
+def _zip_of(members: dict[str, tuple[bytes, int]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, (data, compression) in members.items():
+            zf.writestr(name, data, compress_type=compression)
+    return buf.getvalue()
+
+
+def test_extract_checks_sizes_and_crc(tmp_path: Path) -> None:
+    """The issue-37 case: the central directory claims 4 GB for a stored member."""
+    raw = bytearray(_zip_of({"a.b2nd": (b"x" * 100, zipfile.ZIP_STORED)}))
+    cd = raw.index(b"PK\x01\x02")
+    raw[cd + 20 : cd + 28] = (0xFFFFFFF0).to_bytes(4, "little") * 2
+    out = tmp_path / "out"
+    with pytest.raises(FormatError, match=r"data of 'a.b2nd' at offset \d+ is 4294967\d+"):
+        extract_archive(MemoryStore(bytes(raw)), str(out))
+    assert not out.exists()
+
+
+def test_extract_refuses_a_wrong_crc_keeping_nothing(tmp_path: Path) -> None:
+    raw = bytearray(_zip_of({"a.b2nd": (b"x" * 100, zipfile.ZIP_DEFLATED)}))
+    cd = raw.index(b"PK\x01\x02")
+    raw[cd + 16] ^= 1  # the CRC-32
+    out = tmp_path / "out"
+    with pytest.raises(FormatError, match="CRC-32"):
+        extract_archive(MemoryStore(bytes(raw)), str(out))
+    assert os.listdir(out) == []  # the staging file is gone, nothing renamed into place
+
+
+def test_extract_refuses_other_methods_before_writing(tmp_path: Path) -> None:
+    raw = _zip_of({"a.b2nd": (b"a", zipfile.ZIP_STORED), "b.b2nd": (b"b", zipfile.ZIP_BZIP2)})
+    out = tmp_path / "out"
+    with pytest.raises(NotImplementedError, match=r"method 12 \(bzip2\) of member 'b.b2nd'"):
+        extract_archive(MemoryStore(raw), str(out))
+    assert not out.exists()
+
+
+def test_extract_a_path_too_long_for_the_system(tmp_path: Path) -> None:
+    name = "/".join(["d" * 250] * 20) + "/x.b2nd"  # each segment fits, the path does not
+    out = tmp_path / "out"
+    with pytest.raises(FormatError, match="a path this system can create"):
+        extract_archive(MemoryStore(_zip_of({name: (b"x", zipfile.ZIP_STORED)})), str(out))

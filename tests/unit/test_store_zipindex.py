@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
+import zlib
 
 import pytest
 
@@ -192,3 +193,58 @@ def test_unsafe_member_names(name: str) -> None:
 
 def test_layout_sizes() -> None:
     assert (EOCD.size, CENTRAL.size, LOCAL.size) == (22, 46, 30)
+
+
+def _overlapping() -> bytes:
+    """Two central entries naming one local header and its data (the overlapping-member
+    zip bomb: a small archive whose members all unpack the same bytes)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("a.b2f", b"x" * 1000)
+        zf.writestr("b.b2f", b"y" * 1000)
+    raw = bytearray(buf.getvalue())
+    eocd = raw.rindex(b"PK\x05\x06")
+    second = raw.index(b"PK\x01\x02", struct.unpack_from("<I", raw, eocd + 16)[0] + 4)
+    struct.pack_into("<I", raw, second + 42, 0)  # b.b2f's local header is a.b2f's
+    return bytes(raw)
+
+
+def test_overlapping_members() -> None:
+    with pytest.raises(FormatError, match=r"data of 'a.b2f' at offset 0 is \d+, expected to end"):
+        ZipIndex.read(MemoryStore(_overlapping()))
+
+
+def test_a_member_that_is_also_a_directory() -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("a/b", b"1")
+        zf.writestr("a/b/c.b2nd", b"2")
+    with pytest.raises(FormatError, match=r"member name is 'a/b', expected not also the dir"):
+        ZipIndex.read(MemoryStore(buf.getvalue()))
+
+
+def test_member_name_segments_fit_a_file_name() -> None:
+    assert check_member_name("d/" + "n" * 255) == "d/" + "n" * 255
+    with pytest.raises(FormatError, match="each of at most 255 bytes"):
+        check_member_name("d/" + "n" * 256)
+    with pytest.raises(FormatError, match="each of at most 255 bytes"):
+        check_member_name("é" * 128)  # 256 bytes of UTF-8
+
+
+def test_members_declare_method_size_and_crc() -> None:
+    index = ZipIndex.read(MemoryStore(_archive(compression=zipfile.ZIP_DEFLATED)))
+    m = index["big/leaf.b2nd"]
+    data = MEMBERS["big/leaf.b2nd"]
+    assert (m.method, m.size, m.crc, m.encrypted) == (8, len(data), zlib.crc32(data), False)
+
+
+def test_a_name_flagged_utf8_that_is_not() -> None:
+    """Found by the b2z fuzz target: a UnicodeDecodeError escaped."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("é.b2nd", b"x")  # zipfile sets flag bit 11 for a non-ASCII name
+    raw = bytearray(buf.getvalue())
+    cd = raw.index(b"PK\x01\x02")
+    raw[cd + CENTRAL.size] = 0xF8  # no UTF-8 sequence starts with 0xF8
+    with pytest.raises(FormatError, match=r"member name at offset \d+ is invalid start byte"):
+        ZipIndex.read(MemoryStore(bytes(raw)))

@@ -23,7 +23,17 @@ from contextlib import contextmanager
 from ..errors import FormatError
 from .file import FileStore, check_regular
 
-__all__ = ["DirectoryStore"]
+__all__ = ["DirectoryStore", "is_inside"]
+
+
+def is_inside(root_real: str, real: str) -> bool:
+    """Whether the real path ``real`` lies inside (or is) the directory whose real path is
+    ``root_real`` (both from :func:`os.path.realpath`).
+
+    >>> is_inside("/data/s.b2d", "/data/s.b2d/a.b2nd"), is_inside("/data/s.b2d", "/data/s.b2dx")
+    (True, False)
+    """
+    return os.path.commonpath([real, root_real]) == root_real
 
 
 class DirectoryStore:
@@ -62,7 +72,7 @@ class DirectoryStore:
         path = self.object_path(name)
         if stat.S_ISLNK(os.lstat(path).st_mode):
             real = os.path.realpath(path)
-            if os.path.commonpath([real, self._real]) != self._real:
+            if not is_inside(self._real, real):
                 raise FormatError(
                     f"sparse frame {self.path}",
                     f"object {name}",

@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import FormatError, ParamError
 from .base import READ_ONLY
 
-__all__ = ["FileStore", "check_regular", "sync_directory"]
+__all__ = ["FileStore", "check_regular", "kind_of", "sync_directory"]
 
 COPY_PIECE = 1 << 23  # bytes copied per write when a file is replaced
 
@@ -28,14 +28,22 @@ _KINDS = (
 )
 
 
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is that is not a regular file ("a FIFO", ...).
+
+    >>> kind_of(stat.S_IFIFO | 0o644)
+    'a FIFO'
+    """
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
 def check_regular(fd: int, where: str, what: str) -> int:
     """The size of the regular file open as ``fd``; a :class:`FormatError` for anything else
     (a device reads without end, a FIFO waits for a writer): open such paths with
     ``O_NONBLOCK`` so that the open itself cannot wait."""
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
-        kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
-        raise FormatError(where, what, None, "a regular file", kind)
+        raise FormatError(where, what, None, "a regular file", kind_of(st.st_mode))
     os.set_blocking(fd, True)
     return st.st_size
 

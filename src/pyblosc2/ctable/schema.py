@@ -22,7 +22,7 @@ import base64
 import dataclasses
 import typing
 from dataclasses import MISSING
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -49,6 +49,10 @@ _STORED_KINDS = frozenset(
         "float32", "float64", "complex64", "complex128", "bool", "string", "bytes",
     }
 )  # fmt: skip
+
+
+#: every kind python-blosc2 4.x writes (those not in _STORED_KINDS are NotImplementedError)
+_KNOWN_KINDS = _STORED_KINDS | {"timestamp", "list", "struct", *specs._CTABLE_ONLY}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -172,7 +176,10 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     for extra in ("computed_columns", "materialized_columns"):
         if doc.get(extra):
             raise NotImplementedError(f"CTable {extra.replace('_', ' ')}")
-    if doc.get("metadata", {}).get("nested") is not None:
+    metadata = doc.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise ParamTypeError(f"a CTable schema's 'metadata' must be a mapping, got {metadata!r}")
+    if metadata.get("nested") is not None:
         raise NotImplementedError("CTable nested (struct) columns")
     columns = []
     for raw in doc["columns"]:
@@ -182,10 +189,14 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
         name = check_column_name(entry.pop("name"))
         default = _default_from_json(entry.pop("default")) if "default" in entry else MISSING
         options = {k: entry.pop(k, None) for k in ("cparams", "dparams")}
-        chunks = tuple(entry.pop("chunks")) if "chunks" in entry else None
-        blocks = tuple(entry.pop("blocks")) if "blocks" in entry else None
+        chunks = _shape(name, "chunks", entry.pop("chunks", None))
+        blocks = _shape(name, "blocks", entry.pop("blocks", None))
         kind = entry.get("kind")
+        if not isinstance(kind, str):
+            raise ParamTypeError(f"CTable column {name!r}: kind must be a str, got {kind!r}")
         if kind not in _STORED_KINDS:
+            if kind not in _KNOWN_KINDS:
+                raise ParamError(f"CTable column {name!r}: unknown column kind {kind!r}")
             raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
         spec = specs.spec_from_metadata_dict(entry)
         columns.append(
@@ -201,6 +212,21 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     return columns
 
 
+def _shape(name: str, key: str, value: Any) -> tuple[int, ...] | None:
+    """A column's ``chunks``/``blocks`` entry: None or a list of one positive int."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or len(value) != 1
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in value)
+    ):
+        raise ParamTypeError(
+            f"column {name!r}: {key} must be a list of one positive int: {value!r}"
+        )
+    return tuple(value)
+
+
 def _default_to_json(value: Any) -> Any:
     if isinstance(value, complex):
         return {"__complex__": True, "real": value.real, "imag": value.imag}
@@ -211,9 +237,29 @@ def _default_to_json(value: Any) -> Any:
     return value
 
 
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _default_from_json(value: Any) -> Any:
+    """A declared default from the document (complex numbers and bytes as tagged dicts).
+
+    >>> _default_from_json({"__complex__": True, "real": 1, "imag": -2.5})
+    (1-2.5j)
+    >>> _default_from_json({"__bytes__": True, "base64": "eA=="})
+    b'x'
+    """
     if isinstance(value, dict) and value.get("__complex__"):
-        return complex(value["real"], value["imag"])
+        real, imag = value.get("real"), value.get("imag")
+        if not (_is_number(real) and _is_number(imag)):
+            raise ParamTypeError(f"a complex default needs numbers 'real' and 'imag': {value!r}")
+        return complex(real, imag)
     if isinstance(value, dict) and value.get("__bytes__"):
-        return base64.b64decode(value["base64"])
+        encoded = value.get("base64")
+        try:
+            if not isinstance(encoded, str):
+                raise ValueError("not a str")
+            return base64.b64decode(encoded, validate=True)
+        except ValueError as exc:  # binascii.Error too
+            raise ParamError(f"a bytes default needs 'base64' text: {value!r} ({exc})") from None
     return value

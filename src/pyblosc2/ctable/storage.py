@@ -11,7 +11,9 @@ Rows are deleted by clearing their ``_valid_rows`` item (python-blosc2's tombsto
 arrays keep spare capacity past the last live row while a table is open, trimmed on close.
 ``_meta``'s vlmeta may also hold python-blosc2's index catalog (``index_catalog``) and the
 ``value_epoch``/``visibility_epoch`` counters; pyblosc2 builds no index, and a change marks
-the catalog's indexes stale as python-blosc2 does, so they are never trusted after it.
+the catalog's indexes stale as python-blosc2 does, so they are never trusted after it. The
+schema document is JSON from a file: it is bounded (size, nesting) before it is decoded
+(:func:`pyblosc2.meta.jsondoc.loads_json`).
 
 The stores plug in here (:func:`register_tree_opener`): this package sits below them, and a
 standalone table asks the registered opener for its TreeStore.
@@ -19,6 +21,7 @@ standalone table asks the registered opener for its TreeStore.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -26,6 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import FormatError, ParamError
+from ..meta.jsondoc import loads_json
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from ..schunk import SChunk
@@ -95,9 +99,12 @@ class TableStorage:
         return self.leaves.put(key, array)
 
     def open_array(self, key: str) -> NDArray:
-        if self.leaves is None or not self.leaves.has(key):
+        value = None
+        if self.leaves is not None:
+            with contextlib.suppress(KeyError):  # a leaf the store refused raises why
+                value = self.leaves.get(key)
+        if value is None:
             raise FormatError("CTable", key, 0, "a stored NDArray", "nothing")
-        value = self.leaves.get(key)
         if not isinstance(value, NDArray):
             raise FormatError("CTable", key, 0, "an NDArray", type(value).__name__)
         return value
@@ -114,21 +121,18 @@ class TableStorage:
             if not isinstance(meta, SChunk):
                 raise FormatError("CTable", META_KEY, 0, "an SChunk", type(meta).__name__)
             kind = meta.vlmeta.get("kind")
-            kind = kind.decode() if isinstance(kind, bytes) else kind
-            if kind != KIND:
+            if kind != KIND and kind != KIND.encode():
                 raise FormatError("CTable", f"{META_KEY} vlmeta 'kind'", 0, KIND, kind)
             self._meta = meta
         return self._meta
 
     def load_schema(self) -> dict[str, Any]:
         raw = self.meta().vlmeta.get("schema")
-        raw = raw.decode() if isinstance(raw, bytes) else raw
-        if not isinstance(raw, str):
-            raise FormatError("CTable", f"{META_KEY} vlmeta 'schema'", 0, "a JSON str", raw)
-        try:
-            doc = json.loads(raw)
-        except ValueError as exc:
-            raise FormatError("CTable", f"{META_KEY} vlmeta 'schema'", 0, "JSON", exc) from None
+        if not isinstance(raw, str | bytes):  # bytes: UTF-8, checked by loads_json
+            raise FormatError(
+                "CTable", f"{META_KEY} vlmeta 'schema'", 0, "a JSON str", type(raw).__name__
+            )
+        doc = loads_json(raw, "CTable", f"{META_KEY} vlmeta 'schema'")
         if not isinstance(doc, dict):
             raise FormatError("CTable", f"{META_KEY} vlmeta 'schema'", 0, "a JSON object", doc)
         return doc

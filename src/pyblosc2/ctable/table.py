@@ -202,7 +202,13 @@ class CTable:
         """Open the table ``storage`` holds."""
         try:
             doc = storage.load_schema()
-            self._set_columns(schema_from_dict(doc))
+            try:
+                columns = schema_from_dict(doc)
+            except ParamError as exc:  # the document is input from a file
+                raise FormatError(
+                    "CTable", "/_meta vlmeta 'schema'", 0, "a schema document", exc
+                ) from None
+            self._set_columns(columns)
             self._storage = storage
             self._read_only = storage.read_only
             self._valid = storage.open_array(VALID_ROWS_KEY)

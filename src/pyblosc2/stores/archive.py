@@ -8,41 +8,43 @@ Writing is crash-safe: the archive is written whole to a new file beside the tar
 (``<random>.b2z.tmp``), synced, and renamed over the target (``os.replace``, then the
 directory is synced). A reader, or a process killed at any moment, sees the old archive or
 the new one, never a mix; a kill leaves at most the stray ``.b2z.tmp`` file. The new file gets
-the target's permissions (or the umask's for a new one). Unpacking checks every member name
-(no absolute paths, no ``..``) before anything is written.
+the target's permissions (or the umask's for a new one). Unpacking reads the archive with the
+same checked reader as opening it in place (:class:`.zipindex.ZipIndex`: every name, offset
+and size checked, members disjoint) and refuses what it cannot read before anything is
+written.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
+import errno
 import os
 import secrets
-import shutil
 import zipfile
 from collections.abc import Iterable
-from typing import Any
 
 from ..backends.base import ByteStore
+from ..errors import FormatError
+from .discovery import store_walk
 from .keys import EMBED_NAME, NOT_STORED
-from .zipindex import check_member_name
+from .zipindex import ZipIndex, check_member_name
+from .zipmember import check_member, member_pieces
 
-__all__ = ["StoreReader", "extract_archive", "store_files", "write_archive"]
+__all__ = ["extract_archive", "store_files", "write_archive"]
 
 TMP_SUFFIX = ".b2z.tmp"
 
 
 def store_files(working_dir: str) -> list[tuple[str, str]]:
     """(member name, file path) of a store directory in archive order: the largest first,
-    then by name, and ``embed.b2e`` last (python-blosc2's order)."""
+    then by name, and ``embed.b2e`` last (python-blosc2's order). Only the store's files are
+    packed: a symlink out of the directory, a FIFO or a device is not
+    (:func:`.discovery.refusal`)."""
     found = []
-    for root, _, files in os.walk(working_dir):
-        for name in files:
-            path = os.path.join(root, name)
-            arcname = os.path.relpath(path, working_dir).replace(os.sep, "/")
-            if arcname == EMBED_NAME or name.endswith(NOT_STORED):
-                continue
-            found.append((os.path.getsize(path), arcname, path))
+    for arcname, path, why in store_walk(working_dir):
+        if why is not None or arcname == EMBED_NAME or arcname.endswith(NOT_STORED):
+            continue  # no file of the store (a symlink out of it, a FIFO): see .discovery
+        found.append((os.path.getsize(path), arcname, path))
     found.sort(key=lambda t: (-t[0], t[1]))
     members = [(arcname, path) for _, arcname, path in found]
     embed = os.path.join(working_dir, EMBED_NAME)
@@ -94,53 +96,36 @@ def write_archive(target: str, members: Iterable[tuple[str, str]]) -> str:
     return target
 
 
-class StoreReader(io.RawIOBase):
-    """A read-only, seekable file over a :class:`ByteStore` (for :mod:`zipfile`)."""
-
-    def __init__(self, store: ByteStore) -> None:
-        self._store = store
-        self._pos = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, pos: int, whence: int = 0) -> int:
-        base = {0: 0, 1: self._pos, 2: self._store.size}[whence]
-        self._pos = max(0, base + pos)
-        return self._pos
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer).cast("B")
-        data = self._store.read(self._pos, len(view))
-        view[: len(data)] = data
-        self._pos += len(data)
-        return len(data)
-
-
-def extract_archive(source: ByteStore, target_dir: str) -> None:
+def extract_archive(source: ByteStore, target_dir: str, where: str = "zip archive") -> None:
     """Unpack the zip archive in ``source`` into ``target_dir`` (created if missing), each
-    member written whole to a new file and renamed into place; deflated members are inflated
-    (an archive repacked by another tool), unsafe names refused before anything is written."""
+    member written whole to a new file and renamed into place. The archive is read by
+    :class:`.zipindex.ZipIndex` (every offset, size and name checked) and each member by
+    :func:`.zipmember.member_pieces` (deflated members of an archive repacked by another tool
+    are inflated, in bounded pieces checked against their declared size and CRC-32);
+    everything that can be refused from the directory alone is refused before anything is
+    written. ``where`` names the archive in errors."""
+    index = ZipIndex.read(source)
+    members = list(index.members.values())
+    for m in members:
+        check_member(m, where)
     os.makedirs(target_dir, exist_ok=True)
-    with zipfile.ZipFile(io.BufferedReader(StoreReader(source))) as zf:
-        infos = [i for i in zf.infolist() if not i.filename.endswith("/")]
-        for info in infos:
-            check_member_name(info.filename)
-        for info in infos:
-            dest = os.path.join(target_dir, *info.filename.split("/"))
+    for m in members:
+        dest = os.path.join(target_dir, *m.name.split("/"))
+        try:
             os.makedirs(os.path.dirname(dest), exist_ok=True)
             fd, tmp = _new_file(os.path.dirname(dest))
-            try:
-                with os.fdopen(fd, "wb") as out, zf.open(info) as member:
-                    shutil.copyfileobj(member, out, 1 << 20)
-                os.replace(tmp, dest)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+        except OSError as exc:
+            if exc.errno != errno.ENAMETOOLONG:
                 raise
+            raise FormatError(
+                where, "member name", None, "a path this system can create", repr(m.name)
+            ) from None
+        try:
+            with os.fdopen(fd, "wb") as out:
+                for piece in member_pieces(source, m, where):
+                    out.write(piece)
+            os.replace(tmp, dest)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise

@@ -19,6 +19,11 @@ renamed into place, and a value moving between embedded and external is written 
 place before it leaves the old one. ``locking=True`` (or ``BLOSC_LOCKING``) shares a ``.b2d``
 with other handles and processes, python-blosc2's and pyblosc2's, through the frame lock of
 ``embed.b2e``.
+
+A ``.b2d`` reads and writes only files inside its directory (:mod:`.discovery`): a leaf that
+is a symlink out of it, or not a regular file, is left out of the keys with a warning, and
+reading its key is a :class:`FormatError` saying why; an ``embed.b2e`` like that, or a leaf
+written through a directory symlink leading out, is a :class:`FormatError` too.
 """
 
 from __future__ import annotations
@@ -33,10 +38,11 @@ from typing import Any
 
 import numpy as np
 
+from ..backends.directory import is_inside
 from ..backends.file import FileStore
 from ..backends.lock import locking_requested
 from ..backends.mmap import MmapStore
-from ..errors import FormatError, ParamError
+from ..errors import FormatError, MissingPartError, ParamError
 from ..frame.location import is_url
 from ..ndarray.constructors import asarray
 from ..params import CParams, DParams
@@ -44,7 +50,7 @@ from ..schunk import open as open_schunk
 from ..schunk.members import InfoReport
 from ..storage import Storage
 from .archive import extract_archive
-from .discovery import leaves_in_archive, leaves_in_directory, remove_stale_staging
+from .discovery import leaves_in_archive, leaves_in_directory, remove_stale_staging, store_file
 from .embed import EmbedStore
 from .forms import StoreForms, clear_store_directory, remove_path
 from .keys import EMBED_NAME, check_key, path_of_key
@@ -124,6 +130,7 @@ class DictStore(StoreForms):
         self._meta = dict(_storage_meta or {"b2dict": {"version": 1}})
         self.offsets: dict[str, dict[str, Any]] = {}
         self.map_tree: dict[str, str] = {}
+        self._refused: dict[str, str] = {}
         self._archive: ZipIndex | None = None
         self._remote_archive: Any = None  # the FsspecStore of an archive at a URL
         self._modified = False
@@ -182,9 +189,9 @@ class DictStore(StoreForms):
     def _open_read(self) -> None:
         if self.is_zip_store:
             index = self._get_zip_offsets()
-            if EMBED_NAME not in index:
-                raise FileNotFoundError(
-                    f"Embed file {EMBED_NAME} not found in store {self.b2z_path}"
+            if EMBED_NAME not in index:  # python-blosc2: FileNotFoundError (this is one too)
+                raise MissingPartError(
+                    f"zip archive {self.b2z_path}", f"member {EMBED_NAME}", None, "present", "none"
                 )
             if not index[EMBED_NAME].stored:
                 raise FormatError(
@@ -204,9 +211,10 @@ class DictStore(StoreForms):
         kwargs: dict[str, Any] = {"mmap_mode": self.mmap_mode} if self.mmap_mode else {}
         if self._locking:
             kwargs["locking"] = True
-        schunk = open_schunk(self.estore_path, "r", 0, dparams=self.dparams, **kwargs)
+        estore = store_file(self.working_dir, EMBED_NAME, self._where)
+        schunk = open_schunk(estore, "r", 0, dparams=self.dparams, **kwargs)
         self._estore = EmbedStore(_from_schunk=schunk, deserialize=self._deserialize)
-        self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
+        self.map_tree = self._list_directory()
 
     def _open_write(self) -> None:
         path = self.localpath
@@ -216,12 +224,13 @@ class DictStore(StoreForms):
                 clear_store_directory(self.working_dir)
             if self.mode == "a" and os.path.exists(path):
                 with contextlib.closing(FileStore(path)) as archive:
-                    extract_archive(archive, self.working_dir)
+                    extract_archive(archive, self.working_dir, f"zip archive {path}")
         elif self.mode == "w" and os.path.isdir(path):
             clear_store_directory(path)
         os.makedirs(self.working_dir, exist_ok=True)
         if not self.is_zip_store:  # recovery: what killed writers left half done
             remove_stale_staging(self.working_dir)
+            store_file(self.working_dir, EMBED_NAME, self._where)
         storage = Storage(
             contiguous=True, urlpath=self.estore_path, mode=self.mode, locking=self._locking
         )
@@ -239,7 +248,7 @@ class DictStore(StoreForms):
             deserialize=self._deserialize,
         )
         self._estore.mode = self.mode
-        self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
+        self.map_tree = self._list_directory()
 
     def _get_zip_offsets(self) -> ZipIndex:
         """Read the archive's index (python-blosc2 keeps it as ``offsets``)."""
@@ -295,8 +304,18 @@ class DictStore(StoreForms):
     def _probe_member(self, name: str) -> Any:
         return self._member(name)
 
+    def _list_directory(self) -> dict[str, str]:
+        """The leaves of the store directory (and, in ``_refused``, the keys of the files
+        that are no part of it, with why)."""
+        self._refused = {}
+        return leaves_in_directory(self.working_dir, self._probe_file, self._refused)
+
     def _probe_file(self, relpath: str) -> Any:
-        return open_schunk(os.path.join(self.working_dir, relpath), "r", 0)
+        return open_schunk(store_file(self.working_dir, relpath, self._where), "r", 0)
+
+    @property
+    def _where(self) -> str:
+        return f"store {self.localpath}"
 
     # -- sharing with other handles ---------------------------------------------------------
     def _sync_store(self) -> None:
@@ -310,7 +329,7 @@ class DictStore(StoreForms):
             return
         with estore._store.holding_lock():
             estore._load_metadata()
-            self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
+            self.map_tree = self._list_directory()
             self._seen = estore._store.vlmeta_entries
 
     @contextlib.contextmanager
@@ -373,6 +392,11 @@ class DictStore(StoreForms):
         """Write ``value`` as the file ``rel`` of the store: whole beside its name, then
         renamed over it (a reader, or a crash, sees the old file or the new one)."""
         dest = os.path.join(self.working_dir, *rel.split("/"))
+        folder = os.path.realpath(os.path.dirname(dest))  # before anything is made there
+        if not is_inside(os.path.realpath(self.working_dir), folder):
+            raise FormatError(
+                self._where, f"directory of {rel!r}", None, "a directory of the store", folder
+            )
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         tmp = f"{dest}.{os.getpid()}.tmp"
         source = leaf_file(value)
@@ -394,10 +418,15 @@ class DictStore(StoreForms):
             self._sync_store()
             rel = self.map_tree.get(key)
             if rel is None:
+                why = self._refused.get(key)
+                if why is not None and key not in self._estore:
+                    raise FormatError(
+                        self._where, f"leaf {key!r}", None, "a regular file of the store", why
+                    )
                 return self._estore[key]
             if self._archive is not None and rel in self._archive:
                 return container_of(self._member(rel))
-            path = os.path.join(self.working_dir, *rel.split("/"))
+            path = store_file(self.working_dir, rel, self._where)
             if not os.path.exists(path):
                 raise KeyError(f"File for key '{key}' not found in the store")
             return leaf_at(

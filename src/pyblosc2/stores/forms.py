@@ -83,7 +83,7 @@ class StoreForms:
             if self.is_zip_store and self.mode == "r":
                 archive = self._archive_store()
                 try:
-                    extract_archive(archive, staging)
+                    extract_archive(archive, staging, f"zip archive {self.b2z_path}")
                 finally:
                     if archive is not self._remote_archive:
                         archive.close()
@@ -141,8 +141,9 @@ class StoreForms:
 
 
 def remove_path(path: str) -> None:
-    """Remove a file or a directory; a missing one is a no-op."""
-    if os.path.isdir(path):
+    """Remove a file or a directory; a missing one is a no-op, a symlink is removed (never
+    what it points to)."""
+    if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path)
     else:
         with contextlib.suppress(FileNotFoundError):

@@ -32,7 +32,10 @@ class StoreLeaves:
         return DictStore.__getitem__(self.store, self.prefix + key)
 
     def has(self, key: str) -> bool:
-        return DictStore.__contains__(self.store, self.prefix + key)
+        """Whether leaf ``key`` is there, or was refused (a symlink out of the store:
+        reading it then raises the FormatError saying why)."""
+        full = self.prefix + key
+        return DictStore.__contains__(self.store, full) or full in self.store._refused
 
     def put(self, key: str, value: Any) -> Any:
         store = self.store
@@ -80,11 +83,15 @@ def write_inline(store: DictStore, full_key: str, table: Any) -> None:
 def root_table(store: DictStore, mode: str) -> Any:
     """The standalone table a TreeStore opened by ``open`` holds at its root (python-blosc2
     returns the CTable then, for modes ``"r"`` and ``"a"``), else the store itself."""
-    if mode not in ("r", "a") or not DictStore.__contains__(store, "/_meta"):
+    refused = "/_meta" in store._refused  # a manifest symlinked out: its FormatError
+    if mode not in ("r", "a") or not (refused or DictStore.__contains__(store, "/_meta")):
         return store
     storage = TableStorage(StoreLeaves(store, owner=True), owns_leaves=True)
     try:
         storage.meta()  # a manifest of another kind leaves the store as it is
     except FormatError:
+        if refused:
+            store.discard()  # nothing to pack back: the store was only opened
+            raise
         return store
     return CTable._from_storage(storage)

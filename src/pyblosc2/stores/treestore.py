@@ -250,7 +250,7 @@ class TreeStore(DictStore):
             )
         if self._is_group(key, self.keys()):
             return self.get_subtree(key)
-        if self._has(full):
+        if self._has(full) or full in self._root._refused:  # refused: a FormatError says why
             return DictStore.__getitem__(self._root, full)
         raise KeyError(f"Key '{key}' not found")
 
@@ -349,8 +349,11 @@ class TreeStore(DictStore):
         for k in [k for k in DictStore.keys(self._root) if k == full or k.startswith(prefix)]:
             DictStore.__delitem__(self._root, k)
         if not self._root.is_zip_store or self._root.mode != "r":
-            leftover = os.path.join(self._root.working_dir, *full.strip("/").split("/"))
-            if os.path.isdir(leftover):  # e.g. a CTable's index sidecars
+            base = self._root.working_dir
+            leftover = os.path.join(base, *full.strip("/").split("/"))
+            exact = os.path.join(os.path.realpath(base), *full.strip("/").split("/"))
+            # e.g. a CTable's index sidecars; never through a symlink (it may lead out)
+            if os.path.isdir(leftover) and os.path.realpath(leftover) == exact:
                 shutil.rmtree(leftover, ignore_errors=True)
         reg = self._registry()
         if reg.pop(full, None) is not None:

@@ -7,15 +7,22 @@ that can be opened where it lies, at ``Member.offset``: the offset of its local 
 the header's 30 bytes, name and extra field (which may differ from the central directory's
 extra field, so the local header is read). Every size and offset is checked against the
 archive's size before it is used, and member names must be relative ``/``-separated paths
-without ``.``/``..`` segments (a member is extracted under its name). Archives written by
-other tools may deflate members: those are listed with ``stored=False`` and are no frame
-where they lie.
+without ``.``/``..`` segments (a member is extracted under its name). Members may not
+overlap (no writer makes them so; overlapping members would let a small archive unpack to
+many times its size), and a member's name may not also be the directory of another one.
+Archives written by other tools may deflate members: those are listed with ``stored=False``
+and are no frame where they lie (:mod:`.zipmember` inflates them).
+
+This is the one reader of a ``.b2z``: opening it in place, unpacking it into a working copy
+or a ``.b2d`` (:mod:`.archive`) and xarray-blosc2's zip stores all take its index.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..backends.base import ByteStore
@@ -43,17 +50,24 @@ ZIP64_EXTRA_ID = 0x0001
 STORED, ENCRYPTED, UTF8_NAME = 0, 0x1, 0x800
 MAX_COMMENT = 0xFFFF
 FULL32 = 0xFFFFFFFF
+NAME_MAX = 255  # bytes in one segment of a member name (a file name, on every system)
 
 
 @dataclass(frozen=True, slots=True)
 class Member:
     """One member: its data starts at ``offset`` in the archive and takes ``length`` bytes as
-    stored; ``stored`` says it is kept whole (not compressed, not encrypted)."""
+    stored; ``stored`` says it is kept whole (not compressed, not encrypted). ``method`` is
+    the compression method (§4.4.5: 0 stored, 8 deflated), ``size`` the uncompressed size
+    and ``crc`` the CRC-32 the central directory declares; ``encrypted`` its flag bit 0."""
 
     name: str
     offset: int
     length: int
     stored: bool
+    method: int = STORED
+    size: int = 0
+    crc: int = 0
+    encrypted: bool = False
 
 
 def check_member_name(name: str) -> str:
@@ -75,11 +89,42 @@ def check_member_name(name: str) -> str:
         or any(p in ("", ".", "..") for p in parts[:-1])
         or parts[-1] in (".", "..")
         or (len(name) > 1 and name[1] == ":")
+        or any(len(p.encode("utf-8", "surrogatepass")) > NAME_MAX for p in parts)
     ):
         raise FormatError(
-            WHERE, "member name", None, "a relative path without '.' or '..' segments", repr(name)
+            WHERE,
+            "member name",
+            None,
+            f"a relative path without '.' or '..' segments, each of at most {NAME_MAX} bytes",
+            repr(name),
         )
     return name
+
+
+def _check_disjoint(spans: list[tuple[int, int, str]]) -> None:
+    """Each member (local header to the end of its data) ends before the next one starts."""
+    spans = sorted(spans)
+    for (_, end, name), (start, _, after) in itertools.pairwise(spans):
+        if end > start:
+            raise FormatError(
+                WHERE,
+                f"data of {name!r}",
+                start,
+                f"to end by {start} (where {after!r} starts)",
+                end,
+            )
+
+
+def _check_no_file_is_a_directory(members: dict[str, Member]) -> None:
+    """No member name is also a directory of another member (``a`` and ``a/b``): in sorted
+    order, the names under ``a/`` would follow ``a/`` directly."""
+    names = sorted(members)
+    for name in names:
+        i = bisect.bisect_left(names, name + "/")
+        if i < len(names) and names[i].startswith(name + "/"):
+            raise FormatError(
+                WHERE, "member name", None, f"not also the directory of {names[i]!r}", repr(name)
+            )
 
 
 def _zip64_values(extra: bytes, wanted: int, where: int) -> list[int]:
@@ -137,9 +182,11 @@ class ZipIndex:
         entries = cls._central_entries(central, cd_offset, count)
         prefetch = getattr(store, "prefetch", None)
         if prefetch is not None and len(entries) > 1:  # remote: fetch the headers together
-            prefetch([(off, off + LOCAL.size) for _, off, _, _ in entries])
+            prefetch([(m.offset, m.offset + LOCAL.size) for m in entries])
         members: dict[str, Member] = {}
-        for name, local, length, stored in entries:
+        spans: list[tuple[int, int, str]] = []
+        for entry in entries:
+            name, local, length = entry.name, entry.offset, entry.length
             head = bytes(store.read(local, LOCAL.size))
             if len(head) != LOCAL.size or LOCAL.unpack_from(head)[0] != LOCAL_SIG:
                 raise FormatError(
@@ -153,7 +200,10 @@ class ZipIndex:
                 )
             if name in members:
                 raise FormatError(WHERE, "member name", local, "unique", f"{name!r} repeated")
-            members[name] = Member(name, data, length, stored)
+            members[name] = replace(entry, offset=data)
+            spans.append((local, data + length, name))
+        _check_disjoint(spans)
+        _check_no_file_is_a_directory(members)
         return cls(members, size)
 
     @staticmethod
@@ -197,8 +247,8 @@ class ZipIndex:
         return cd_offset, cd_size, count
 
     @staticmethod
-    def _central_entries(central: bytes, base: int, count: int) -> list[tuple[str, int, int, bool]]:
-        """(name, local header offset, stored length, stored whole) of each entry."""
+    def _central_entries(central: bytes, base: int, count: int) -> list[Member]:
+        """The members of the directory, each with the offset of its local header."""
         entries = []
         pos = 0
         for _ in range(count):
@@ -211,7 +261,7 @@ class ZipIndex:
                 raise FormatError(
                     WHERE, "central header signature", base + pos, hex(CENTRAL_SIG), hex(fields[0])
                 )
-            flags, method, csize, usize = fields[3], fields[4], fields[8], fields[9]
+            flags, method, crc, csize, usize = fields[3], fields[4], fields[7], fields[8], fields[9]
             name_len, extra_len, comment_len, local = fields[10], fields[11], fields[12], fields[16]
             end = pos + CENTRAL.size + name_len + extra_len + comment_len
             if end > len(central):
@@ -219,7 +269,12 @@ class ZipIndex:
                     WHERE, "central header", base + pos, "inside the directory", "cut"
                 )
             raw = central[pos + CENTRAL.size : pos + CENTRAL.size + name_len]
-            name = raw.decode("utf-8" if flags & UTF8_NAME else "cp437")
+            try:
+                name = raw.decode("utf-8" if flags & UTF8_NAME else "cp437")
+            except UnicodeDecodeError as exc:  # flag bit 11 promises UTF-8
+                raise FormatError(
+                    WHERE, "member name", base + pos + CENTRAL.size + exc.start, "UTF-8", exc.reason
+                ) from None
             extra = central[
                 pos + CENTRAL.size + name_len : pos + CENTRAL.size + name_len + extra_len
             ]
@@ -237,7 +292,8 @@ class ZipIndex:
                 pos = end
                 continue
             check_member_name(name)
-            stored = method == STORED and not flags & ENCRYPTED and csize == usize
-            entries.append((name, local, csize, stored))
+            encrypted = bool(flags & ENCRYPTED)
+            stored = method == STORED and not encrypted and csize == usize
+            entries.append(Member(name, local, csize, stored, method, usize, crc, encrypted))
             pos = end
         return entries

@@ -18,23 +18,34 @@ A dataset is a directory (``*.b2``) or a zip of one (``*.b2z``, members ``ZIP_ST
 Values are stored as numpy gives them (datetimes as ``datetime64``), with no CF encoding.
 pyblosc2 also stores each variable's xarray ``encoding`` as a JSON string in the vlmeta key
 ``encoding`` (ignored by xarray-blosc2) so that it round-trips.
+
+A store is read as one from someone else: a zip through the stores' checked reader
+(:class:`~pyblosc2.stores.zipindex.ZipIndex`, deflated members inflated by
+:mod:`~pyblosc2.stores.zipmember`), a directory's files only when they are regular files
+inside it (others are left out with a warning), JSON within bounds
+(:func:`~pyblosc2.meta.jsondoc.loads_json`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import struct
-import zipfile
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..backends.file import FileStore
 from ..errors import FormatError
+from ..meta.jsondoc import MAX_JSON_BYTES, loads_json
 from ..ndarray.constructors import ndarray_from_cframe, open
 from ..ndarray.ndarray import NDArray
+from ..stores.discovery import refusal, store_file
+from ..stores.zipindex import Member, ZipIndex
+from ..stores.zipmember import member_bytes
 
 __all__ = [
     "MANIFEST",
@@ -52,8 +63,6 @@ COORD_PREFIX = "_coord_"
 COMMIT = "_commit"
 SCALAR_DIM = "_scalar"
 ZIP_MAGIC = b"PK\x03\x04"
-#: the fixed part of a zip local file header, then the name and extra lengths at 26 and 28
-_LOCAL_HEADER = struct.Struct("<4s22xHH")
 
 
 @dataclass(frozen=True)
@@ -76,22 +85,29 @@ def is_zip(path: Path) -> bool:
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
-    """``dataset.json`` of a directory or zip store ({} when absent)."""
+    """``dataset.json`` of a directory or zip store ({} when absent), read and decoded within
+    bounds (:data:`MAX_JSON_BYTES`, :func:`~pyblosc2.meta.jsondoc.loads_json`)."""
     if root.is_dir():
-        p = root / MANIFEST
-        return _json(p.read_bytes(), str(p)) if p.exists() else {}
-    with zipfile.ZipFile(root) as zf:
-        names = [n for n in zf.namelist() if n.endswith(MANIFEST)]
-        return _json(zf.read(names[0]), f"{root}:{names[0]}") if names else {}
+        path = store_file(os.fspath(root), MANIFEST, f"xarray-blosc2 store {root}")
+        if not os.path.lexists(path):
+            return {}
+        with contextlib.closing(FileStore(path)) as f:  # a regular file only
+            if f.size > MAX_JSON_BYTES:
+                raise FormatError(path, "size", None, f"at most {MAX_JSON_BYTES}", f.size)
+            return _json(bytes(f.read(0, f.size)), path)
+    with contextlib.closing(FileStore(os.fspath(root))) as store:
+        index = ZipIndex.read(store)
+        names = [n for n in index if n.endswith(MANIFEST)]
+        if not names:
+            return {}
+        raw = member_bytes(store, index[names[0]], f"zip archive {root}", MAX_JSON_BYTES)
+    return _json(raw, f"{root}:{names[0]}")
 
 
 def _json(raw: bytes, where: str) -> dict[str, Any]:
-    try:
-        got = json.loads(raw)
-    except ValueError as exc:
-        raise FormatError(where, "JSON", None, "a JSON object", str(exc)) from None
+    got = loads_json(raw, where, "manifest")
     if not isinstance(got, dict):
-        raise FormatError(where, "JSON", None, "a JSON object", type(got).__name__)
+        raise FormatError(where, "manifest JSON", None, "a JSON object", type(got).__name__)
     return got
 
 
@@ -103,22 +119,34 @@ def entries(root: Path, refuse: bool = True) -> list[Entry]:
     if root.is_dir():
         if refuse:
             _refuse_unsupported(root, [p.name for p in root.iterdir()])
-        return [Entry(p.stem, partial(open_file, p)) for p in sorted(root.glob("*.b2nd"))]
-    with zipfile.ZipFile(root) as zf:
-        infos = zf.infolist()
-        if refuse:
-            _refuse_unsupported(root, [i.filename for i in infos])
-        out = []
-        for info in sorted(infos, key=lambda i: i.filename):
-            if not info.filename.endswith(".b2nd"):
-                continue
-            stem = Path(info.filename).stem
-            if info.compress_type == zipfile.ZIP_STORED:
-                offset = _data_offset(root, info)
-                out.append(Entry(stem, partial(_open_at, root, offset)))
-            else:
-                out.append(Entry(stem, partial(_open_member, root, info.filename)))
-        return out
+        return [Entry(p.stem, partial(open_file, p)) for p in _arrays_in(root)]
+    with contextlib.closing(FileStore(os.fspath(root))) as store:
+        index = ZipIndex.read(store)
+    if refuse:
+        _refuse_unsupported(root, list(index))
+    out = []
+    for name in sorted(index):
+        if not name.endswith(".b2nd"):
+            continue
+        m = index[name]
+        opener = partial(_open_at, root, m.offset) if m.stored else partial(_open_member, root, m)
+        out.append(Entry(Path(name).stem, opener))
+    return out
+
+
+def _arrays_in(root: Path) -> list[Path]:
+    """The ``.b2nd`` files of a directory store, sorted; one that is a symlink out of the
+    directory (or not a regular file) is left out with a ``UserWarning``, as a store's leaf
+    is (:func:`pyblosc2.stores.discovery.refusal`)."""
+    real = os.path.realpath(root)
+    found = []
+    for p in sorted(root.glob("*.b2nd")):
+        why = refusal(real, os.fspath(p))
+        if why is not None:
+            warnings.warn(f"Ignoring '{p.name}' of {root}: {why}", UserWarning, stacklevel=3)
+            continue
+        found.append(p)
+    return found
 
 
 def _refuse_unsupported(root: Path, names: list[str]) -> None:
@@ -146,23 +174,11 @@ def _open_at(path: Path, offset: int) -> NDArray:
     return arr
 
 
-def _open_member(path: Path, name: str) -> NDArray:
-    with zipfile.ZipFile(path) as zf:
-        return ndarray_from_cframe(zf.read(name), copy=True)
-
-
-def _data_offset(path: Path, info: zipfile.ZipInfo) -> int:
-    """Where a stored member's bytes start: after its local header (whose extra field may
-    differ from the central directory's)."""
-    with path.open("rb") as f:
-        f.seek(info.header_offset)
-        head = f.read(_LOCAL_HEADER.size)
-    if len(head) < _LOCAL_HEADER.size:
-        raise FormatError(str(path), "zip local header", info.header_offset, "30 bytes", len(head))
-    magic, name_len, extra_len = _LOCAL_HEADER.unpack(head)
-    if magic != ZIP_MAGIC:
-        raise FormatError(str(path), "zip local header", info.header_offset, ZIP_MAGIC, magic)
-    return info.header_offset + _LOCAL_HEADER.size + name_len + extra_len
+def _open_member(path: Path, member: Member) -> NDArray:
+    """A deflated member, inflated into memory (checked against its declared size)."""
+    with contextlib.closing(FileStore(os.fspath(path))) as store:
+        frame = member_bytes(store, member, f"zip archive {path}")
+    return ndarray_from_cframe(frame, copy=True)
 
 
 #: the vlmeta entries a reader uses (xarray-blosc2 also stores statistics and lineage)
@@ -180,12 +196,18 @@ def vlmeta_dict(arr: NDArray) -> dict[str, Any]:
 
 
 def json_attrs(raw: Any) -> dict[str, Any]:
-    """The ``attrs`` vlmeta entry: a JSON string of a dict ({} when absent or not one)."""
+    """The ``attrs`` vlmeta entry: a JSON string of a dict ({} when absent or not one, or
+    past the bounds of :func:`~pyblosc2.meta.jsondoc.loads_json`: xarray-blosc2 ignores
+    attributes it cannot decode).
+
+    >>> json_attrs('{"units": "m"}'), json_attrs("[" * 100 + "]" * 100)
+    ({'units': 'm'}, {})
+    """
     if not isinstance(raw, str):
         return {}
     try:
-        got = json.loads(raw)
-    except ValueError:
+        got = loads_json(raw, "vlmeta", "attrs")
+    except FormatError:
         return {}
     return got if isinstance(got, dict) else {}
 
@@ -227,12 +249,12 @@ def is_store(path: str | os.PathLike[str]) -> bool:
     try:
         if root.is_dir():
             names = [p.name for p in root.iterdir()]
-        elif root.is_file() and zipfile.is_zipfile(root):
-            with zipfile.ZipFile(root) as zf:
-                names = zf.namelist()
+        elif root.is_file():
+            with contextlib.closing(FileStore(os.fspath(root))) as store:
+                names = list(ZipIndex.read(store))
         else:
             return False
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, FormatError):
         return False
     if any(n == "embed.b2e" or n.endswith("/embed.b2e") for n in names):
         return False
