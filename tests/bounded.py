@@ -2,33 +2,42 @@
 a failure that names what was waited for, never in a hang and never in a failure that depends
 on how loaded the machine is.
 
-* Children (``run_child``, ``started``, ``wait_child``): a child still running after its
-  bound is killed and the test fails with the child's name and what it was expected to do;
-  a test that fails for another reason kills and reaps the children it started.
+* Children (``run_child``, ``started``, ``wait_child``, ``readline_within``): a child
+  still running after its bound is killed and the test fails with the child's name and what
+  it was expected to do; a test that fails for another reason kills and reaps the children it
+  started.
 * Speed bounds are CPU time (``cpu_budget``, ``cpu_seconds``): a loaded machine stretches
   wall time by the load (a 0.2 s CPU decode took 4.5 s of wall time at load 18), not the
   CPU time of the process. They use ``ITIMER_PROF``/``SIGPROF``, never ``SIGALRM``:
   pytest-timeout's timer (``timeout = 300`` in pyproject.toml) runs on ``ITIMER_REAL`` and
   an ``alarm()`` in a test replaced and then cancelled it.
 
-Every bound here is below pytest-timeout's 300 s, so that the test's own message (which
-child, which input) is the one shown; pytest-timeout stays the net under everything else.
+Every bound here is below pytest-timeout's (300 s; ``HEAVY_S`` for the few tests marked with
+it), so that the test's own message (which child, which input) is the one shown;
+pytest-timeout stays the net under everything else.
 """
 
 from __future__ import annotations
 
+import select
 import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import IO, Any
 
 #: seconds a child process may run before it counts as hung (killed, the test fails)
 CHILD_S = 240.0
 #: seconds a thread of a test may take to finish once it was told to
 THREAD_S = 120.0
+#: pytest-timeout of the few tests whose children do tens of seconds of CPU work (mypy from a
+#: cold cache: 22 s of CPU, 614 s of wall time at load 25; building and testing the wheel; the
+#: HDF5 reference files): ``@pytest.mark.timeout(HEAVY_S)``, their children bounded by
+#: ``HEAVY_CHILD_S``. Still a bound: a hang of theirs fails, named, within it
+HEAVY_S = 1500.0
+HEAVY_CHILD_S = 1200.0
 
 
 def _tail(data: str | bytes | None, n: int = 2000) -> str:
@@ -71,6 +80,22 @@ def wait_child(proc: subprocess.Popen[Any], what: str, timeout: float = CHILD_S)
         ) from None
 
 
+def communicate_within(
+    proc: subprocess.Popen[Any], what: str, timeout: float = CHILD_S, **kwargs: Any
+) -> tuple[Any, Any]:
+    """``proc.communicate(**kwargs)``; a child still running after ``timeout`` seconds is
+    killed and the test fails naming ``what`` it was expected to do."""
+    try:
+        return proc.communicate(timeout=timeout, **kwargs)
+    except subprocess.TimeoutExpired as exc:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError(
+            f"child {what!r} (pid {proc.pid}) had not exited after {timeout} s (killed); "
+            f"stderr: {_tail(exc.stderr)!r}"
+        ) from None
+
+
 @contextmanager
 def started(args: Sequence[str], what: str, **kwargs: Any) -> Iterator[subprocess.Popen[Any]]:
     """A child process (``subprocess.Popen(args, **kwargs)``) for the ``with`` block: however
@@ -93,6 +118,21 @@ def started(args: Sequence[str], what: str, **kwargs: Any) -> Iterator[subproces
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def readline_within(pipe: IO[bytes], timeout: float, what: str) -> bytes:
+    """The next line of a child's unread ``pipe`` (``b""``: the child closed it, e.g. it
+    died); no line within ``timeout`` seconds fails the test naming ``what`` was awaited.
+
+    >>> import sys
+    >>> with started([sys.executable, "-c", "print('ready')"], "say ready",
+    ...              stdout=subprocess.PIPE) as child:
+    ...     readline_within(child.stdout, 60, "ready")
+    b'ready\\n'
+    """
+    if not select.select([pipe], [], [], timeout)[0]:
+        raise AssertionError(f"{what}: nothing from the child after {timeout} s")
+    return pipe.readline()
 
 
 def join_all(threads: Sequence[threading.Thread], what: str, timeout: float = THREAD_S) -> None:

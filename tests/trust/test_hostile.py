@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests import bounded
 
 from . import hostile_child
 from .hostile_files import CASES
@@ -36,14 +37,13 @@ def run_child(lib: str, action: str, path: str, answer_s: float = ANSWER_S) -> d
     """The child's report, with ``wall_s`` from ready to exit (reported, never asserted);
     ``{"timeout": True}`` when it did not answer in ``answer_s`` after ready (it is killed),
     ``{"signal": n}`` when it died of signal ``n``."""
-    proc = subprocess.Popen(
-        [*CHILD, lib, action, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
-    )
-    try:
+    args = [*CHILD, lib, action, path]
+    what = f"{lib}: {action} on {Path(path).name}"
+    with bounded.started(
+        args, what, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
+    ) as proc:  # killed, reaped and its pipes closed however this ends
         assert proc.stdout is not None
-        if not select.select([proc.stdout], [], [], IMPORT_S)[0]:
-            raise AssertionError(f"the child did not start within {IMPORT_S} s")
-        line = proc.stdout.readline()
+        line = bounded.readline_within(proc.stdout, IMPORT_S, f"{what}: ready")
         if line != b"ready\n":
             proc.wait(IMPORT_S)
             err = proc.stderr.read().decode() if proc.stderr else ""
@@ -61,13 +61,6 @@ def run_child(lib: str, action: str, path: str, answer_s: float = ANSWER_S) -> d
             err = proc.stderr.read().decode() if proc.stderr else ""
             return {"exit": proc.returncode, "stderr": err[-2000:]}
         return {**json.loads(out), "wall_s": wall}
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -92,13 +85,12 @@ def test_a_stuck_child_is_a_timeout(tmp_path: Path) -> None:
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
     proc = [sys.executable, "-c", f"print('ready', flush=True); open({str(fifo)!r}).read()"]
-    child = subprocess.Popen(proc, stdout=subprocess.PIPE)
-    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
-    with pytest.raises(subprocess.TimeoutExpired):
-        child.wait(1.0)  # blocked for good: any wait times out
-    child.kill()
-    child.wait()
-    child.stdout.close()
+    with bounded.started(proc, "block on a FIFO", stdout=subprocess.PIPE) as child:
+        assert child.stdout is not None
+        ready = bounded.readline_within(child.stdout, IMPORT_S, "the child's ready line")
+        assert ready == b"ready\n"
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(1.0)  # blocked for good: any wait times out
 
 
 @pytest.mark.parametrize("action", ["crash", "allocate"])
@@ -122,7 +114,12 @@ def test_the_child_limits_hold(tmp_path: Path, action: str) -> None:
         "except BaseException as e:\n"
         "    print(json.dumps({'error': [type(e).__name__]}))\n"
     )
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, env=ENV, timeout=60)
+    r = bounded.run_child(
+        [sys.executable, str(script)],
+        "crash or allocate past its limit",
+        capture_output=True,
+        env=ENV,
+    )
     if action == "crash":
         assert r.returncode == -11
     else:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import numpy as np
 import pytest
 
 import pyblosc2
+from tests.bounded import run_child
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = Path(pyblosc2.__file__).resolve().parents[1]
@@ -20,8 +20,9 @@ def run_example(name: str, *args: str, cwd: Path, **env: str) -> str:
     environ = dict(os.environ)
     environ["PYTHONPATH"] = os.pathsep.join([str(SRC), environ.get("PYTHONPATH", "")])
     environ.update(env)
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, str(ROOT / "examples" / name), *args],
+        "run an example script",
         cwd=cwd,
         env=environ,
         capture_output=True,
