@@ -1,4 +1,5 @@
-"""Shared fixtures: the reference libraries (test-only) and registry isolation.
+"""Shared fixtures: the reference libraries (test-only) and registry isolation; hypothesis'
+settings for the whole suite.
 
 A missing reference library is a skip on a developer machine and a failure in CI (CI=true).
 """
@@ -10,8 +11,17 @@ import os
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# No hypothesis test depends on wall time: hypothesis' default deadline (200 ms per example)
+# and its too_slow health check (inputs generated per second) measure wall time, which a loaded
+# machine stretches (test_index's 0.3 ms example took 459 ms once, test_frame_header made 6
+# inputs in 1.08 s). The other health checks (data sizes, filtering) stay on. Loaded here, before
+# any test module makes a ``settings``: those inherit it.
+settings.register_profile("pyblosc2", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("pyblosc2")
 
 
 def _reference(name: str) -> ModuleType:

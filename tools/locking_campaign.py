@@ -71,7 +71,9 @@ def main() -> int:
                     sharer.create(pb, kind, path, contiguous)
                     t = time.time()
                     try:
-                        logs = sharer.run(kind, path, libs, args.nops, args.seed + run, tmp, env)
+                        logs = sharer.run(
+                            kind, path, libs, args.nops, args.seed + run, tmp, env, timeout=900
+                        )
                         result = sharer.check(kind, path, logs, pb, cb)
                     except Exception as exc:  # a worker failed, or a library cannot open it
                         result = {"calls": 0, "lost": 0, "verify": "-", "problems": [repr(exc)]}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 
 import pyblosc2
+from tests.bounded import run_child
 
 #: where the pyblosc2 under test lives (the source tree, or an installed wheel)
 SRC = Path(pyblosc2.__file__).resolve().parents[1]
@@ -32,13 +32,13 @@ class Result:
 def run_cli(*args: str, cwd: Path, stdin: bytes | None = None, tty: bool = False) -> Result:
     """Run ``python -m pyblosc2 ARGS`` in ``cwd``; stdout kept as bytes too."""
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    proc = subprocess.run(
+    proc = run_child(
         [sys.executable, "-m", "pyblosc2", *args],
+        "python -m pyblosc2",
         cwd=cwd,
         input=stdin if stdin is not None else b"",
         capture_output=True,
         env=env,
-        timeout=120,
         check=False,
     )
     return Result(

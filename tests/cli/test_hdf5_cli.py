@@ -4,13 +4,13 @@ without it) converted to b2nd with their chunk shape; errors name the input."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import pyblosc2
+from tests.bounded import run_child
 from tests.cli.conftest import run_cli
 from tests.conftest import _reference
 
@@ -182,11 +182,11 @@ def test_without_h5py_an_hdf5_file_is_named(h5_mixed) -> None:
         "from pyblosc2.cli import main\n"
         "sys.exit(main(['info', 'm.h5']))\n"
     )
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, "-c", code],
+        "info on an HDF5 file without h5py",
         capture_output=True,
         text=True,
-        timeout=120,
         cwd=h5_mixed.parent,
     )
     assert done.returncode == 2 and "needs h5py (pyblosc2[hdf5])" in done.stderr

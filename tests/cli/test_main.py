@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from pyblosc2.cli.main import EXAMPLES, main
+from tests.bounded import run_child
 from tests.cli.conftest import IN_CI
 
 
@@ -36,13 +36,13 @@ def test_console_script(tmp_path: Path, c_b2frame: Path) -> None:
         if IN_CI:
             pytest.fail("the pyblosc2 console script is not installed")
         pytest.skip("pyblosc2 console script not on PATH (pip install -e . creates it)")
-    proc = subprocess.run(
+    proc = run_child(
         [exe, "verify", str(c_b2frame)],
+        "the console script's verify",
         capture_output=True,
         text=True,
         check=False,
         env={**os.environ},
-        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0] == f"{c_b2frame}: OK (4 chunks decoded)"

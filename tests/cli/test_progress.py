@@ -53,10 +53,13 @@ def _on_a_terminal(args: list[str], cwd: Path, hide_tqdm: bool) -> tuple[int, st
     import fcntl
     import os
     import pty
+    import select
     import struct
     import subprocess
     import termios
+    import time
 
+    from tests.bounded import CHILD_S, started, wait_child
     from tests.cli.conftest import SRC
 
     path = [str(SRC)]
@@ -67,26 +70,35 @@ def _on_a_terminal(args: list[str], cwd: Path, hide_tqdm: bool) -> tuple[int, st
         path.insert(0, str(shim.parent))
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
-    proc = subprocess.Popen(
+    what = f"pyblosc2 {' '.join(args)} on a terminal"
+    with started(
         [sys.executable, "-m", "pyblosc2", *args],
+        what,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=slave,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(path)},
-    )
-    os.close(slave)
-    chunks = []
-    while True:
+    ) as proc:
+        os.close(slave)
+        chunks = []
+        deadline = time.monotonic() + CHILD_S
         try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    return proc.wait(timeout=120), b"".join(chunks).decode(errors="replace")
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([master], [], [], left)[0]:
+                    raise AssertionError(f"{what}: the terminal still open after {CHILD_S} s")
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+        finally:
+            os.close(master)
+        status = wait_child(proc, what)
+    return status, b"".join(chunks).decode(errors="replace")
 
 
 @pytest.mark.parametrize("out", ["out.b2nd", "out.b2frame", "out.npy", "out.zarr"])

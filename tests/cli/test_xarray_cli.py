@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import zipfile
 
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 import pyblosc2
+from tests.bounded import run_child
 from tests.cli.conftest import run_cli
 from tests.conftest import _reference
 
@@ -169,6 +169,8 @@ def test_stores_are_described_without_xarray(ours) -> None:
         "assert 'xarray' not in {m.split('.')[0] for m in sys.modules if sys.modules[m]}\n"
         "sys.exit(status)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = run_child(
+        [sys.executable, "-c", code], "info on an xarray store", capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert "xarray-blosc2 store (directory)" in done.stdout and "(5 arrays checked)" in done.stdout

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+from tests.bounded import run_child
 from tests.conftest import _reference
 
 h5py = pytest.importorskip("h5py")
@@ -56,8 +56,11 @@ def test_small_slice_reads_no_more_bytes_than_b2h5py(tmp_path, cname) -> None:
     with h5py.File(path, "w") as f:  # one 8 MB chunk, in blocks of 256 x 256 (the plugin's)
         f.create_dataset("x", data=a, chunks=(1024, 1024), **hdf5plugin.Blosc2(cname=cname))
         f.create_dataset("warm", data=a[:64, :64], chunks=(32, 32), **hdf5plugin.Blosc2())
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, timeout=120
+    done = run_child(
+        [sys.executable, "-c", CHILD, str(path)],
+        "read an HDF5 dataset and count the bytes read",
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)

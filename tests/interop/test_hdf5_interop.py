@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.bounded import HEAVY_CHILD_S, HEAVY_S, run_child
 from tests.conftest import _reference
 from tests.interop.hdf5_cases import Case, matrix
 
+# the module fixtures write and read every case in a child: minutes on a loaded machine
+pytestmark = pytest.mark.timeout(HEAVY_S)
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_CASES = matrix("hdf5plugin") + matrix("pytables")
 OURS = matrix("pyblosc2")
@@ -32,13 +34,14 @@ def _child(what: str, directory: Path) -> dict[str, str]:
     """Run hdf5_cases in a fresh interpreter: no hdf5plugin/PyTables imported, no plugin path."""
     env = {k: v for k, v in os.environ.items() if k != "HDF5_PLUGIN_PATH"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT), env.get("PYTHONPATH", "")])
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, "-m", "tests.interop.hdf5_cases", what, str(directory)],
+        f"{what} the HDF5 cases without plugins",
+        HEAVY_CHILD_S,
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

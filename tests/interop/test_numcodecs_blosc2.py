@@ -8,7 +8,6 @@ python-blosc2 and theirs by it, zarr v2- and v3-format arrays written with it re
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 import pyblosc2
 from pyblosc2.compat.numcodecs_blosc2 import CODECS, Blosc2
 from pyblosc2.errors import FormatError, ParamError
+from tests.bounded import run_child
 from tests.conftest import _reference
 
 DTYPES = [
@@ -91,7 +91,12 @@ def test_numcodecs_finds_it_through_its_entry_point(numcodecs_mod: ModuleType) -
         "assert (np.frombuffer(c.decode(c.encode(x)), 'f8') == x).all()\n"
         "print(type(c).__module__, c.codec)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = run_child(
+        [sys.executable, "-c", code],
+        "round-trip through numcodecs' entry point",
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["pyblosc2.compat.numcodecs_blosc2", "lz4"]
 
@@ -263,7 +268,11 @@ def _reopen_in_a_fresh_process(path: Path, zarr_format: int) -> np.ndarray:
         f"a = zarr.open_array(sys.argv[1], mode='r', zarr_format={zarr_format})\n"
         "np.save(sys.stdout.buffer, a[...])\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True)
+    done = run_child(
+        [sys.executable, "-c", code, str(path)],
+        "read a zarr array in a fresh interpreter",
+        capture_output=True,
+    )
     assert done.returncode == 0, done.stderr.decode()
     import io
 
@@ -340,6 +349,11 @@ def test_the_codec_imports_neither_numcodecs_nor_zarr() -> None:
         "Blosc2().encode(b'x' * 100)\n"
         "print(sorted({'numcodecs', 'zarr', 'imagecodecs', 'blosc2'} & set(sys.modules)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = run_child(
+        [sys.executable, "-c", code],
+        "import pyblosc2's numcodecs codec",
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

@@ -41,6 +41,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import CHILD_S, readline_within, started
 
 
 def _handles(mod: Any, path: Path) -> tuple[Any, Any]:
@@ -195,34 +196,34 @@ def test_a_slice_write_decides_from_a_shape_read_before_its_exclusive_lock(
     path = str(tmp_path / "a.b2nd")
     create(path)
     src = str(Path(pb.__file__).parents[1])
-    child = subprocess.Popen(
+    what = f"a slice write with {writer} into the last chunk"
+    with started(
         [sys.executable, "-c", _WRITER, path, writer, kind, src],
+        what,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-    )
-    assert child.stdin is not None and child.stdout is not None
-    try:
-        assert child.stdout.readline().strip() in ("474", "21")
+    ) as child:
+        assert child.stdin is not None and child.stdout is not None
+        shape = readline_within(child.stdout, CHILD_S, f"{what}: the shape it opened")
+        assert shape.strip() in ("474", "21")
         fd = os.open(path + ".b2lock", os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH)
             child.stdin.write("go\n")
             child.stdin.flush()
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + CHILD_S
             inode = os.fstat(fd).st_ino
             while not _waits_for_the_lock(child.pid, inode):  # the child checked, now waits
-                assert time.monotonic() < deadline, "the child never waited for the lock"
+                assert child.poll() is None, f"{what}: exited ({child.returncode}) instead"
+                assert time.monotonic() < deadline, f"{what}: never waited for the lock"
                 time.sleep(0.01)
             grow(pb.open(path, mode="a"))  # no lock of its own: this test holds it
             raw = os.pread(fd, 8, 8).ljust(8, b"\0")
             os.pwrite(fd, struct.pack("=Q", struct.unpack("=Q", raw)[0] + 1), 8)
         finally:
             os.close(fd)  # lets go of the shared lock
-        assert child.stdout.readline().strip() == "done"
-    finally:
-        child.kill()
-        child.wait()
+        assert readline_within(child.stdout, CHILD_S, f"{what}: done").strip() == "done"
     expected = zeroed if loses else kept
     for got in (pb.open(path)[checked], cblosc2.open(path)[checked]):
         assert got.reshape(len(kept), -1)[:, 0].tolist() == expected, writer

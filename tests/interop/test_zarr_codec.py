@@ -19,7 +19,6 @@ import functools
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import run_child
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "zarr"
 SRC = Path(pb.__file__).resolve().parent.parent
@@ -369,8 +369,9 @@ def test_pyblosc2_does_not_import_zarr_or_numcodecs() -> None:
         "import sys, pyblosc2, pyblosc2.compat; from pyblosc2.compat import Blosc; "
         "print([m for m in ('zarr', 'numcodecs', 'blosc', 'blosc2') if m in sys.modules])"
     )
-    out = subprocess.run(
+    out = run_child(
         [sys.executable, "-c", code],
+        "import pyblosc2 and its compat package",
         capture_output=True,
         text=True,
         check=True,
@@ -420,8 +421,13 @@ def test_entry_point_and_config_select_our_codec(zarr_mod, tmp_path, how) -> Non
         "z[:] = np.arange(100)\n"
         "print(type(z.metadata.codecs[-1]).__module__, int(z[99]))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    out = run_child(
+        [sys.executable, "-c", code],
+        "write and read a zarr array through the entry point",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["pyblosc2.compat.zarr_codec", "99"]

@@ -6,10 +6,10 @@ fsspec's ``memory://`` needs no server."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +21,11 @@ from tests.conftest import _reference
 
 # A server that stops answering must fail a test quickly, never hang it.
 HTTP_OPTIONS: dict[str, Any] = {}
+#: seconds the figures (``counts``) and ``reset`` wait for answers to end before failing: a
+#: bound for a hung handler, not a timing the tests rely on (answers end in milliseconds)
+SETTLE_S = 60.0
+#: seconds a stalled answer waits at most (``reset`` ends it at once)
+STALL_S = 120.0
 
 
 @dataclass
@@ -60,11 +65,20 @@ class RangeServer:
         self.root = root
         self._counts = Counts()
         self.faults: dict[str, Fault] = {}
-        self.latency = 0.0
+        #: each GET waits until this many requests are in flight (at most :data:`SETTLE_S`):
+        #: requests sent together overlap however slowly they arrive, one sent alone waits
+        self.overlap = 0
         #: "ranges" (RFC 9110), "no-suffix" (400 to ``bytes=-n``, as RangeHTTPServer),
         #: "refuse-ranges" (400 to any Range), "no-ranges" (Range ignored: 200, whole body)
         self.mode = "ranges"
         self.lock = threading.Lock()
+        #: notified whenever an answer starts or ends (``counts``, ``reset`` and ``overlap``
+        #: wait on it)
+        self.answered = threading.Condition(self.lock)
+        #: the answers being sent: connection -> "GET name Range" (``reset`` cuts them off)
+        self.in_flight: dict[socket.socket, str] = {}
+        #: set by ``reset``: a stalled answer of the previous test ends there
+        self.release = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,20 +102,38 @@ class RangeServer:
     @property
     def counts(self) -> Counts:
         """The figures once every answer being sent is accounted: a client may hold the
-        last bytes of an answer before the handler thread adds them up."""
-        deadline = time.monotonic() + 5.0
-        while self._counts.inflight and time.monotonic() < deadline:
-            time.sleep(0.001)
-        return self._counts
+        last bytes of an answer before the handler thread adds them up. Waits on the
+        handlers (not on a clock); an answer still unsent after :data:`SETTLE_S` fails the
+        test, naming it."""
+        with self.answered:
+            if not self.answered.wait_for(lambda: not self.in_flight, SETTLE_S):
+                raise AssertionError(
+                    f"the test server still sends {sorted(self.in_flight.values())} after "
+                    f"{SETTLE_S} s"
+                )
+            return self._counts
 
     def url(self, name: str) -> str:
         return f"http://127.0.0.1:{self.port}/{name}"
 
     def reset(self) -> None:
-        with self.lock:
+        """A clean server for the next test: the answers the last one left (stalled, or sent
+        to a client that stopped reading) are cut off and end before the figures restart, so
+        that none of them adds to the next test's figures."""
+        with self.answered:
+            self.release.set()
+            for conn in self.in_flight:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
+            if not self.answered.wait_for(lambda: not self.in_flight, SETTLE_S):
+                raise AssertionError(
+                    f"answers of the last test still running after {SETTLE_S} s: "
+                    f"{sorted(self.in_flight.values())}"
+                )
+            self.release = threading.Event()
             self._counts = Counts()
             self.faults.clear()
-            self.latency = 0.0
+            self.overlap = 0
             self.mode = "ranges"
 
     def _fault(self, name: str, method: str) -> str | None:
@@ -113,33 +145,44 @@ class RangeServer:
             return f.kind
 
     def handle(self, h: BaseHTTPRequestHandler, head: bool) -> None:
+        """Answer one request; its figures go to the ``Counts`` of the test it came in (a
+        ``reset`` meanwhile starts new ones) and are added up before ``counts`` returns."""
+        what = f"{'HEAD' if head else 'GET'} {h.path} {h.headers.get('Range', '')}".strip()
         with self.lock:
-            self._counts.inflight += 1
-            self._counts.max_inflight = max(self._counts.max_inflight, self._counts.inflight)
+            counts, release = self._counts, self.release
+            counts.inflight += 1
+            counts.max_inflight = max(counts.max_inflight, counts.inflight)
+            self.in_flight[h.connection] = what
+            self.answered.notify_all()
         try:
-            self._handle(h, head)
+            self._handle(h, head, counts, release)
         finally:
-            with self.lock:
-                self._counts.inflight -= 1
+            with self.answered:
+                counts.inflight -= 1
+                del self.in_flight[h.connection]
+                self.answered.notify_all()
 
-    def _handle(self, h: BaseHTTPRequestHandler, head: bool) -> None:
-        if self.latency:
-            time.sleep(self.latency)
+    def _handle(
+        self, h: BaseHTTPRequestHandler, head: bool, counts: Counts, release: threading.Event
+    ) -> None:
         name = h.path.lstrip("/").split("?")[0]
         method = "HEAD" if head else "GET"
+        if self.overlap and not head:
+            with self.answered:
+                self.answered.wait_for(lambda: counts.inflight >= self.overlap, SETTLE_S)
         with self.lock:
             if head:
-                self._counts.heads += 1
+                counts.heads += 1
             else:
-                self._counts.gets += 1
+                counts.gets += 1
         fault = self._fault(name, method)
         path = os.path.join(self.root, name)
         if fault == "drop":
             h.close_connection = True
             h.connection.shutdown(socket.SHUT_RDWR)
             return
-        if fault == "stall":
-            time.sleep(30)
+        if fault == "stall":  # until the test ends (reset) or the server closes
+            release.wait(STALL_S)
             return
         if fault in ("404", "500") or not os.path.isfile(path):
             code = 500 if fault == "500" else 404
@@ -166,7 +209,7 @@ class RangeServer:
             and (self.mode != "ranges")
         ):
             with self.lock:
-                self._counts.refused.append(rng)
+                counts.refused.append(rng)
             h.send_response(400)
             h.send_header("Content-Length", "0")
             h.end_headers()
@@ -198,16 +241,17 @@ class RangeServer:
         except (BrokenPipeError, ConnectionResetError):
             h.close_connection = True
             with self.lock:
-                self._counts.partial_bytes += sent
+                counts.partial_bytes += sent
             return
         with self.lock:
-            self._counts.bytes_sent += sent
-            self._counts.ranges.append((name, start, end))
-            self._counts.whole_bodies += not rng
+            counts.bytes_sent += sent
+            counts.ranges.append((name, start, end))
+            counts.whole_bodies += not rng
         if fault == "truncate":
             h.connection.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
+        self.reset()
         self.httpd.shutdown()
         self.httpd.server_close()
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import pyblosc2
+from tests.bounded import HEAVY_S, run_child
 from tests.conftest import _reference
 from tests.trust import dasker
 
@@ -133,6 +134,7 @@ def test_cluster_store_into_locking_ndarray(client: Any, tmp_path: Path) -> None
     np.testing.assert_array_equal(pyblosc2.open(path)[...], x)
 
 
+@pytest.mark.timeout(HEAVY_S)  # a child importing dask per storage call: 306 s at load 25
 def test_from_dask_killed_at_every_storage_call_leaves_old_or_new(
     tmp_path: Path, cblosc2: Any
 ) -> None:
@@ -146,7 +148,13 @@ def test_from_dask_killed_at_every_storage_call_leaves_old_or_new(
         dasker.create(path)
         log.unlink(missing_ok=True)
         child = [sys.executable, dasker.__file__, path, "0", "1", str(log), f"0:{nth}"]
-        r = subprocess.run(child, env=env, check=False, stdout=subprocess.DEVNULL)
+        r = run_child(
+            child,
+            "from_dask, killing itself at a storage call",
+            env=env,
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
         assert r.returncode in (0, -signal.SIGKILL), r.returncode
         done = len(log.read_text().split()) if log.exists() else 0
         reached = dasker.matches(path, done, pyblosc2)

@@ -64,7 +64,7 @@ def test_full_read_fetches_chunks_concurrently(
     http: RangeServer, served: str, data: np.ndarray
 ) -> None:
     a = pyblosc2.open(http.url(served))
-    http.latency = 0.2  # requests overlap only when they are sent together
+    http.overlap = 2  # each GET waits for a second one: only requests sent together overlap
     np.testing.assert_array_equal(a[...], data)
     assert http.counts.max_inflight >= 2
     assert http.counts.bytes_sent < a.schunk.cbytes + HEAD_BYTES + TAIL_BYTES + 4096
@@ -120,6 +120,24 @@ def test_stalled_server_times_out(http: RangeServer, served: str) -> None:
     http.faults[served] = Fault("stall")
     with pytest.raises(RemoteError, match="Timeout"):
         a[100:110, 5:9]
+
+
+def test_answers_a_test_leaves_end_at_reset_and_count_in_no_later_test(
+    http: RangeServer, served: str
+) -> None:
+    """The harness itself: the stalled answers above outlived their test and, ending later,
+    took their figures from the next test's (``inflight`` -1, so ``counts`` stopped waiting
+    for the answers in flight and a byte count came up short). ``reset`` ends them first."""
+    a = pyblosc2.open(http.url(served), storage_options=_timeout(0.5))
+    http.faults[served] = Fault("stall")
+    with pytest.raises(RemoteError, match="Timeout"):
+        a[100:110, 5:9]
+    assert http.in_flight  # still stalled after the client gave up
+    http.reset()
+    assert not http.in_flight
+    pyblosc2.open(http.url(served))
+    assert http.counts.inflight == 0 and http.counts.gets == 2
+    assert http.counts.bytes_sent == HEAD_BYTES + TAIL_BYTES
 
 
 def test_file_changed_after_open(http: RangeServer, tmp_path: Any) -> None:

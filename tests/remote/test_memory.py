@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ import pytest
 import pyblosc2
 from pyblosc2.backends.fsspec import FsspecStore
 from pyblosc2.errors import ParamError
+from tests.bounded import run_child
 from tests.conftest import _reference
 
 
@@ -145,5 +145,7 @@ def test_store_reads_count_and_prefetch(mem: str) -> None:
 def test_import_does_not_load_fsspec_or_dask() -> None:
     code = "import sys, pyblosc2; print(sorted({'fsspec', 'dask'} & set(sys.modules)))"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    out = run_child(
+        [sys.executable, "-c", code], "import pyblosc2", capture_output=True, text=True, env=env
+    )
     assert out.stdout.strip() == "[]", out.stderr

@@ -11,7 +11,6 @@ import io
 import json
 import os
 import pickle
-import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 import pyblosc2
 from pyblosc2.backends.fsspec import HEAD_BYTES, TAIL_BYTES
 from pyblosc2.errors import ParamError, RemoteWarning
+from tests.bounded import run_child
 
 from .conftest import RangeServer
 
@@ -150,12 +150,12 @@ def test_rangeless_open_peak_memory_is_under_half_the_file(
     script = tmp_path / "child.py"
     script.write_text(_CHILD)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, str(script), http.url(big)],
+        "open a range-less remote frame and report its peak memory",
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)

@@ -252,19 +252,34 @@ def run_vector(lib: str, a: Any, wid: int, nops: int, rng: np.random.Generator, 
 
 # -- the parent's side: run the workers, check the final frame against their logs ------------
 def run(
-    kind: str, path: str, libs: list[str], nops: int, seed: int, logdir: str, env: dict[str, str]
+    kind: str,
+    path: str,
+    libs: list[str],
+    nops: int,
+    seed: int,
+    logdir: str,
+    env: dict[str, str],
+    timeout: float | None = None,
 ) -> dict[int, list[list[str]]]:
-    """Start one worker per entry of ``libs`` on the frame at ``path``, wait for all, and
-    return each worker's log (its returned calls, split into fields)."""
-    import subprocess
+    """Start one worker per entry of ``libs`` on the frame at ``path``, wait for all (each at
+    most ``timeout`` seconds, default tests.bounded.CHILD_S; a worker still running then is
+    killed, and so are the others whenever this returns or fails), and return each worker's
+    log (its returned calls, split into fields)."""
+    from contextlib import ExitStack
 
-    procs, logs = [], {}
-    for wid, lib in enumerate(libs):
-        log = os.path.join(logdir, f"{kind}-{wid}.log")
-        logs[wid] = log
-        args = [lib, kind, path, str(wid), str(nops), str(seed), log]
-        procs.append(subprocess.Popen([sys.executable, __file__, *args], env=env))
-    codes = [p.wait(timeout=900) for p in procs]
+    from tests.bounded import CHILD_S, started, wait_child
+
+    logs = {}
+    with ExitStack() as stack:
+        procs = []
+        for wid, lib in enumerate(libs):
+            log = os.path.join(logdir, f"{kind}-{wid}.log")
+            logs[wid] = log
+            args = [lib, kind, path, str(wid), str(nops), str(seed), log]
+            what = f"worker {wid} ({lib}): {nops} {kind} calls"
+            child = stack.enter_context(started([sys.executable, __file__, *args], what, env=env))
+            procs.append((child, what))
+        codes = [wait_child(p, what, timeout or CHILD_S) for p, what in procs]
     if any(codes):
         raise AssertionError(f"workers failed: exit codes {codes}")
     out = {}

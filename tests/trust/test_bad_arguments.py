@@ -5,7 +5,6 @@ pyblosc2 as a user would, issue 12)."""
 
 from __future__ import annotations
 
-import signal
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import cpu_budget
 
 
 def _s200() -> pb.SChunk:
@@ -130,23 +130,13 @@ def workdir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _timeout(*_: object) -> None:
-    raise TimeoutError("a bad argument took more than 10 s to refuse")
-
-
 @pytest.mark.parametrize(
     ("call", "error", "match"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
 def test_refused_up_front(workdir: Path, call, error, match) -> None:
     before = {p.name: p.read_bytes() for p in workdir.iterdir() if p.is_file()}
-    old = signal.signal(signal.SIGALRM, _timeout)
-    signal.alarm(10)
-    try:
-        with pytest.raises(error, match=match) as info:
-            call(workdir)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+    with cpu_budget(10.0, "refusing a bad argument"), pytest.raises(error, match=match) as info:
+        call(workdir)
     assert isinstance(info.value, pb.Blosc2Error), type(info.value)
     assert len(str(info.value)) < 300
     assert {p.name: p.read_bytes() for p in workdir.iterdir() if p.is_file()} == before

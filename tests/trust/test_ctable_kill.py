@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,16 +16,19 @@ from typing import Any
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import CHILD_S, started
 
 from . import table_appender as ta
 
 CHILD = [sys.executable, str(Path(ta.__file__))]
 ENV = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
-NOPS = 400
+#: more operations than the child makes before its kill (~60/s): the kill lands in the run
+#: however slowly the test is scheduled (400 could end first on a loaded machine)
+NOPS = 1_000_000
 
 
 def _check(path: str, done: int, cblosc2: Any) -> int:
-    states = ta.states(NOPS)
+    states = ta.states(done + 1)
     t = pb.CTable.open(path)
     got = t["x"][:].tolist()
     assert t["name"][:].tolist() == [str(v) for v in got]
@@ -49,13 +51,16 @@ def test_killed_table_writer_loses_nothing(tmp_path: Path, delay: float, cblosc2
     log = tmp_path / "log"
     with pb.CTable(ta.Row, urlpath=path, mode="w", expected_size=8):
         pass  # small capacity: the child grows the arrays too
-    child = subprocess.Popen([*CHILD, path, str(NOPS), str(log)], env=ENV)
-    deadline = time.monotonic() + 60
-    while _logged(log) == 0 and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)  # until the child is writing (past its imports)
-    time.sleep(delay)
-    child.send_signal(signal.SIGKILL)
-    child.wait()
+    with started(
+        [*CHILD, path, str(NOPS), str(log)], "change a table until killed", env=ENV
+    ) as child:
+        deadline = time.monotonic() + CHILD_S
+        while _logged(log) == 0:  # until the child is writing (past its imports)
+            assert child.poll() is None, f"the child exited ({child.returncode}) before writing"
+            assert time.monotonic() < deadline, f"the child wrote nothing in {CHILD_S} s"
+            time.sleep(0.005)
+        time.sleep(delay)  # a moment of the run: any outcome is checked
+        child.send_signal(signal.SIGKILL)
     done = _logged(log)
     assert 0 < done < NOPS, f"the kill came outside the run ({done} operations)"
     _check(path, done, cblosc2)

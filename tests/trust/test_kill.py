@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import CHILD_S, readline_within, run_child, started
 
 from . import mutator
 
@@ -107,13 +108,13 @@ def random_kill(
     else:
         mutator.create(path)
     extra = ["-", "create"] if create else []
-    child = subprocess.Popen(
-        [*CHILD, path, str(seed), str(nops), str(log), *extra], env=ENV, stdout=subprocess.PIPE
-    )
-    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
-    time.sleep(delay)
-    child.send_signal(signal.SIGKILL)
-    child.wait()
+    args = [*CHILD, path, str(seed), str(nops), str(log), *extra]
+    with started(args, "mutate a frame until killed", env=ENV, stdout=subprocess.PIPE) as child:
+        assert child.stdout is not None
+        ready = readline_within(child.stdout, CHILD_S, "the mutator's ready line")
+        assert ready == b"ready\n", f"the mutator failed before its first operation: {ready!r}"
+        time.sleep(delay)  # a random moment of the run: any outcome is checked
+        child.send_signal(signal.SIGKILL)
     done = _logged(log)
     return done, _check_creation(path, seed, log) if create else _check(path, seed, done)
 
@@ -139,8 +140,9 @@ def _kill_at(tmp_path: Path, name: str, seed: int, op: int, nth: int) -> tuple[b
         mutator.create(path)
     log = tmp_path / f"log{op}_{nth}_{name}"
     extra = ["create"] if op < 0 else []
-    r = subprocess.run(
+    r = run_child(
         [*CHILD, path, str(seed), str(op + 1), str(log), f"{op}:{nth}", *extra],
+        f"operation {op} of a frame, killing itself at its storage call {nth}",
         env=ENV,
         check=False,
         stdout=subprocess.DEVNULL,

@@ -4,7 +4,6 @@ it read: another process's commit between two reads of one handle is seen by the
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import run_child
 
 ENV = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
 ITEMS = 1024  # int64 items per chunk: 8 KiB chunks, read whole and kept
@@ -39,7 +39,7 @@ def _update(lib: str, path: Path, locking: bool, value: int, kind: str = "small"
     ``_big(value)`` (``big``)."""
     flag = "1" if locking else "0"
     cmd = [sys.executable, "-c", UPDATE, lib, str(path), flag, str(value), kind]
-    subprocess.run(cmd, env=ENV, check=True)
+    run_child(cmd, "rewrite chunk 1", env=ENV, check=True)
 
 
 @pytest.mark.parametrize("locking", [False, True], ids=["polled", "locked"])
@@ -136,7 +136,12 @@ def test_a_kept_block_is_not_served_after_its_stored_bytes_changed_in_place(
     assert np.frombuffer(s[i + 2], np.int64)[0] == _big(1)[1002]
     reader = s._frame.reader
     assert reader._held is not None and reader._held.image is not None  # kept
-    subprocess.run([sys.executable, "-c", PATCH, str(path), str(other)], env=ENV, check=True)
+    run_child(
+        [sys.executable, "-c", PATCH, str(path), str(other)],
+        "patch a block in place",
+        env=ENV,
+        check=True,
+    )
     assert np.frombuffer(s[i + 1], np.int64)[0] == _big(2)[1001]
     assert s._frame.reader is reader  # no poll saw it: the block's bytes were compared
     assert np.frombuffer(s[i], np.int64)[0] == _big(2)[1000]

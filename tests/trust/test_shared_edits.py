@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import join_all
 
 from . import sharer
 
@@ -255,15 +256,16 @@ def test_threads_sharing_an_ndarray_see_one_shape_or_the_other(tmp_path: Path) -
         except BaseException as exc:
             errors.append(exc)
 
-    readers = [threading.Thread(target=read) for _ in range(2)]
+    readers = [threading.Thread(target=read, daemon=True) for _ in range(2)]
     for t in readers:
         t.start()
-    for _ in range(15):
-        a.resize((80, 6))
-        a.resize((40, 6))
-    stop.set()
-    for t in readers:
-        t.join()
+    try:
+        for _ in range(15):
+            a.resize((80, 6))
+            a.resize((40, 6))
+    finally:
+        stop.set()
+        join_all(readers, "reads of a handle being resized")
     assert errors == [] and seen
 
 

@@ -18,6 +18,15 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import (
+    CHILD_S,
+    communicate_within,
+    join_all,
+    readline_within,
+    run_child,
+    started,
+    wait_child,
+)
 
 from . import appender
 
@@ -111,7 +120,7 @@ def test_holding_lock_is_reentrant_and_exclusive(tmp_path: Path) -> None:
     with s.holding_lock(), s.holding_lock():
         s.append_data(appender.chunk(1, 0))
         s.append_data(appender.chunk(1, 1))
-        probe = subprocess.run(  # another process cannot take the lock meanwhile
+        probe = run_child(  # another process cannot take the lock meanwhile
             [
                 sys.executable,
                 "-c",
@@ -120,6 +129,7 @@ def test_holding_lock_is_reentrant_and_exclusive(tmp_path: Path) -> None:
                 "except BlockingIOError: print('held')",
                 str(path) + ".b2lock",
             ],
+            "try the frame lock without waiting",
             capture_output=True,
             text=True,
             check=True,
@@ -143,11 +153,16 @@ def test_concurrent_writers_with_locking_lose_nothing(
     path = tmp_path / ("a.b2frame" if contiguous else "a.dir")
     _new(path, contiguous, locking=True)
     n = 25
-    procs = [
-        subprocess.Popen([*APPENDER, str(path), str(tag), str(n), lib], env=ENV)
-        for tag, lib in enumerate(libs, start=1)
-    ]
-    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    args = [[*APPENDER, str(path), str(tag), str(n), lib] for tag, lib in enumerate(libs, 1)]
+    with (
+        started(args[0], f"append {n} chunks with {libs[0]}", env=ENV) as one,
+        started(args[1], f"append {n} chunks with {libs[1]}", env=ENV) as two,
+    ):
+        codes = [
+            wait_child(p, f"append {n} chunks with {lib}")
+            for p, lib in ((one, libs[0]), (two, libs[1]))
+        ]
+    assert codes == [0, 0]
     tags = sorted(_tags(path))
     assert tags == sorted(t * 100_000 + i for t in (1, 2) for i in range(n))
     c = cblosc2.open(str(path))
@@ -166,11 +181,10 @@ def test_threads_share_one_handle(tmp_path: Path) -> None:
         except BaseException as exc:
             errors.append(exc)
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in (1, 2, 3)]
+    threads = [threading.Thread(target=work, args=(t,), daemon=True) for t in (1, 2, 3)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    join_all(threads, "20 appends and reads each on one shared handle")
     assert errors == []
     assert sorted(_tags(tmp_path / "a.b2frame")) == sorted(
         t * 100_000 + i for t in (1, 2, 3) for i in range(20)
@@ -184,17 +198,14 @@ def test_writers_without_locking_are_refused_never_lose(tmp_path: Path) -> None:
     path = tmp_path / "a.b2frame"
     _new(path)
     n = 20
-    procs = [
-        subprocess.Popen(
-            [*APPENDER, str(path), str(tag), str(n), "unlocked"],
-            env=ENV,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for tag in (1, 2)
-    ]
-    outs = [p.communicate(timeout=120)[0] for p in procs]
-    assert [p.returncode for p in procs] == [0, 0]
+    what = f"append {n} chunks without locking"
+    args = [[*APPENDER, str(path), str(tag), str(n), "unlocked"] for tag in (1, 2)]
+    with (
+        started(args[0], what, env=ENV, stdout=subprocess.PIPE, text=True) as one,
+        started(args[1], what, env=ENV, stdout=subprocess.PIPE, text=True) as two,
+    ):
+        outs = [communicate_within(p, what)[0] for p in (one, two)]
+    assert [one.returncode, two.returncode] == [0, 0]
     returned = {
         t * 100_000 + int(i) for t, out in zip((1, 2), outs, strict=True) for i in out.split()
     }
@@ -204,18 +215,25 @@ def test_writers_without_locking_are_refused_never_lose(tmp_path: Path) -> None:
 
 
 def test_a_reader_opens_while_a_writer_appends(tmp_path: Path) -> None:
+    """The frame is opened and read after each append the writer reports, while it goes on
+    appending: every open sees at least the chunks reported so far, whole (the reads
+    interleave with the appends however the two processes are scheduled; counting opens
+    during the run, as this test did, depended on the scheduling)."""
     path = tmp_path / "a.b2frame"
     _new(path)
-    writer = subprocess.Popen(
-        [*APPENDER, str(path), "1", "200", "unlocked"], env=ENV, stdout=subprocess.DEVNULL
-    )
-    opened = 0
-    while writer.poll() is None:
-        s = pb.open(str(path))
-        if s.nchunks:
-            assert np.frombuffer(s.decompress_chunk(s.nchunks - 1), np.int64)[0] >= 100_000
-        opened += 1
-    assert writer.returncode == 0 and opened > 5
+    args = [*APPENDER, str(path), "1", "200", "unlocked"]
+    what = "append 200 chunks without locking"
+    with started(args, what, env=ENV, stdout=subprocess.PIPE) as writer:
+        assert writer.stdout is not None
+        opened = 0
+        while line := readline_within(writer.stdout, CHILD_S, f"{what}: the next append"):
+            s = pb.open(str(path))
+            n = s.nchunks  # once: each call follows the writer (a poll of the header)
+            assert n > int(line)  # chunk ``line`` was appended
+            assert np.frombuffer(s.decompress_chunk(n - 1), np.int64)[0] == 100_000 + n - 1
+            opened += 1
+        assert wait_child(writer, what) == 0
+    assert opened == 200
     assert _tags(path) == [100_000 + i for i in range(200)]
 
 

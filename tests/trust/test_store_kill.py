@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import CHILD_S, readline_within, run_child, started
 
 from . import store_mutator as sm
 
@@ -55,13 +56,13 @@ def check(path: str, seed: int, done: int, cblosc2: Any = None) -> int:
 
 def random_kill(path: str, log: Path, seed: int, delay: float) -> tuple[int, int]:
     log.unlink(missing_ok=True)
-    child = subprocess.Popen(
-        [*CHILD, path, str(seed), "400", str(log)], env=ENV, stdout=subprocess.PIPE
-    )
-    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
-    time.sleep(delay)
-    child.send_signal(signal.SIGKILL)
-    child.wait()
+    args = [*CHILD, path, str(seed), "400", str(log)]
+    with started(args, "change a store until killed", env=ENV, stdout=subprocess.PIPE) as child:
+        assert child.stdout is not None
+        ready = readline_within(child.stdout, CHILD_S, "the store mutator's ready line")
+        assert ready == b"ready\n", f"the store mutator failed before its first change: {ready!r}"
+        time.sleep(delay)  # a random moment of the run: any outcome is checked
+        child.send_signal(signal.SIGKILL)
     done = _logged(log)
     return done, check(path, seed, done)
 
@@ -85,8 +86,9 @@ def _kill_at(tmp_path: Path, form: str, seed: int, op: int, nth: int) -> tuple[b
     create(path)
     log = tmp_path / f"log{op}_{nth}_{form}"
     log.unlink(missing_ok=True)
-    r = subprocess.run(
+    r = run_child(
         [*CHILD, path, str(seed), str(op + 1), str(log), f"{op}:{nth}"],
+        f"operation {op} of a store, killing itself at its commit call {nth}",
         env=ENV,
         check=False,
         stdout=subprocess.DEVNULL,

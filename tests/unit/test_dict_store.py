@@ -17,6 +17,7 @@ import pyblosc2 as pb
 from pyblosc2.backends.mmap import MmapStore
 from pyblosc2.errors import FormatError, ParamError
 from pyblosc2.stores import DictStore
+from tests.bounded import run_child
 
 FORMS = ["b2d", "b2z"]
 
@@ -349,14 +350,14 @@ def test_no_warnings_on_a_clean_store(tmp_path: Path) -> None:
 
 
 def test_stale_staging_files_removed_on_open(tmp_path: Path) -> None:
-    import subprocess
     import sys
 
     path = tmp_path / "s.b2d"
     with DictStore(str(path), mode="w") as d:
         d["/g/a"] = np.arange(100)
-    dead = subprocess.run(
+    dead = run_child(
         [sys.executable, "-c", "import os; print(os.getpid())"],
+        "print its pid and exit",
         capture_output=True,
         text=True,
         check=True,

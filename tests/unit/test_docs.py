@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import pyblosc2
+from tests.bounded import run_child
 from tests.conftest import IN_CI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,8 +50,13 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=_env(**env), capture_output=True, text=True
+    return run_child(
+        [sys.executable, *args],
+        "run a README command",
+        cwd=cwd,
+        env=_env(**env),
+        capture_output=True,
+        text=True,
     )
 
 
@@ -120,7 +126,7 @@ def _hidden_zarr(tmp_path: Path) -> Path:
 def test_doctests_collect_without_zarr(tmp_path: Path, ci: str, collects: bool) -> None:
     """Without zarr the zarr codec's doctests are not collected (a collection error in CI)."""
     hide = _hidden_zarr(tmp_path)
-    done = subprocess.run(
+    done = run_child(
         [
             sys.executable,
             "-m",
@@ -132,6 +138,7 @@ def test_doctests_collect_without_zarr(tmp_path: Path, ci: str, collects: bool) 
             "no:zarr",  # zarr's own pytest plugin (entry point) is absent without zarr
             "src/pyblosc2/compat",
         ],
+        "collect the compat doctests without zarr",
         cwd=ROOT,
         env=_env(CI=ci, PYTHONPATH=os.pathsep.join([str(hide), str(SRC), str(ROOT)])),
         capture_output=True,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 import pyblosc2
+from tests.bounded import run_child
 from tests.conftest import _reference
 from tests.remote.conftest import RangeServer
 
@@ -23,8 +23,9 @@ def run_example(name: str, *args: str, cwd: Path, **env: str) -> str:
     environ = dict(os.environ)
     environ["PYTHONPATH"] = os.pathsep.join([str(SRC), environ.get("PYTHONPATH", "")])
     environ.update(env)
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, str(ROOT / "examples" / name), *args],
+        "run an example script",
         cwd=cwd,
         env=environ,
         capture_output=True,

@@ -3,7 +3,6 @@ b2h5py), writes, fill values, pipelines it refuses, corrupt chunks."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import numpy as np
@@ -12,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pyblosc2.errors import FormatError, ParamError
+from tests.bounded import run_child
 from tests.conftest import _reference
 
 h5py = pytest.importorskip("h5py")
@@ -23,7 +23,9 @@ from pyblosc2.hdf5.selection import Selection  # noqa: E402
 
 def test_import_pyblosc2_imports_no_h5py_nor_xarray() -> None:
     code = "import sys, pyblosc2; print(sorted({'h5py', 'xarray', 'dask'} & set(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_child(
+        [sys.executable, "-c", code], "import pyblosc2", capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 

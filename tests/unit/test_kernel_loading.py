@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import CHILD_S, run_child
 
 # kernel_sets() names every set this version knows, installed or not: ask for numba itself
 pytestmark = pytest.mark.skipif(
@@ -25,14 +26,20 @@ pytestmark = pytest.mark.skipif(
 )
 
 N = 200_000
+#: the fork's wait for the background load in the children (the library's is 10 s): a bound
+#: for a hung loader only. A fork that should inherit a finished load must not depend on how
+#: fast the load is: at load 18 with an empty numba cache it took longer than 10 s, and the
+#: child served numpy ("interrupted by a fork"). Cases that fork past the wait set 0.
+FORK_WAIT_S = 200.0
 #: the child's preamble: ``check()`` reads the frames (a byte-shuffled LZ4 array, a
 #: bit-shuffled BloscLZ one and a delta+bytedelta one) and compares them with what was written
-PRELUDE = f"""
+PRELUDE = """
 import os, sys, threading, warnings
 import numpy as np
 import pyblosc2 as pb
 from pyblosc2.kernels import select
-WANT = np.arange({N}, dtype=np.int64) * 3
+select.FORK_WAIT = {fork_wait}
+WANT = np.arange({n}, dtype=np.int64) * 3
 PATHS = sys.argv[1:4]
 def check():
     for path in PATHS:
@@ -69,17 +76,18 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return paths
 
 
-def _run(code: str, frames: list[str], env_set: str | None = None, timeout: float = 300):
+def _run(code: str, frames: list[str], env_set: str | None = None, timeout: float = CHILD_S):
     env = {k: v for k, v in os.environ.items() if k != "PYBLOSC2_KERNELS"}
     if env_set is not None:
         env["PYBLOSC2_KERNELS"] = env_set
-    script = PRELUDE + textwrap.dedent(code)
-    return subprocess.run(
+    script = PRELUDE.format(n=N, fork_wait=FORK_WAIT_S) + textwrap.dedent(code)
+    return run_child(
         [sys.executable, "-c", script, *frames],
+        "load the kernels and read the frames",
+        timeout,
         capture_output=True,
         text=True,
         env=env,
-        timeout=timeout,
     )
 
 
@@ -228,7 +236,7 @@ def child(tag):
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.05, 0.15, 0.4])
-@pytest.mark.parametrize("fork_wait", [10.0, 0.0], ids=["wait", "no-wait"])
+@pytest.mark.parametrize("fork_wait", [FORK_WAIT_S, 0.0], ids=["wait", "no-wait"])
 def test_a_fork_during_the_load_gives_a_working_child(frames, fork_wait: float, delay) -> None:
     """A child forked ``delay`` seconds into a real load (``no-wait``: past the fork's wait, so
     that it may inherit a half-imported numba) reads the frames right and never hangs; with
@@ -248,7 +256,6 @@ _, status = os.waitpid(pid, 0)
 print("parent", os.waitstatus_to_exitcode(status), select.wait_for_kernels().name, threads_at_fork)
 """,
         frames,
-        timeout=300,
     )
     child, parent = _lines(out)
     _, name, asked, status = child.split(" ", 3)

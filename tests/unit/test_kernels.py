@@ -25,6 +25,7 @@ from pyblosc2.kernels import (
 )
 from pyblosc2.kernels.base import KernelSet
 from pyblosc2.kernels.numpy_set import NUMPY
+from tests.bounded import run_child
 
 FAST = settings(
     max_examples=60,
@@ -64,8 +65,13 @@ def test_the_numpy_set_is_known_and_chosen_by_default() -> None:
     assert kernel_sets()[-1] == "numpy"  # the fallback, last in order of preference
     code = "import pyblosc2.kernels as k; print(k.active().name, k.wait_for_kernels().name)"
     env = {k: v for k, v in __import__("os").environ.items() if k != "PYBLOSC2_KERNELS"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    out = run_child(
+        [sys.executable, "-c", code],
+        "choose the kernels and wait for the background load",
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     )
     # numpy serves the first calls; then the first known set that loads: numba with the
     # [fast] extra (loaded in the background), else numpy (the floors run)
@@ -195,8 +201,9 @@ def _fresh_choice(env: str) -> subprocess.CompletedProcess[str]:
         "import warnings; warnings.simplefilter('always');"
         "import pyblosc2.kernels as k; print(k.active().name); print(k.active().name)"
     )
-    return subprocess.run(
+    return run_child(
         [sys.executable, "-c", code],
+        "choose the kernels from the environment",
         capture_output=True,
         text=True,
         check=True,
@@ -219,7 +226,9 @@ def test_import_pyblosc2_loads_no_optional_kernel_dependency() -> None:
     code = (
         "import sys, pyblosc2; print(sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_child(
+        [sys.executable, "-c", code], "import pyblosc2", capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -333,10 +342,22 @@ def test_without_numba_the_numpy_set_is_chosen_quietly_and_asking_for_it_warns()
         "import pyblosc2.kernels as k; print(k.active().name)"
     )
     env = {k: v for k, v in __import__("os").environ.items() if k != "PYBLOSC2_KERNELS"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    out = run_child(
+        [sys.executable, "-c", code],
+        "choose the kernels without numba",
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert out.stdout.strip() == "numpy" and "Warning" not in out.stderr
     env["PYBLOSC2_KERNELS"] = "numba"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    out = run_child(
+        [sys.executable, "-c", code],
+        "ask for numba without numba",
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert out.stdout.strip() == "numpy"
     assert (
         out.stderr.count("RuntimeWarning") == 1 and "'numba' kernels are not usable" in out.stderr

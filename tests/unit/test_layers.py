@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import ast
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import pyblosc2
+from tests.bounded import run_child
 
 SRC = Path(pyblosc2.__file__).resolve().parent  # the package under test
 # A module in layer N may import pyblosc2 modules of layers < N only (same layer: same package).
@@ -238,5 +238,11 @@ def test_import_pyblosc2_and_its_compat_package_import_no_zarr_nor_numcodecs() -
         "import sys, pyblosc2, pyblosc2.compat, pyblosc2.api;"
         "print(sorted({'zarr', 'numcodecs'} & set(sys.modules)))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_child(
+        [sys.executable, "-c", code],
+        "import pyblosc2, compat and api",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == "[]"

@@ -195,7 +195,9 @@ def _axis_keys(n: int) -> st.SearchStrategy:
     nthreads=st.sampled_from([1, 2]),
 )
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 def test_gathered_and_picked_selections_match_numpy(fast_numpy, key, dtype, nthreads) -> None:
     """Random selections (any step) give numpy's answer through the per-chunk gather (with a

@@ -10,7 +10,6 @@ from __future__ import annotations
 import email
 import os
 import shutil
-import subprocess
 import sys
 import tarfile
 import zipfile
@@ -18,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.bounded import HEAVY_CHILD_S, HEAVY_S, run_child
 from tests.conftest import _reference
 
+# building the sdist and the wheel, and running tests in a child: minutes on a loaded machine
+pytestmark = pytest.mark.timeout(HEAVY_S)
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_DIRS = ("tests", "docs", "examples", "benchmarks", "tools")
 NAME = "pyblosc2"
@@ -42,12 +44,13 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
             (tree / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, tree / name)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out / "d"), str(tree)],
+        "build the sdist and the wheel",
+        HEAVY_CHILD_S,
         capture_output=True,
         text=True,
         env=env,
-        timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     (sdist,) = (out / "d").glob("*.tar.gz")
@@ -59,8 +62,13 @@ def _tracked() -> list[str] | None:
     """The files git tracks (None outside a git checkout, e.g. in an unpacked sdist)."""
     if shutil.which("git") is None:
         return None
-    done = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=False
+    done = run_child(
+        ["git", "ls-files", "-z"],
+        "list git's tracked files",
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0 or not done.stdout:
         return None
@@ -129,8 +137,9 @@ def test_wheel_carries_license_and_full_metadata(dist: tuple[Path, Path, str]) -
 
 def test_twine_check_is_clean(dist: tuple[Path, Path, str]) -> None:
     _reference("twine")
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, "-m", "twine", "check", "--strict", str(dist[0]), str(dist[1])],
+        "twine check",
         capture_output=True,
         text=True,
     )
@@ -145,8 +154,9 @@ def test_the_wheel_alone_runs_tests_from_the_sdist(
     imported) runs the sdist's golden-file, API and example tests."""
     sdist, wheel, _ = dist
     target = tmp_path / "site"
-    subprocess.run(
+    run_child(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", target, wheel],
+        "pip install the wheel into a directory",
         check=True,
         capture_output=True,
     )
@@ -157,18 +167,20 @@ def test_the_wheel_alone_runs_tests_from_the_sdist(
     env = {**os.environ, "PYTHONPATH": str(target)}
     env.pop("PYTEST_XDIST_WORKER", None)
     tests = ["tests/unit/test_golden.py", "tests/unit/test_api.py", "tests/unit/test_examples.py"]
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests],
+        "run the sdist's tests against the wheel",
+        HEAVY_CHILD_S,
         cwd=tree,
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert " passed" in done.stdout and " failed" not in done.stdout
-    where = subprocess.run(
+    where = run_child(
         [sys.executable, "-c", "import pyblosc2; print(pyblosc2.__file__)"],
+        "import pyblosc2 from the wheel",
         cwd=tree,
         env=env,
         capture_output=True,

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from pyblosc2._threads import SCRATCH_MAX, run_parallel, scratch, thread_cache
+from tests.bounded import join_all
 
 
 @pytest.mark.parametrize("nthreads", [1, 2, 4])
@@ -46,9 +47,9 @@ def test_large_scratch_is_not_kept() -> None:
 
 def _in_thread(fn):  # type: ignore[no-untyped-def]
     out = []
-    t = threading.Thread(target=lambda: out.append(fn()))
+    t = threading.Thread(target=lambda: out.append(fn()), daemon=True)
     t.start()
-    t.join()
+    join_all([t], "a call in another thread")
     return out[0]
 
 
