@@ -23,6 +23,8 @@ array([[ 4,  6],
 """
 
 import os as _os
+import sys as _sys
+import types as _types
 from dataclasses import fields as _fields
 
 # -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
@@ -76,6 +78,7 @@ from .errors import (
     CodecError,
     FormatError,
     FrameChangedError,
+    MemoryBudgetError,
     ParamError,
     TruncatedError,
 )
@@ -92,8 +95,6 @@ from .ndarray.constructors import (
 )
 from .ndarray.dask_io import from_dask
 
-# -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
-from .ndarray.evaluate import evaluate
 from .ndarray.extra import arange, frombuffer, linspace
 from .ndarray.io import get_slice_nchunks, load, save
 from .ndarray.members import NDField  # NDArray indexing (issue 11)
@@ -370,3 +371,160 @@ __all__ += [
     "uint32",
     "uint64",
 ]
+
+# -- issue 33: the compute engine (lazy expressions, reductions, where, filters) ----------------
+# importing pyblosc2.compute registers the engine behind the NDArray operators
+from . import compute as compute  # noqa: E402
+from .compute import (  # noqa: E402
+    FPAccuracy,
+    LazyArray,
+    LazyExpr,
+    abs,
+    acos,
+    acosh,
+    add,
+    all,
+    any,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    argmax,
+    argmin,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    can_cast,
+    ceil,
+    clip,
+    conj,
+    contains,
+    copysign,
+    cos,
+    cosh,
+    count_nonzero,
+    cumulative_prod,
+    cumulative_sum,
+    divide,
+    endswith,
+    equal,
+    evaluate,
+    exp,
+    expm1,
+    floor,
+    floor_divide,
+    get_expr_operands,
+    greater,
+    greater_equal,
+    hypot,
+    imag,
+    isdtype,
+    isfinite,
+    isinf,
+    isnan,
+    lazyexpr,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lower,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    multiply,
+    negative,
+    nextafter,
+    not_equal,
+    positive,
+    pow,
+    prod,
+    real,
+    reciprocal,
+    remainder,
+    result_type,
+    round,
+    sign,
+    signbit,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    squeeze,
+    startswith,
+    std,
+    subtract,
+    sum,
+    tan,
+    tanh,
+    trunc,
+    upper,
+    validate_expr,
+    var,
+    where,
+)
+from .ndarray.operand import Operand  # noqa: E402
+
+#: numpy's names python-blosc2 re-exports for the array API
+from numpy import bool_, e, inf, nan, newaxis, pi  # noqa: E402
+
+from numpy import finfo, iinfo  # noqa: E402
+
+__all__ += [
+    "FPAccuracy",
+    "LazyArray",
+    "LazyExpr",
+    "MemoryBudgetError",
+    "Operand",
+    "bool_",
+    "can_cast",
+    "compute",
+    "e",
+    "finfo",
+    "get_expr_operands",
+    "iinfo",
+    "inf",
+    "isdtype",
+    "lazyexpr",
+    "nan",
+    "newaxis",
+    "pi",
+    "result_type",
+    "squeeze",
+    "validate_expr",
+    *compute.elementwise.__all__,
+    *compute.statistical.__all__,
+]
+
+
+class _Package(_types.ModuleType):
+    """python-blosc2 has submodules named like its functions (``blosc2.lazyexpr`` is both):
+    importing such a submodule must not replace the function the package exports."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        have = self.__dict__.get(name)
+        if isinstance(value, _types.ModuleType) and callable(have) and not isinstance(have, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
