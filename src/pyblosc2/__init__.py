@@ -27,6 +27,8 @@ import sys as _sys
 import types as _types
 from dataclasses import fields as _fields
 
+import numpy as _np
+
 # -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
 from . import blosc2_ext as blosc2_ext  # python-blosc2's C-extension names
 from .api import (
@@ -94,7 +96,6 @@ from .ndarray.constructors import (
     zeros,
 )
 from .ndarray.dask_io import from_dask
-
 from .ndarray.extra import arange, frombuffer, linspace
 from .ndarray.io import get_slice_nchunks, load, save
 from .ndarray.members import NDField  # NDArray indexing (issue 11)
@@ -374,6 +375,12 @@ __all__ += [
 
 # -- issue 33: the compute engine (lazy expressions, reductions, where, filters) ----------------
 # importing pyblosc2.compute registers the engine behind the NDArray operators
+#: numpy's names python-blosc2 re-exports for the array API
+from numpy import e, finfo, iinfo, inf, nan, newaxis, pi  # noqa: E402
+
+#: numpy's bool type (python-blosc2's ``blosc2.bool_``)
+bool_ = _np.bool_
+
 from . import compute as compute  # noqa: E402
 from .compute import (  # noqa: E402
     FPAccuracy,
@@ -484,35 +491,121 @@ from .compute import (  # noqa: E402
 )
 from .ndarray.operand import Operand  # noqa: E402
 
-#: numpy's names python-blosc2 re-exports for the array API
-from numpy import bool_, e, inf, nan, newaxis, pi  # noqa: E402
-
-from numpy import finfo, iinfo  # noqa: E402
-
 __all__ += [
     "FPAccuracy",
     "LazyArray",
     "LazyExpr",
     "MemoryBudgetError",
     "Operand",
-    "bool_",
+    "abs",
+    "acos",
+    "acosh",
+    "add",
+    "all",
+    "any",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "argmax",
+    "argmin",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
     "can_cast",
+    "ceil",
+    "clip",
     "compute",
+    "conj",
+    "contains",
+    "copysign",
+    "cos",
+    "cosh",
+    "count_nonzero",
+    "cumulative_prod",
+    "cumulative_sum",
+    "divide",
     "e",
+    "endswith",
+    "equal",
+    "exp",
+    "expm1",
     "finfo",
+    "floor",
+    "floor_divide",
     "get_expr_operands",
+    "greater",
+    "greater_equal",
+    "hypot",
     "iinfo",
+    "imag",
     "inf",
     "isdtype",
+    "isfinite",
+    "isinf",
+    "isnan",
     "lazyexpr",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "lower",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "multiply",
     "nan",
+    "negative",
     "newaxis",
+    "nextafter",
+    "not_equal",
     "pi",
+    "positive",
+    "pow",
+    "prod",
+    "real",
+    "reciprocal",
+    "remainder",
     "result_type",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
     "squeeze",
+    "startswith",
+    "std",
+    "subtract",
+    "sum",
+    "tan",
+    "tanh",
+    "trunc",
+    "upper",
     "validate_expr",
-    *compute.elementwise.__all__,
-    *compute.statistical.__all__,
+    "var",
+    "where",
 ]
 
 
@@ -522,7 +615,11 @@ class _Package(_types.ModuleType):
 
     def __setattr__(self, name: str, value: object) -> None:
         have = self.__dict__.get(name)
-        if isinstance(value, _types.ModuleType) and callable(have) and not isinstance(have, _types.ModuleType):
+        if (
+            isinstance(value, _types.ModuleType)
+            and callable(have)
+            and not isinstance(have, _types.ModuleType)
+        ):
             return
         super().__setattr__(name, value)
 

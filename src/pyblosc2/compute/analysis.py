@@ -8,7 +8,8 @@ gives for the operands' dtypes, found by evaluating the tree on one-item stand-i
 (Python scalars stay Python scalars there, so they are "weak" exactly as in numpy).
 
 >>> import numpy as np
->>> a = Analysis.of("x + max(y, axis=0) * 2", {"x": np.ones((3, 4), "f4"), "y": np.ones((5, 4), "i2")})
+>>> ops = {"x": np.ones((3, 4), "f4"), "y": np.ones((5, 4), "i2")}
+>>> a = Analysis.of("x + max(y, axis=0) * 2", ops)
 >>> a.shape, a.dtype
 ((3, 4), dtype('float32'))
 """
@@ -31,7 +32,17 @@ from .registry import CONSTRUCTORS, eager_function
 from .selection import Selection
 from .tree import Call, Const, Eager, Index, Name, Node, Reduce, Seq
 
-__all__ = ["Analysis", "Meta", "normalize_axes", "reduced_shape"]
+__all__ = ["Analysis", "AxisError", "Meta", "normalize_axes", "reduced_shape"]
+
+
+class AxisError(ParamError, np.exceptions.AxisError):
+    """An axis out of range: a :class:`ParamError` and numpy's ``AxisError`` (which
+    python-blosc2 raises), so also an ``IndexError``.
+
+    >>> issubclass(AxisError, ValueError | IndexError), str(AxisError("axis 3 is out of bounds"))
+    (True, 'axis 3 is out of bounds')
+    """
+
 
 #: makes an operand of a sub-expression (a tree over operands): the lazy expression class
 Subexpr = Callable[[Node, dict[str, Any]], Any]
@@ -70,7 +81,7 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     out = []
     for a in axes:
         if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(int(a), ndim)
+            raise AxisError(f"axis {int(a)} is out of bounds for an array of dimension {ndim}")
         out.append(int(a) % ndim)
     if len(set(out)) != len(out):
         raise ParamError(f"axis {axis!r} repeats an axis")
@@ -106,17 +117,23 @@ def reduce_meta(op: str, arg: Meta, opts: dict[str, Any]) -> Meta:
         ax = normalize_axes(0 if axis is None else axis, max(ndim, 1))
         if len(ax) != 1:
             raise ParamError(f"{op} takes a single axis, got {axis!r}")
-        shape = list(arg.shape) or [1]
+        grown = list(arg.shape) or [1]
         if opts.get("include_initial"):
-            shape[ax[0]] += 1
+            grown[ax[0]] += 1
         fn = np.cumsum if op in ("cumulative_sum", "cumsum") else np.cumprod
-        dt = _quiet(fn, dummy.reshape(-1) if not ndim else dummy, axis=ax[0], dtype=opts.get("dtype")).dtype
-        return Meta(tuple(shape), dt)
+        dt = _quiet(
+            fn, dummy.reshape(-1) if not ndim else dummy, axis=ax[0], dtype=opts.get("dtype")
+        ).dtype
+        return Meta(tuple(grown), dt)
     if op in ("argmin", "argmax"):
         if axis is not None and not isinstance(axis, int | np.integer):
             raise ParamTypeError(f"{op} takes an int axis or None, got {axis!r}")
         axes = normalize_axes(axis, ndim)
-        shape = reduced_shape(arg.shape, axes, keepdims) if axis is not None else ((1,) * ndim if keepdims else ())
+        shape = (
+            reduced_shape(arg.shape, axes, keepdims)
+            if axis is not None
+            else ((1,) * ndim if keepdims else ())
+        )
         return Meta(shape, np.dtype(np.int64))
     axes = normalize_axes(axis, ndim)
     shape = reduced_shape(arg.shape, axes, keepdims)
@@ -146,12 +163,14 @@ class Analysis:
         self.shape, self.dtype = meta.shape, meta.dtype
 
     @classmethod
-    def of(cls, expression: str, operands: dict[str, Any], subexpr: Subexpr | None = None) -> Analysis:
+    def of(
+        cls, expression: str, operands: dict[str, Any], subexpr: Subexpr | None = None
+    ) -> Analysis:
         """The analysis of an expression string over ``operands``."""
         return cls(parse(expression), operands, subexpr)
 
     # -- binding --------------------------------------------------------------------------
-    def _bind(self, node: Any) -> Any:  # noqa: PLR0911 - one branch per node kind
+    def _bind(self, node: Any) -> Any:
         if isinstance(node, Name):
             if node.id in self.operands:
                 return node
@@ -163,7 +182,9 @@ class Analysis:
         if isinstance(node, Call):
             return Call(node.func, tuple(self._bind(a) for a in node.args))
         if isinstance(node, Reduce):
-            kw = tuple((k, self._bind(v) if isinstance(v, Name | Call) else v) for k, v in node.kwargs)
+            kw = tuple(
+                (k, self._bind(v) if isinstance(v, Name | Call) else v) for k, v in node.kwargs
+            )
             return Reduce(node.op, self._bind(node.arg), kw)
         if isinstance(node, Index):
             return Index(self._bind(node.arg), node.key)
@@ -210,7 +231,7 @@ class Analysis:
             got = self._memo[key] = self._meta(node)
         return got
 
-    def _meta(self, node: Any) -> Meta:  # noqa: PLR0911
+    def _meta(self, node: Any) -> Meta:
         if isinstance(node, Name):
             v = self.operands[node.id]
             if isinstance(v, int | float | complex | bool) and not isinstance(v, np.generic):
@@ -231,7 +252,9 @@ class Analysis:
                 out = _quiet(fn, *[m.dummy() for m in metas])
             except TypeError as exc:
                 dts = ", ".join(str(m.dtype) for m in metas)
-                raise ParamTypeError(f"{node.func} does not take operands of dtype {dts}: {exc}") from None
+                raise ParamTypeError(
+                    f"{node.func} does not take operands of dtype {dts}: {exc}"
+                ) from None
             except ValueError as exc:
                 raise ParamError(f"{node.func}: {exc}") from None
             return Meta(shape, np.asarray(out).dtype)

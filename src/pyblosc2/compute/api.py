@@ -34,7 +34,7 @@ from .blockwise import to_numpy
 from .lazyarray import LazyArray
 from .lazyexpr import LazyExpr
 from .lower import lower
-from .parser import CONSTANT_NAMES, DTYPE_NAMES, get_expr_operands
+from .parser import CONSTANT_NAMES, DTYPE_NAMES, get_expr_operands, parse
 from .plan import memory_bound
 from .selection import Selection
 
@@ -63,7 +63,10 @@ class FPAccuracy(enum.Enum):
 
 
 def seek_operands(
-    names: Any, local_dict: dict[str, Any] | None = None, global_dict: dict[str, Any] | None = None, _frame_depth: int = 2
+    names: Any,
+    local_dict: dict[str, Any] | None = None,
+    global_dict: dict[str, Any] | None = None,
+    _frame_depth: int = 2,
 ) -> dict[str, Any]:
     """The values of ``names``: from ``local_dict`` then ``global_dict``, each defaulting to
     the variables of the caller ``_frame_depth`` frames up; names found nowhere are left
@@ -78,7 +81,9 @@ def seek_operands(
         elif name in glob:
             out[name] = glob[name]
         elif name not in CONSTANT_NAMES and name not in DTYPE_NAMES:
-            raise ParamError(f"the expression uses {name!r}, which is not a given or visible variable")
+            raise ParamError(
+                f"the expression uses {name!r}, which is not a given or visible variable"
+            )
     return out
 
 
@@ -115,16 +120,26 @@ def lazyexpr(
         return expression
     if isinstance(expression, LazyArray):
         return LazyExpr(new_op=(expression, None, None))
-    if isinstance(expression, NDArray) or (hasattr(expression, "shape") and not isinstance(expression, str | bytes)):
-        return LazyExpr._new_expr("o0", {"o0": expression}, guess=False, out=out, where=where, ne_args=ne_args)
+    if isinstance(expression, NDArray) or (
+        hasattr(expression, "shape") and not isinstance(expression, str | bytes)
+    ):
+        return LazyExpr._new_expr(
+            "o0", {"o0": expression}, guess=False, out=out, where=where, ne_args=ne_args
+        )
     if isinstance(expression, bytes):
         expression = expression.decode()
     if not isinstance(expression, str):
-        raise ParamTypeError(f"an expression must be a str, an NDArray or a LazyExpr, got {type(expression).__name__}")
+        raise ParamTypeError(
+            "an expression must be a str, an NDArray or a LazyExpr, "
+            f"got {type(expression).__name__}"
+        )
+    parse(expression)  # the allow-list first: nothing is looked up for a refused string
     if operands is None:
         names = get_expr_operands(expression)
         operands = seek_operands(names, local_dict, global_dict, _frame_depth=_frame_depth)
-    return LazyExpr._new_expr(expression, operands, guess=True, out=out, where=where, ne_args=ne_args)
+    return LazyExpr._new_expr(
+        expression, operands, guess=True, out=out, where=where, ne_args=ne_args
+    )
 
 
 def evaluate(
@@ -185,22 +200,34 @@ def ne_evaluate(expression: str, local_dict: dict[str, Any] | None = None, **kwa
     return res
 
 
-def npcumsum(x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False) -> np.ndarray:
+def npcumsum(
+    x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False
+) -> np.ndarray:
     """numpy's ``cumulative_sum`` (``cumsum`` with ``include_initial`` before numpy 2.1)."""
     fn = getattr(np, "cumulative_sum", None)
     if fn is not None:
         return fn(x, axis=axis, dtype=dtype, include_initial=include_initial)
     res = np.cumsum(x, axis=axis, dtype=dtype)
-    return np.concatenate([np.zeros_like(np.take(res, [0], axis=axis or 0)), res], axis=axis or 0) if include_initial else res
+    return (
+        np.concatenate([np.zeros_like(np.take(res, [0], axis=axis or 0)), res], axis=axis or 0)
+        if include_initial
+        else res
+    )
 
 
-def npcumprod(x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False) -> np.ndarray:
+def npcumprod(
+    x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False
+) -> np.ndarray:
     """numpy's ``cumulative_prod`` (``cumprod`` with ``include_initial`` before numpy 2.1)."""
     fn = getattr(np, "cumulative_prod", None)
     if fn is not None:
         return fn(x, axis=axis, dtype=dtype, include_initial=include_initial)
     res = np.cumprod(x, axis=axis, dtype=dtype)
-    return np.concatenate([np.ones_like(np.take(res, [0], axis=axis or 0)), res], axis=axis or 0) if include_initial else res
+    return (
+        np.concatenate([np.ones_like(np.take(res, [0], axis=axis or 0)), res], axis=axis or 0)
+        if include_initial
+        else res
+    )
 
 
 def result_type(*arrays_and_dtypes: Any) -> np.dtype:
@@ -228,7 +255,11 @@ def can_cast(from_: Any, to: Any) -> bool:
     >>> can_cast(np.int8, np.int16), can_cast(np.float64, np.float32)
     (True, False)
     """
-    src = np.dtype(from_.dtype) if hasattr(from_, "dtype") and not isinstance(from_, type | np.dtype) else np.dtype(from_)
+    src = (
+        np.dtype(from_.dtype)
+        if hasattr(from_, "dtype") and not isinstance(from_, type | np.dtype)
+        else np.dtype(from_)
+    )
     return bool(np.can_cast(src, np.dtype(to)))
 
 

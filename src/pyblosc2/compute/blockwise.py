@@ -29,7 +29,7 @@ import numpy as np
 
 from .._threads import default_nthreads, run_parallel
 from ..constants import MAX_OVERHEAD
-from ..errors import MemoryBudgetError, ParamError
+from ..errors import ParamError
 from ..ndarray.build import new_array
 from ..ndarray.chunkfill import BATCH_BYTES, ChunkWriter, chunk_regions
 from ..ndarray.ndarray import NDArray
@@ -77,14 +77,20 @@ class Source:
     """An elementwise tree over operands (``leaves``: name -> operand) with the expression's
     ``shape`` and ``dtype``, read piece by piece with :meth:`read`."""
 
-    def __init__(self, tree: Node, leaves: dict[str, Any], shape: tuple[int, ...], dtype: np.dtype) -> None:
+    def __init__(
+        self, tree: Node, leaves: dict[str, Any], shape: tuple[int, ...], dtype: np.dtype
+    ) -> None:
         used = {n.id for n in walk(tree) if isinstance(n, Name)}
         self.tree = tree
         self.leaves = {k: v for k, v in leaves.items() if k in used}
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.arrays = {k: v for k, v in self.leaves.items() if not is_scalar(v) and shape_of(v)}
-        dtypes = {k: dtype_of(v) for k, v in self.leaves.items() if not is_scalar(v) or isinstance(v, np.generic)}
+        dtypes = {
+            k: dtype_of(v)
+            for k, v in self.leaves.items()
+            if not is_scalar(v) or isinstance(v, np.generic)
+        }
         self.identity = tree.id if isinstance(tree, Name) else None
         self.kernel = None if self.identity is not None else Kernel(tree, dtypes, self.dtype)
         self.ncalls = sum(1 for n in walk(tree) if isinstance(n, Call))
@@ -138,11 +144,16 @@ class Source:
         array of that selection's shape."""
         want = _key_shape(key, self.shape)
         parts: dict[str, Any] = {k: v for k, v in self.leaves.items() if is_scalar(v)}
-        records: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
+        records: dict[tuple[int, tuple[Any, ...]], np.ndarray] = {}
         for name, v in self.arrays.items():
             base = getattr(v, "ndarr", None)
             field = getattr(v, "name", None)
-            if base is not None and isinstance(field, str) and base.dtype.names and field in base.dtype.names:
+            if (
+                base is not None
+                and isinstance(field, str)
+                and base.dtype.names
+                and field in base.dtype.names
+            ):
                 # the fields of one array: its records are read once per piece
                 k = operand_key(shape_of(v), key)
                 rk = (id(base), tuple((s.start, s.stop, s.step) for s in k))
@@ -166,33 +177,43 @@ class Source:
         return res
 
 
-def _plan_pieces(src: Source, sel: Selection, fixed: int, bound: int, what: str, chunks: Any) -> tuple[Plan, Any, int]:
+def _plan_pieces(
+    src: Source, sel: Selection, fixed: int, bound: int, what: str, chunks: Any
+) -> tuple[Plan, Any, int]:
     """The plan of computing ``sel`` of ``src`` in pieces: the piece grid (``chunks``), the
     items per piece, and the threads that fit ``bound`` with ``fixed`` bytes held."""
     piece_items = math.prod(chunks) if chunks is not None else PIECE_ITEMS
     piece_items = max(1, min(piece_items, math.prod(sel.shape) or 1))
-    while True:
-        try:
-            plan = Plan.make(what, src.piece_bytes(piece_items), fixed, src.nthreads, bound)
-            return plan, chunks, piece_items
-        except MemoryBudgetError:
-            if piece_items <= MIN_PIECE_ITEMS:
-                raise
-            piece_items = max(MIN_PIECE_ITEMS, piece_items // 4)
-            chunks = None
+    # smaller pieces until one fits (each NDArray operand still decodes whole chunks)
+    while piece_items > MIN_PIECE_ITEMS and fixed + src.piece_bytes(piece_items) > bound:
+        piece_items = max(MIN_PIECE_ITEMS, piece_items // 4)
+        chunks = None
+    return (
+        Plan.make(what, src.piece_bytes(piece_items), fixed, src.nthreads, bound),
+        chunks,
+        piece_items,
+    )
 
 
 def to_numpy(
-    src: Source, sel: Selection, bound: int, out: np.ndarray | None = None, what: str = "the expression as a numpy array"
+    src: Source,
+    sel: Selection,
+    bound: int,
+    out: np.ndarray | None = None,
+    what: str = "the expression as a numpy array",
 ) -> np.ndarray:
     """``expr[sel]`` as a numpy array (or into ``out``, of the selection's result shape),
     piece by piece; :class:`~pyblosc2.errors.MemoryBudgetError` before anything is
     allocated when the result and the pieces do not fit ``bound``."""
     nbytes = math.prod(sel.shape) * src.dtype.itemsize
-    plan, chunks, items = _plan_pieces(src, sel, 0 if out is not None else nbytes, bound, what, src.chunks)
+    plan, chunks, items = _plan_pieces(
+        src, sel, 0 if out is not None else nbytes, bound, what, src.chunks
+    )
     if out is not None:
         if tuple(out.shape) != sel.result_shape:
-            raise ParamError(f"out has shape {tuple(out.shape)}, the expression gives {sel.result_shape}")
+            raise ParamError(
+                f"out has shape {tuple(out.shape)}, the expression gives {sel.result_shape}"
+            )
         target = out.reshape(sel.shape) if out.shape != sel.shape else out
     else:
         target = np.empty(sel.shape, src.dtype)
@@ -263,10 +284,18 @@ def _urlpath(kwargs: dict[str, Any]) -> Any:
     if kwargs.get("urlpath"):
         return kwargs["urlpath"]
     storage = kwargs.get("storage")
-    return storage.get("urlpath") if isinstance(storage, dict) else getattr(storage, "urlpath", None)
+    return (
+        storage.get("urlpath") if isinstance(storage, dict) else getattr(storage, "urlpath", None)
+    )
 
 
-def to_ndarray(src: Source, sel: Selection, bound: int, kwargs: dict[str, Any], what: str = "the expression into an NDArray") -> NDArray:
+def to_ndarray(
+    src: Source,
+    sel: Selection,
+    bound: int,
+    kwargs: dict[str, Any],
+    what: str = "the expression into an NDArray",
+) -> NDArray:
     """``expr[sel]`` as a new NDArray (``kwargs``: ``chunks``, ``blocks``, ``urlpath``,
     ``cparams``... as the constructors take), written chunk by chunk. The chunks and blocks
     default to those of the first chunked operand of the same shape. A result in memory
@@ -288,6 +317,8 @@ def to_ndarray(src: Source, sel: Selection, bound: int, kwargs: dict[str, Any], 
 def into_ndarray(src: Source, sel: Selection, out: NDArray, bound: int) -> NDArray:
     """``expr[sel]`` written into the existing NDArray ``out`` (of the result shape)."""
     if tuple(out.shape) != sel.result_shape:
-        raise ParamError(f"out has shape {tuple(out.shape)}, the expression gives {sel.result_shape}")
+        raise ParamError(
+            f"out has shape {tuple(out.shape)}, the expression gives {sel.result_shape}"
+        )
     out.schunk._check_writable()
     return _fill(src, sel, out, bound, 0, "the expression into out", fresh=False)

@@ -26,4 +26,6 @@ def to_dask(lazy: Any, chunks: Any = None) -> Any:
         import dask.array as da
     except ImportError as exc:  # pragma: no cover - dask is an optional extra
         raise NotImplementedError("to_dask needs dask: pip install 'pyblosc2[dask]'") from exc
-    return da.from_array(lazy, chunks=lazy.chunks if chunks is None else chunks, asarray=False, fancy=False)
+    return da.from_array(
+        lazy, chunks=lazy.chunks if chunks is None else chunks, asarray=False, fancy=False
+    )

@@ -17,22 +17,90 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from .lazyexpr import LazyExpr
 from .tree import BINARY_OPS
 
-__all__ = [  # noqa: RUF022 - the array API's order
-    "abs", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
-    "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_invert",
-    "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clip",
-    "conj", "contains", "copysign", "cos", "cosh", "divide", "endswith", "equal", "exp", "expm1",
-    "floor", "floor_divide", "greater", "greater_equal", "hypot", "imag", "isfinite", "isinf",
-    "isnan", "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "lower", "maximum", "minimum", "multiply",
-    "negative", "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder",
-    "round", "sign", "signbit", "sin", "sinh", "sqrt", "square", "startswith", "subtract", "tan",
-    "tanh", "trunc", "upper", "where",
+__all__ = [
+    "abs",
+    "acos",
+    "acosh",
+    "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "ceil",
+    "clip",
+    "conj",
+    "contains",
+    "copysign",
+    "cos",
+    "cosh",
+    "divide",
+    "endswith",
+    "equal",
+    "exp",
+    "expm1",
+    "floor",
+    "floor_divide",
+    "greater",
+    "greater_equal",
+    "hypot",
+    "imag",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "lower",
+    "maximum",
+    "minimum",
+    "multiply",
+    "negative",
+    "nextafter",
+    "not_equal",
+    "positive",
+    "pow",
+    "real",
+    "reciprocal",
+    "remainder",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "startswith",
+    "subtract",
+    "tan",
+    "tanh",
+    "trunc",
+    "upper",
+    "where",
 ]
 
 _OP_OF = {v: k for k, v in BINARY_OPS.items()}
@@ -41,9 +109,48 @@ _OP_OF = {v: k for k, v in BINARY_OPS.items()}
 _FLOAT, _INT, _BOOL = "f", "i", "b"
 _UNARY = {
     **dict.fromkeys(
-        "abs acos acosh arccos arccosh arcsin arcsinh arctan arctanh asin asinh atan atanh ceil "
-        "conj cos cosh exp expm1 floor imag isfinite isinf isnan log log1p log2 log10 negative "
-        "positive real sign signbit sin sinh sqrt square tan tanh trunc".split(),
+        [
+            "abs",
+            "acos",
+            "acosh",
+            "arccos",
+            "arccosh",
+            "arcsin",
+            "arcsinh",
+            "arctan",
+            "arctanh",
+            "asin",
+            "asinh",
+            "atan",
+            "atanh",
+            "ceil",
+            "conj",
+            "cos",
+            "cosh",
+            "exp",
+            "expm1",
+            "floor",
+            "imag",
+            "isfinite",
+            "isinf",
+            "isnan",
+            "log",
+            "log1p",
+            "log2",
+            "log10",
+            "negative",
+            "positive",
+            "real",
+            "sign",
+            "signbit",
+            "sin",
+            "sinh",
+            "sqrt",
+            "square",
+            "tan",
+            "tanh",
+            "trunc",
+        ],
         _FLOAT,
     ),
     "bitwise_invert": _INT,
@@ -51,12 +158,36 @@ _UNARY = {
 }
 _BINARY = {
     **dict.fromkeys(
-        "add arctan2 atan2 copysign divide equal floor_divide greater greater_equal hypot less "
-        "less_equal logaddexp maximum minimum multiply nextafter not_equal pow remainder subtract".split(),
+        [
+            "add",
+            "arctan2",
+            "atan2",
+            "copysign",
+            "divide",
+            "equal",
+            "floor_divide",
+            "greater",
+            "greater_equal",
+            "hypot",
+            "less",
+            "less_equal",
+            "logaddexp",
+            "maximum",
+            "minimum",
+            "multiply",
+            "nextafter",
+            "not_equal",
+            "pow",
+            "remainder",
+            "subtract",
+        ],
         _FLOAT,
     ),
-    **dict.fromkeys("bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift".split(), _INT),
-    **dict.fromkeys("logical_and logical_or logical_xor".split(), _BOOL),
+    **dict.fromkeys(
+        ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"],
+        _INT,
+    ),
+    **dict.fromkeys(["logical_and", "logical_or", "logical_xor"], _BOOL),
 }
 _NUMPY = {
     "acos": "arccos",
@@ -114,7 +245,7 @@ def _binary(name: str) -> Callable[[Any, Any], LazyExpr]:
     return fn
 
 
-abs = _unary("abs")  # noqa: A001 - python-blosc2's name
+abs = _unary("abs")
 acos = _unary("acos")
 acosh = _unary("acosh")
 arccos = _unary("arccos")
@@ -174,7 +305,7 @@ minimum = _binary("minimum")
 multiply = _binary("multiply")
 nextafter = _binary("nextafter")
 not_equal = _binary("not_equal")
-pow = _binary("pow")  # noqa: A001 - python-blosc2's name
+pow = _binary("pow")
 remainder = _binary("remainder")
 subtract = _binary("subtract")
 bitwise_and = _binary("bitwise_and")
@@ -197,7 +328,7 @@ def reciprocal(x: Any, /) -> LazyExpr:
     return LazyExpr(new_op=(1.0, "/", x))
 
 
-def round(x: Any, /) -> LazyExpr:  # noqa: A001 - python-blosc2's name
+def round(x: Any, /) -> LazyExpr:
     """``x`` rounded to the nearest integer value, halves to even (``np.round``).
 
     >>> from pyblosc2 import asarray
@@ -207,7 +338,7 @@ def round(x: Any, /) -> LazyExpr:  # noqa: A001 - python-blosc2's name
     return LazyExpr(new_op=(x, "round", None))
 
 
-def clip(x: Any, min: Any = None, max: Any = None, /) -> LazyExpr:  # noqa: A002
+def clip(x: Any, min: Any = None, max: Any = None, /) -> LazyExpr:
     """``x`` limited to ``[min, max]`` (``np.clip``; a bound left None is not applied).
 
     >>> from pyblosc2 import asarray
@@ -233,7 +364,9 @@ def where(condition: Any, x: Any = None, y: Any = None) -> LazyExpr:
     >>> where(a > 4, a, 0)[:].tolist(), where(a > 4, a)[:].tolist()
     ([0, 5, 9], [5, 9])
     """
-    cond = condition if isinstance(condition, LazyExpr) else LazyExpr(new_op=(condition, None, None))
+    cond = (
+        condition if isinstance(condition, LazyExpr) else LazyExpr(new_op=(condition, None, None))
+    )
     return cond.where(x, y)
 
 

@@ -35,7 +35,10 @@ from .tree import BINARY_OPS
 __all__ = ["ComputeEngine"]
 
 #: numpy ufunc -> python-blosc2's operator symbol (the others go by their names)
-_UFUNC_OPS: dict[Any, str] = {getattr(np, {"pow": "power", "divide": "true_divide"}.get(f, f), None): op for op, f in BINARY_OPS.items()}
+_UFUNC_OPS: dict[Any, str] = {
+    getattr(np, {"pow": "power", "divide": "true_divide"}.get(f, f), None): op
+    for op, f in BINARY_OPS.items()
+}
 _UFUNC_OPS[np.divide] = "/"
 _UFUNC_OPS[np.left_shift] = "<<"
 _UFUNC_OPS[np.right_shift] = ">>"
@@ -75,14 +78,18 @@ class ComputeEngine:
             return LazyExpr(new_op=(args[0], name, args[1]))
         raise ParamError(f"{name}() with {len(args)} operands")
 
-    def ufunc(self, ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def ufunc(
+        self, ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         if not all(_acceptable(v) for v in inputs):
             return NotImplemented
         out = kwargs.pop("out", None)
         if isinstance(out, tuple):
             out = out[0] if len(out) == 1 else out
         if method == "__call__" and ufunc.nout == 1 and not kwargs:
-            if ufunc.__name__ in ("matmul", "vecdot", "matvec", "vecmat") and is_eager(ufunc.__name__):
+            if ufunc.__name__ in ("matmul", "vecdot", "matvec", "vecmat") and is_eager(
+                ufunc.__name__
+            ):
                 return eager_function(ufunc.__name__).fn(*inputs)
             name = _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
             if ufunc.nin == 1:
@@ -92,17 +99,32 @@ class ComputeEngine:
             else:
                 return NotImplemented
             return expr if out is None else expr.compute(out=out)
-        if method == "reduce" and ufunc in _REDUCE and len(inputs) == 1 and set(kwargs) <= {"axis", "dtype", "keepdims"}:
+        if (
+            method == "reduce"
+            and ufunc in _REDUCE
+            and len(inputs) == 1
+            and set(kwargs) <= {"axis", "dtype", "keepdims"}
+        ):
             kwargs.setdefault("axis", 0)  # ufunc.reduce's default, unlike the functions'
             name = _REDUCE[ufunc]
             if name in ("min", "max", "any", "all"):
                 kwargs.pop("dtype", None)
             return as_lazy(inputs[0])._reduce(name, out=out, **kwargs)
-        if method == "accumulate" and ufunc in _ACCUMULATE and len(inputs) == 1 and set(kwargs) <= {"axis", "dtype"}:
+        if (
+            method == "accumulate"
+            and ufunc in _ACCUMULATE
+            and len(inputs) == 1
+            and set(kwargs) <= {"axis", "dtype"}
+        ):
             kwargs.setdefault("axis", 0)
             return as_lazy(inputs[0])._reduce(_ACCUMULATE[ufunc], out=out, **kwargs)
         # anything else: numpy on the decompressed operands
-        args = [np.asarray(v) if isinstance(v, LazyArray) or (is_array(v) and not isinstance(v, np.ndarray)) else v for v in inputs]
+        args = [
+            np.asarray(v)
+            if isinstance(v, LazyArray) or (is_array(v) and not isinstance(v, np.ndarray))
+            else v
+            for v in inputs
+        ]
         if out is not None:
             kwargs["out"] = out if isinstance(out, tuple) else (out,)
             if any(not isinstance(o, np.ndarray) for o in kwargs["out"]):

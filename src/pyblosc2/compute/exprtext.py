@@ -147,5 +147,8 @@ def rebase_user_expression(text: str, operands: dict[str, Any]) -> tuple[str, di
     new = rebase.visit(tree)
     ast.fix_missing_locations(new)
     out = f"({ast.unparse(new)})"
-    ops = {rebase.mapping[k]: operands[k] for k in sorted(rebase.mapping, key=lambda k: int(rebase.mapping[k][1:]))}
+    ops = {
+        rebase.mapping[k]: operands[k]
+        for k in sorted(rebase.mapping, key=lambda k: int(rebase.mapping[k][1:]))
+    }
     return out, ops

@@ -69,7 +69,11 @@ def select(
         pos = None
         if want_pos:
             nz = np.nonzero(c)
-            coords = [z + b.start for z, b, d in zip(nz, box, range(len(box)), strict=True) if d not in sel.squeeze]
+            coords = [
+                z + b.start
+                for z, b, d in zip(nz, box, range(len(box)), strict=True)
+                if d not in sel.squeeze
+            ]
             pos = np.ravel_multi_index(coords, rshape) if rshape else np.zeros(len(vals), np.int64)
         return vals, pos
 

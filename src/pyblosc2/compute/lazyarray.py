@@ -16,12 +16,12 @@ piece by piece under the memory bound (:mod:`.plan`).
 from __future__ import annotations
 
 import math
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
-from ..errors import ParamError
+from ..errors import ParamError, ParamTypeError
 from ..ndarray.build import new_array
 from ..ndarray.constructors import asarray
 from ..ndarray.ndarray import NDArray
@@ -71,7 +71,10 @@ _STORAGE_KEYS = frozenset(
 def _is_basic(item: Any) -> bool:
     items = item if isinstance(item, tuple) else (item,)
     return all(
-        k is None or k is Ellipsis or isinstance(k, slice) or (isinstance(k, int | np.integer) and not isinstance(k, bool))
+        k is None
+        or k is Ellipsis
+        or isinstance(k, slice)
+        or (isinstance(k, int | np.integer) and not isinstance(k, bool))
         for k in items
     )
 
@@ -83,16 +86,24 @@ def _compute_kwargs(kwargs: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         kwargs.pop(k, None)
     for k in ("jit", "jit_backend"):
         if kwargs.pop(k, None) is not None:
-            raise NotImplementedError(f"compute({k}=...): the jit route (lazyudf/jit) is not implemented here yet")
+            raise NotImplementedError(
+                f"compute({k}=...): the jit route (lazyudf/jit) is not implemented here yet"
+            )
     unknown = set(kwargs) - _STORAGE_KEYS
     if unknown:
         raise ParamError(f"unknown compute() arguments {sorted(unknown)}")
     return bound, kwargs
 
 
-class LazyArray(Operand):
+class LazyArray(ABC, Operand):
     """A lazily computed array (python-blosc2's ``LazyArray``): subclasses give
-    :meth:`_source`, ``shape`` and ``dtype``."""
+    :meth:`_source`, ``shape`` and ``dtype``.
+
+    >>> import numpy as np; from pyblosc2 import LazyExpr, asarray
+    >>> e = asarray(np.arange(4)) * 3
+    >>> isinstance(e, LazyArray), issubclass(LazyExpr, LazyArray), e.ndim, e[-1]
+    (True, True, 1, np.int64(9))
+    """
 
     @abstractmethod
     def _source(self, bound: int) -> Any:
@@ -146,6 +157,10 @@ class LazyArray(Operand):
         if out is None:
             out = getattr(self, "_output", None)
         bound, storage = _compute_kwargs(kwargs)
+        if out is not None and not (hasattr(out, "shape") and hasattr(out, "__setitem__")):
+            raise ParamTypeError(
+                f"out must be an NDArray or a numpy array, got {type(out).__name__}"
+            )
         src = self._source(bound)
         if not _is_basic(item):
             value = self._getitem(item, bound)
@@ -156,7 +171,9 @@ class LazyArray(Operand):
         sel = Selection.of(item, self.shape)
         if out is not None:
             if storage:
-                raise ParamError(f"compute(out=...) takes no storage arguments, got {sorted(storage)}")
+                raise ParamError(
+                    f"compute(out=...) takes no storage arguments, got {sorted(storage)}"
+                )
             if isinstance(out, np.ndarray):
                 to_numpy(src, sel, bound, out=out)
                 return out
@@ -169,7 +186,9 @@ class LazyArray(Operand):
     def _getitem(self, item: Any, bound: int) -> Any:
         src = self._source(bound)
         if _is_basic(item):
-            return to_numpy(src, Selection.of(item, self.shape), bound, what=f"expr[{item!r}] as numpy")
+            return to_numpy(
+                src, Selection.of(item, self.shape), bound, what=f"expr[{item!r}] as numpy"
+            )
         sel, local = split_fancy(item, self.shape)
         box = to_numpy(src, sel, bound, what=f"expr[{item!r}] as numpy")
         return box[local]
@@ -199,7 +218,8 @@ class LazyArray(Operand):
             raise ParamError(f"nchunk {nchunk} is out of range for {math.prod(grid)} chunks")
         coords = np.unravel_index(nchunk, grid)
         region = tuple(
-            slice(int(c) * k, min((int(c) + 1) * k, n)) for c, k, n in zip(coords, chunks, self.shape, strict=True)
+            slice(int(c) * k, min((int(c) + 1) * k, n))
+            for c, k, n in zip(coords, chunks, self.shape, strict=True)
         )
         piece = np.asarray(self[region])
         tmp = new_array(NDArray, chunks, self.dtype, chunks, blocks, {})
@@ -265,4 +285,6 @@ class _Broadcast:
 
     def __getitem__(self, key: Any) -> np.ndarray:
         k = operand_key(tuple(self.src.shape), key)
-        return self.src.read(tuple(slice(*s.indices(n)) for s, n in zip(k, self.src.shape, strict=True)))
+        return self.src.read(
+            tuple(slice(*s.indices(n)) for s, n in zip(k, self.src.shape, strict=True))
+        )

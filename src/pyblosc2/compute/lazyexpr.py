@@ -41,7 +41,7 @@ from .reductions import reduce
 from .selection import Selection
 from .tree import BINARY_OPS, Name, Node, Reduce
 
-__all__ = ["SAVING", "LazyExpr", "TWO_ARG_FUNCS"]
+__all__ = ["SAVING", "TWO_ARG_FUNCS", "LazyExpr"]
 
 #: the message of what saved lazy expressions need (another part of the engine)
 SAVING = "saving lazy expressions (python-blosc2's b2o carrier and _LazyArray vlmeta forms)"
@@ -115,6 +115,7 @@ class LazyExpr(LazyArray):
         if v2 is None and op not in BINARY_OPS:
             text, ops = _term(v1, {})
             self._set(f"({op}{text})" if op == "~" else f"{op}({text})", ops)
+            self._analysis()
             return
         left, ops = _term(v1, {})
         right, ops = _term(v2, ops)
@@ -124,6 +125,7 @@ class LazyExpr(LazyArray):
             self._set(f"{op}({left}, {right})", ops)
         else:
             raise ParamError(f"unknown operation {op!r}")
+        self._analysis()  # operands that do not broadcast or combine are refused now
 
     def _set(self, text: str, ops: dict[str, Any]) -> None:
         self._expression = text
@@ -155,7 +157,7 @@ class LazyExpr(LazyArray):
             except ParamError as exc:
                 if self._expression in str(exc):
                     raise
-                raise ParamError(f"expression {self._expression!r}: {exc}") from None
+                raise type(exc)(f"expression {self._expression!r}: {exc}") from None
             self._cache = (key, an)
         return self._cache[1]
 
@@ -241,7 +243,11 @@ class LazyExpr(LazyArray):
     def _filter_sources(self, bound: int) -> tuple[Source, Source]:
         cond = lower(self._analysis(), bound)
         x = self._filter
-        xs = x._source(bound) if isinstance(x, LazyArray) else Source(Name("x"), {"x": x}, tuple(x.shape), np.dtype(x.dtype))
+        xs = (
+            x._source(bound)
+            if isinstance(x, LazyArray)
+            else Source(Name("x"), {"x": x}, tuple(x.shape), np.dtype(x.dtype))
+        )
         return cond, xs
 
     def _filtered(self, item: Any, bound: int) -> np.ndarray:
@@ -263,7 +269,9 @@ class LazyExpr(LazyArray):
         """The positions of a filter's items, sorted by ``order`` (fields of a structured
         array)."""
         if self.dtype.fields is None if self._filter is not None else True:
-            raise NotImplementedError("argsort() of a lazy expression other than a filter of a structured array")
+            raise NotImplementedError(
+                "argsort() of a lazy expression other than a filter of a structured array"
+            )
         new = copy.copy(self)
         new._indices = True
         new._order = order
@@ -272,13 +280,15 @@ class LazyExpr(LazyArray):
     def sort(self, order: str | list[str] | None = None) -> LazyExpr:
         """A filter's items sorted by ``order`` (fields of a structured array)."""
         if self._filter is None or self.dtype.fields is None:
-            raise NotImplementedError("sort() of a lazy expression other than a filter of a structured array")
+            raise NotImplementedError(
+                "sort() of a lazy expression other than a filter of a structured array"
+            )
         new = copy.copy(self)
         new._order = order
         return new
 
     # -- computing ------------------------------------------------------------------------------
-    def compute(self, item: Any = (), **kwargs: Any) -> Any:  # noqa: D102 - LazyArray's
+    def compute(self, item: Any = (), **kwargs: Any) -> Any:
         if self._filter is None:
             special = self._sliced_reduction(item)
             if special is not None:
@@ -338,16 +348,28 @@ class LazyExpr(LazyArray):
             bound=bound,
         )
 
-    def _reduce(self, name: str, **kwargs: Any) -> Any:  # noqa: D102 - LazyArray's
+    def _reduce(self, name: str, **kwargs: Any) -> Any:
         if self._filter is None:
             return super()._reduce(name, **kwargs)
         bound = memory_bound(kwargs.get("max_memory"))
-        if name in ("sum", "prod", "min", "max", "any", "all", "mean", "var", "std", "count_nonzero") and kwargs.get(
-            "axis"
-        ) is None and not kwargs.get("item"):
+        if (
+            name
+            in ("sum", "prod", "min", "max", "any", "all", "mean", "var", "std", "count_nonzero")
+            and kwargs.get("axis") is None
+            and not kwargs.get("item")
+        ):
             cond, xs = self._filter_sources(bound)
             kw = {k: kwargs[k] for k in ("dtype", "ddof") if k in kwargs}
-            res = reduce(xs, Selection.everything(tuple(xs.shape)), name, None, bool(kwargs.get("keepdims")), bound=bound, where=cond, **kw)
+            res = reduce(
+                xs,
+                Selection.everything(tuple(xs.shape)),
+                name,
+                None,
+                bool(kwargs.get("keepdims")),
+                bound=bound,
+                where=cond,
+                **kw,
+            )
             return res
         values = self._filtered(kwargs.pop("item", ()), bound)
         return LazyExpr._of("o0", {"o0": values})._reduce(name, **kwargs)
@@ -355,7 +377,13 @@ class LazyExpr(LazyArray):
     # -- python-blosc2's construction entry points ----------------------------------------------
     @classmethod
     def _new_expr(
-        cls, expression: str, operands: dict[str, Any], guess: bool = False, out: Any = None, where: Any = None, ne_args: Any = None
+        cls,
+        expression: str,
+        operands: dict[str, Any],
+        guess: bool = False,
+        out: Any = None,
+        where: Any = None,
+        ne_args: Any = None,
     ) -> LazyExpr:
         """A lazy expression of ``expression`` over ``operands`` (python-blosc2's
         constructor; ``guess`` rebases a user's string first)."""
@@ -422,7 +450,11 @@ def _subexpr(node: Node, operands: dict[str, Any]) -> Any:
     src = lower(an, memory_bound())
     if not an.shape:
         return to_numpy(src, Selection.everything(()), memory_bound())
-    return asarray(to_numpy(src, Selection.everything(an.shape), memory_bound())) if math.prod(an.shape) < (1 << 20) else _to_nd(src, an)
+    return (
+        asarray(to_numpy(src, Selection.everything(an.shape), memory_bound()))
+        if math.prod(an.shape) < (1 << 20)
+        else _to_nd(src, an)
+    )
 
 
 def _to_nd(src: Source, an: Analysis) -> NDArray:

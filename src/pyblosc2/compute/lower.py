@@ -76,7 +76,7 @@ class _Lowering:
         meta = self.an.meta(node)
         return Source(tree, self.leaves, meta.shape, meta.dtype)
 
-    def node(self, node: Any) -> Any:  # noqa: PLR0911
+    def node(self, node: Any) -> Any:
         if isinstance(node, Name):
             return self.inline(node)
         if isinstance(node, Const):
@@ -129,7 +129,13 @@ class _Lowering:
         mask = self.source(where) if isinstance(where, Name | Call) else None
         if node.op in CUMULATIVE:
             res = cumulate(
-                src, sel, node.op, opts.get("axis"), bool(opts.get("include_initial")), opts.get("dtype"), self.bound
+                src,
+                sel,
+                node.op,
+                opts.get("axis"),
+                bool(opts.get("include_initial")),
+                opts.get("dtype"),
+                self.bound,
             )
         else:
             res = reduce(

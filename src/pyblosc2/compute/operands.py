@@ -171,7 +171,9 @@ class View:
         if inner.newaxes:
             raise NotImplementedError("None in a key of a view")
         full = tuple(
-            r.start if d in inner.squeeze else slice(r.start, r.stop if r.stop >= 0 else None, r.step)
+            r.start
+            if d in inner.squeeze
+            else slice(r.start, r.stop if r.stop >= 0 else None, r.step)
             for d, r in enumerate(inner.ranges)
         )
         out = np.asarray(self.base[self.sel.compose(full)])

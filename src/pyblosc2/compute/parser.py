@@ -12,12 +12,12 @@ attribute access to other names, ``__import__``, lambdas, comprehensions, statem
 characters and trees deeper than :data:`MAX_DEPTH` (checked before the recursive
 conversion, so hostile nesting never reaches Python's recursion limit).
 
->>> parse("a + sin(b) * 2")
-Call(func='add', args=(Name(id='a'), Call(func='multiply', args=(Call(func='sin', args=(Name(id='b'),)), Const(value=2)))))
->>> parse("__import__('os')")
+>>> parse("a + sin(b)")
+Call(func='add', args=(Name(id='a'), Call(func='sin', args=(Name(id='b'),))))
+>>> parse("__import__('os')")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-pyblosc2.errors.ParamError: expression "__import__('os')" is not allowed: function '__import__' is not one the engine knows
+pyblosc2.errors.ParamError: expression "__import__('os')" is not allowed: function '__import__' ...
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class _Parser:
     def bad(self, what: str) -> ParamError:
         return ParamError(f"expression {self.text!r} is not allowed: {what}")
 
-    def node(self, n: ast.AST) -> Node:  # noqa: C901, PLR0911, PLR0912 - one branch per kind
+    def node(self, n: ast.AST) -> Node:
         if isinstance(n, ast.Constant):
             if isinstance(n.value, bool | int | float | complex | str | bytes):
                 return Const(n.value)
@@ -145,7 +145,7 @@ class _Parser:
             return Seq(tuple(self.node(e) for e in n.elts), isinstance(n, ast.List))
         raise self.bad(f"{type(n).__name__} ({ast.unparse(n)!r})")
 
-    def call(self, n: ast.Call) -> Node:  # noqa: C901, PLR0911
+    def call(self, n: ast.Call) -> Node:
         f = n.func
         if isinstance(f, ast.Name):
             name, receiver = f.id, None
@@ -174,7 +174,7 @@ class _Parser:
             if name in REDUCTIONS:
                 return self.reduction(name, receiver, n.args, n.keywords)
             if name in _METHODS_EAGER:
-                kw = tuple((k.arg, self.value(k.value)) for k in n.keywords)  # type: ignore[misc]
+                kw = tuple((str(k.arg), self.value(k.value)) for k in n.keywords)
                 return Eager(name, (receiver, *[self.value(a) for a in n.args]), kw)
             raise self.bad(f"method .{name}()")
         if name in REDUCTIONS:
@@ -186,14 +186,16 @@ class _Parser:
                 raise self.bad(f"keywords in {name}()")
             return Call(name, tuple(args))
         if name in CONSTRUCTORS:
-            kw = tuple((k.arg, self.literal(k.value)) for k in n.keywords)  # type: ignore[misc]
+            kw = tuple((str(k.arg), self.literal(k.value)) for k in n.keywords)
             return Eager(name, tuple(self.literal(a) for a in n.args), kw)
         if is_eager(name):
-            kw = tuple((k.arg, self.value(k.value)) for k in n.keywords)  # type: ignore[misc]
+            kw = tuple((str(k.arg), self.value(k.value)) for k in n.keywords)
             return Eager(name, tuple(self.value(a) for a in n.args), kw)
         raise self.bad(f"function {name!r} is not one the engine knows")
 
-    def reduction(self, name: str, arg: Node, pos: list[ast.expr], kws: list[ast.keyword]) -> Reduce:
+    def reduction(
+        self, name: str, arg: Node, pos: list[ast.expr], kws: list[ast.keyword]
+    ) -> Reduce:
         kw: dict[str, Any] = {}
         if len(pos) > 1:
             raise self.bad(f"{name}() takes the operand and axis positionally")
@@ -215,7 +217,7 @@ class _Parser:
         except ParamError:
             return self.node(n)
 
-    def literal(self, n: ast.AST, dtype: bool = False) -> Any:  # noqa: C901, PLR0911
+    def literal(self, n: ast.AST, dtype: bool = False) -> Any:
         """A literal value: numbers, strings, None, Ellipsis, tuples and lists of them,
         ``slice(...)``/``range(...)`` of ints, dtype names."""
         if isinstance(n, ast.Constant):
@@ -235,14 +237,19 @@ class _Parser:
                 return np.dtype(n.attr)
             if n.value.id in _MODULES and n.attr in CONSTANT_NAMES:
                 return CONSTANT_NAMES[n.attr]
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and not n.keywords:
-            if n.func.id in ("slice", "range") and len(n.args) <= 3:
-                vals = [self.literal(a) for a in n.args]
-                if all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in vals):
-                    if n.func.id == "slice":
-                        return slice(*vals)
-                    if None not in vals:
-                        return range(*vals)
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and not n.keywords
+            and n.func.id in ("slice", "range")
+            and len(n.args) <= 3
+        ):
+            vals = [self.literal(a) for a in n.args]
+            if all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in vals):
+                if n.func.id == "slice":
+                    return slice(*vals)
+                if None not in vals:
+                    return range(*vals)
         raise self.bad(f"{ast.unparse(n)!r} is not a literal")
 
     def key(self, n: ast.AST) -> tuple[Any, ...]:
@@ -252,7 +259,9 @@ class _Parser:
         for e in items:
             if isinstance(e, ast.Slice):
                 parts = [None if p is None else self.literal(p) for p in (e.lower, e.upper, e.step)]
-                if not all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
+                if not all(
+                    p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts
+                ):
                     raise self.bad(f"slice {ast.unparse(e)!r} must have integer bounds")
                 out.append(slice(*parts))
                 continue
@@ -260,7 +269,12 @@ class _Parser:
             if isinstance(v, tuple):
                 out.extend(v)
                 continue
-            if not (v is None or v is Ellipsis or isinstance(v, slice) or (isinstance(v, int) and not isinstance(v, bool))):
+            if not (
+                v is None
+                or v is Ellipsis
+                or isinstance(v, slice)
+                or (isinstance(v, int) and not isinstance(v, bool))
+            ):
                 raise self.bad(f"subscript {ast.unparse(e)!r} (only ints, slices, ... and None)")
             out.append(v)
         return tuple(out)
@@ -272,7 +286,9 @@ def _check_shape(tree: ast.AST, text: str) -> None:
     while stack:
         node, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise ParamError(f"expression {text[:80]!r}... is nested deeper than {MAX_DEPTH} levels")
+            raise ParamError(
+                f"expression {text[:80]!r}... is nested deeper than {MAX_DEPTH} levels"
+            )
         stack.extend((c, depth + 1) for c in ast.iter_child_nodes(node))
 
 

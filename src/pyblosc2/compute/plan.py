@@ -15,10 +15,11 @@ allocated or read.
 >>> p = Plan.make("a + b as numpy", per_piece=1 << 20, fixed=8 << 20, nthreads=2, bound=64 << 20)
 >>> p.peak, p.nthreads
 (10485760, 2)
->>> Plan.make("a[...]", per_piece=1 << 20, fixed=100 << 20, nthreads=2, bound=64 << 20)
+>>> too_big = dict(per_piece=1 << 20, fixed=100 << 20, nthreads=2, bound=64 << 20)
+>>> Plan.make("a[...]", **too_big)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-pyblosc2.errors.MemoryBudgetError: a[...] needs 105906176 bytes (0.10 GiB), over the memory bound of 67108864 bytes (0.06 GiB)
+pyblosc2.errors.MemoryBudgetError: a[...] needs 105906176 bytes (0.10 GiB), over the memory ...
 """
 
 from __future__ import annotations
@@ -77,7 +78,9 @@ def memory_bound(max_memory: Any = None) -> int:
             try:
                 return memory_bound(int(env))
             except ValueError:
-                raise ParamError(f"PYBLOSC2_MAX_MEMORY must be a number of bytes, got {env!r}") from None
+                raise ParamError(
+                    f"PYBLOSC2_MAX_MEMORY must be a number of bytes, got {env!r}"
+                ) from None
         return available_memory()
     if isinstance(max_memory, bool) or not isinstance(max_memory, int | float) or max_memory < 1:
         raise ParamError(f"max_memory must be a positive number of bytes, got {max_memory!r}")

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError
-from .analysis import normalize_axes, reduce_meta, Meta
+from .analysis import Meta, normalize_axes, reduce_meta
 from .blockwise import PIECE_ITEMS, Source, run_pieces
 from .plan import Plan
 from .selection import Box, Selection, piece_boxes
@@ -87,7 +87,11 @@ class _Reducer:
         if op == "mean":
             return [np.zeros(shape, self.acc_dtype), np.zeros(shape, np.int64)]
         if op in ("var", "std"):
-            return [np.zeros(shape, np.int64), np.zeros(shape, self.acc_dtype), np.zeros(shape, np.float64)]
+            return [
+                np.zeros(shape, np.int64),
+                np.zeros(shape, self.acc_dtype),
+                np.zeros(shape, np.float64),
+            ]
         raise ParamError(f"unknown reduction {op!r}")
 
     def partial(self, x: np.ndarray, axes: tuple[int, ...], mask: np.ndarray | None) -> list[Any]:
@@ -108,7 +112,12 @@ class _Reducer:
         if op in ("min", "max"):
             fn = np.min if op == "min" else np.max
             return [fn(x, initial=_identity(op, self.dtype), **kw).astype(self.dtype, copy=False)]
-        n = np.sum(np.ones_like(x, dtype=np.int64) if mask is None else mask, axis=axes, keepdims=True, dtype=np.int64)
+        n = np.sum(
+            np.ones_like(x, dtype=np.int64) if mask is None else mask,
+            axis=axes,
+            keepdims=True,
+            dtype=np.int64,
+        )
         if op == "mean":
             return [np.sum(x, dtype=self.acc_dtype, **kw), n]
         s = np.sum(x, dtype=self.acc_dtype, **kw)
@@ -119,8 +128,9 @@ class _Reducer:
             m2 = np.sum(sq, dtype=np.float64, **kw)
         return [n, m, m2]
 
-    def combine(self, acc: list[np.ndarray], region: Box, part: list[Any]) -> None:
+    def combine(self, acc: list[np.ndarray], box: Box, part: list[Any]) -> None:
         op = self.op
+        region: Any = box if box else Ellipsis  # a 0-d accumulator: a view, not a scalar
         a = acc[0][region]
         if op in ("sum", "count_nonzero"):
             np.add(a, part[0], out=a)
@@ -173,7 +183,9 @@ def _identity(op: str, dtype: np.dtype) -> Any:
     if dt.kind == "f":
         return np.inf if op == "min" else -np.inf
     if dt.kind in "mM":
-        return np.array(np.iinfo(np.int64).max if op == "min" else np.iinfo(np.int64).min + 1).astype(dt)
+        return np.array(
+            np.iinfo(np.int64).max if op == "min" else np.iinfo(np.int64).min + 1
+        ).astype(dt)
     raise ParamError(f"{op} of dtype {dt} is not supported")
 
 
@@ -204,7 +216,9 @@ def reduce(
     acc_shape = tuple(1 if d in axes else n for d, n in enumerate(sel.shape))
     if op in ("min", "max") and any(sel.shape[d] == 0 for d in axes) and where is None:
         raise ParamError(f"zero-size array to reduction operation {op} which has no identity")
-    acc_bytes = math.prod(acc_shape) * (3 * 8 if op in ("var", "std") else 2 * max(8, red.acc_dtype.itemsize))
+    acc_bytes = math.prod(acc_shape) * (
+        3 * 8 if op in ("var", "std") else 2 * max(8, red.acc_dtype.itemsize)
+    )
     plan, chunks, items = _plan(src, sel, acc_bytes, bound, f"{op} of the expression")
     acc = red.start(acc_shape)
 
@@ -235,7 +249,9 @@ def _arg(src: Source, sel: Selection, op: str, axis: Any, keepdims: bool, bound:
         user = normalize_axes(axis, len(res_shape))
         axes = tuple(sorted({res_to_sel[user[0]]} | set(sel.squeeze)))
     acc_shape = tuple(1 if d in axes else n for d, n in enumerate(sel.shape))
-    plan, chunks, items = _plan(src, sel, math.prod(acc_shape) * 24, bound, f"{op} of the expression")
+    plan, chunks, items = _plan(
+        src, sel, math.prod(acc_shape) * 24, bound, f"{op} of the expression"
+    )
     best = np.zeros(acc_shape, src.dtype)
     best_idx = np.full(acc_shape, -1, np.int64)
     rshape = [n for d, n in enumerate(sel.shape) if d not in sel.squeeze]
@@ -261,7 +277,8 @@ def _arg(src: Source, sel: Selection, op: str, axis: Any, keepdims: bool, bound:
         shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape))
         return region, vals.reshape(shape), np.asarray(idx, np.int64).reshape(shape)
 
-    for region, vals, idx in run_pieces(piece, piece_boxes(sel, chunks, items), plan.nthreads):
+    for box, vals, idx in run_pieces(piece, piece_boxes(sel, chunks, items), plan.nthreads):
+        region: Any = box if box else Ellipsis
         b, bi = best[region], best_idx[region]
         with np.errstate(invalid="ignore"):
             better = vals < b if op == "argmin" else vals > b
@@ -295,7 +312,9 @@ def cumulate(
     res_shape = sel.result_shape
     if axis is None:
         if len(res_shape) > 1:
-            raise ParamError(f"axis must be given for {op} of an array of {len(res_shape)} dimensions")
+            raise ParamError(
+                f"axis must be given for {op} of an array of {len(res_shape)} dimensions"
+            )
         axis = 0
     user = normalize_axes(axis, max(len(res_shape), 1))[0]
     res_to_sel = [d for d in range(len(sel.ranges)) if d not in sel.squeeze]
@@ -313,7 +332,9 @@ def cumulate(
         head = [slice(None)] * len(out_shape)
         head[ax] = slice(0, 1)
         out[tuple(head)] = 1 if prod else 0
-    carry = np.full(tuple(1 if d == ax else n for d, n in enumerate(out_shape)), 1 if prod else 0, meta.dtype)
+    carry = np.full(
+        tuple(1 if d == ax else n for d, n in enumerate(out_shape)), 1 if prod else 0, meta.dtype
+    )
     fn = np.cumprod if prod else np.cumsum
 
     def piece(box: Box) -> tuple[Box, np.ndarray]:
@@ -331,5 +352,9 @@ def cumulate(
         last = [slice(None)] * res.ndim
         last[ax] = slice(-1, None)
         carry[other] = res[tuple(last)]
-    final = [n for d, n in enumerate(out.shape) if d not in sel.squeeze] if sel.shape else list(res_shape or [out.shape[0]])
+    final = (
+        [n for d, n in enumerate(out.shape) if d not in sel.squeeze]
+        if sel.shape
+        else list(res_shape or [out.shape[0]])
+    )
     return out.reshape(final) if res_shape else out

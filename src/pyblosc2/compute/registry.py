@@ -71,7 +71,7 @@ def _norm_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     out = []
     for a in axes:
         if not isinstance(a, int | np.integer) or not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(f"axis {a} is out of bounds for array of dimension {ndim}")
+            raise ParamError(f"axis {a} is out of bounds for an array of dimension {ndim}")
         out.append(int(a) % ndim)
     return tuple(out)
 
@@ -85,10 +85,16 @@ def squeeze(x: Any, axis: int | tuple[int, ...] | None = None, **kwargs: Any) ->
     (3, 1)
     """
     x = _nd(x)
-    axes = tuple(d for d, n in enumerate(x.shape) if n == 1) if axis is None else _norm_axes(axis, x.ndim)
+    axes = (
+        tuple(d for d, n in enumerate(x.shape) if n == 1)
+        if axis is None
+        else _norm_axes(axis, x.ndim)
+    )
     for a in axes:
         if x.shape[a] != 1:
-            raise ParamError(f"cannot select an axis to squeeze out which has size not equal to one (axis {a})")
+            raise ParamError(
+                f"cannot select an axis to squeeze out which has size not equal to one (axis {a})"
+            )
     shape = tuple(n for d, n in enumerate(x.shape) if d not in axes)
     if not hasattr(x, "schunk"):
         return np.asarray(x).reshape(shape)
@@ -96,7 +102,11 @@ def squeeze(x: Any, axis: int | tuple[int, ...] | None = None, **kwargs: Any) ->
 
 
 def _squeeze_shape(shape: tuple[int, ...], axis: Any = None) -> tuple[int, ...]:
-    axes = tuple(d for d, n in enumerate(shape) if n == 1) if axis is None else _norm_axes(axis, len(shape))
+    axes = (
+        tuple(d for d, n in enumerate(shape) if n == 1)
+        if axis is None
+        else _norm_axes(axis, len(shape))
+    )
     return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
@@ -149,13 +159,19 @@ def _reshape(x: Any, *new: Any, **kw: Any) -> Any:
 
 
 _EAGER: dict[str, EagerFunction] = {
-    "concat": EagerFunction(lambda arrays, axis=0: concat([_nd(a) for a in arrays], axis=axis), _concat_shape),
-    "stack": EagerFunction(lambda arrays, axis=0: stack([_nd(a) for a in arrays], axis=axis), _stack_shape),
+    "concat": EagerFunction(
+        lambda arrays, axis=0: concat([_nd(a) for a in arrays], axis=axis), _concat_shape
+    ),
+    "stack": EagerFunction(
+        lambda arrays, axis=0: stack([_nd(a) for a in arrays], axis=axis), _stack_shape
+    ),
     "expand_dims": EagerFunction(_expand_dims, _expand_shape),
     "squeeze": EagerFunction(squeeze, _squeeze_shape),
     "reshape": EagerFunction(_reshape, _reshape_shape),
     "T": EagerFunction(lambda x: _whole(x).T, lambda s: tuple(reversed(s))),
-    "mT": EagerFunction(lambda x: np.swapaxes(_whole(x), -1, -2), lambda s: (*s[:-2], s[-1], s[-2])),
+    "mT": EagerFunction(
+        lambda x: np.swapaxes(_whole(x), -1, -2), lambda s: (*s[:-2], s[-1], s[-2])
+    ),
 }
 
 

@@ -66,7 +66,9 @@ class Selection:
                 pos += 1
         plain = tuple(k for k in items if k is not None)
         ranges, squeeze = normalize_key(plain, shape)
-        return cls(tuple(ranges), tuple(squeeze), tuple(newaxes), not any(k is Ellipsis for k in items))
+        return cls(
+            tuple(ranges), tuple(squeeze), tuple(newaxes), not any(k is Ellipsis for k in items)
+        )
 
     @classmethod
     def everything(cls, shape: tuple[int, ...]) -> Selection:
@@ -88,7 +90,11 @@ class Selection:
 
     @property
     def is_everything(self) -> bool:
-        return not self.squeeze and not self.newaxes and all(r.start == 0 and r.step == 1 for r in self.ranges)
+        return (
+            not self.squeeze
+            and not self.newaxes
+            and all(r.start == 0 and r.step == 1 for r in self.ranges)
+        )
 
     def finish(self, box: np.ndarray) -> np.ndarray:
         """The computed box (``self.shape``) as ``expr[key]`` gives it (a numpy scalar for
@@ -169,7 +175,9 @@ def split_fancy(key: Any, shape: tuple[int, ...]) -> tuple[Selection, Any]:
                 axis += n
                 continue
             if arr.dtype.kind not in "iu":
-                raise BoundsError(f"arrays used as indices must be of integer or boolean type, got {arr.dtype}")
+                raise BoundsError(
+                    f"arrays used as indices must be of integer or boolean type, got {arr.dtype}"
+                )
             n = shape[axis]
             if arr.size and (arr.min() < -n or arr.max() >= n):
                 raise BoundsError(f"index out of bounds for axis {axis} with size {n}")
@@ -207,12 +215,15 @@ def split_fancy(key: Any, shape: tuple[int, ...]) -> tuple[Selection, Any]:
 
 
 def _array_like(k: Any) -> bool:
-    return isinstance(k, np.ndarray | list) or (hasattr(k, "shape") and hasattr(k, "dtype") and not np.isscalar(k) and getattr(k, "ndim", 0) > 0)
+    return isinstance(k, np.ndarray | list) or (
+        hasattr(k, "shape")
+        and hasattr(k, "dtype")
+        and not np.isscalar(k)
+        and getattr(k, "ndim", 0) > 0
+    )
 
 
-def piece_boxes(
-    sel: Selection, chunks: Sequence[int] | None, piece_items: int
-) -> Iterator[Box]:
+def piece_boxes(sel: Selection, chunks: Sequence[int] | None, piece_items: int) -> Iterator[Box]:
     """The pieces a selection is computed in, in result coordinates and C order over their
     grid, generated one at a time (never a list: a huge array is never planned whole).
 
@@ -232,10 +243,10 @@ def piece_boxes(
         return
     if chunks is None or len(chunks) != len(shape) or not all(chunks):
         chunks = _slabs(shape, piece_items)
-        bounds = [list(range(0, n, c)) + [n] for n, c in zip(shape, chunks, strict=True)]
+        bounds = [[*range(0, n, c), n] for n, c in zip(shape, chunks, strict=True)]
     else:
         bounds = [_axis_bounds(r, c) for r, c in zip(sel.ranges, chunks, strict=True)]
-    spans = [list(zip(b[:-1], b[1:], strict=True)) for b in bounds]
+    spans = [list(itertools.pairwise(b)) for b in bounds]
     for combo in itertools.product(*spans):
         yield tuple(slice(a, b) for a, b in combo)
 

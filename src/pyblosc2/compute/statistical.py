@@ -41,7 +41,7 @@ def as_lazy(x: Any) -> LazyArray:
     return x if isinstance(x, LazyArray) else LazyExpr(new_op=(x, None, None))
 
 
-def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:  # noqa: A001
+def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     """The sum over ``axis`` (numpy's ``sum``; ``where=``, ``item=``, ``out=`` and storage
     keywords as python-blosc2's).
 
@@ -72,7 +72,14 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
     return as_lazy(x)._reduce("mean", axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
 
 
-def std(x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False, **kwargs: Any) -> Any:
+def std(
+    x: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    **kwargs: Any,
+) -> Any:
     """The standard deviation over ``axis`` (numpy's ``std``, one pass).
 
     >>> from pyblosc2 import asarray
@@ -82,7 +89,14 @@ def std(x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bo
     return as_lazy(x)._reduce("std", axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kwargs)
 
 
-def var(x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False, **kwargs: Any) -> Any:
+def var(
+    x: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    **kwargs: Any,
+) -> Any:
     """The variance over ``axis`` (numpy's ``var``, one pass).
 
     >>> from pyblosc2 import asarray
@@ -92,7 +106,7 @@ def var(x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bo
     return as_lazy(x)._reduce("var", axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kwargs)
 
 
-def min(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:  # noqa: A001
+def min(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     """The minimum over ``axis`` (NaN propagates, as numpy's ``min``).
 
     >>> from pyblosc2 import asarray
@@ -102,7 +116,7 @@ def min(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     return as_lazy(x)._reduce("min", axis=axis, keepdims=keepdims, **kwargs)
 
 
-def max(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:  # noqa: A001
+def max(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     """The maximum over ``axis`` (NaN propagates, as numpy's ``max``).
 
     >>> from pyblosc2 import asarray
@@ -112,7 +126,7 @@ def max(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     return as_lazy(x)._reduce("max", axis=axis, keepdims=keepdims, **kwargs)
 
 
-def any(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:  # noqa: A001
+def any(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     """Whether any item over ``axis`` is true.
 
     >>> from pyblosc2 import asarray
@@ -122,7 +136,7 @@ def any(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     return as_lazy(x)._reduce("any", axis=axis, keepdims=keepdims, **kwargs)
 
 
-def all(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:  # noqa: A001
+def all(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     """Whether all items over ``axis`` are true.
 
     >>> from pyblosc2 import asarray
@@ -162,7 +176,9 @@ def count_nonzero(x: Any, axis: Any = None, keepdims: bool = False, **kwargs: An
     return as_lazy(x)._reduce("count_nonzero", axis=axis, keepdims=keepdims, **kwargs)
 
 
-def cumulative_sum(x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False, **kwargs: Any) -> Any:
+def cumulative_sum(
+    x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False, **kwargs: Any
+) -> Any:
     """The running sum along ``axis`` (required beyond one dimension; the array API's
     ``cumulative_sum``).
 
@@ -170,14 +186,20 @@ def cumulative_sum(x: Any, axis: Any = None, dtype: Any = None, include_initial:
     >>> cumulative_sum(asarray([1, 2, 3]), include_initial=True).tolist()
     [0, 1, 3, 6]
     """
-    return as_lazy(x)._reduce("cumulative_sum", axis=axis, dtype=dtype, include_initial=include_initial, **kwargs)
+    return as_lazy(x)._reduce(
+        "cumulative_sum", axis=axis, dtype=dtype, include_initial=include_initial, **kwargs
+    )
 
 
-def cumulative_prod(x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False, **kwargs: Any) -> Any:
+def cumulative_prod(
+    x: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False, **kwargs: Any
+) -> Any:
     """The running product along ``axis`` (the array API's ``cumulative_prod``).
 
     >>> from pyblosc2 import asarray
     >>> cumulative_prod(asarray([1, 2, 3])).tolist()
     [1, 2, 6]
     """
-    return as_lazy(x)._reduce("cumulative_prod", axis=axis, dtype=dtype, include_initial=include_initial, **kwargs)
+    return as_lazy(x)._reduce(
+        "cumulative_prod", axis=axis, dtype=dtype, include_initial=include_initial, **kwargs
+    )

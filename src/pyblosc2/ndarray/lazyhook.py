@@ -30,7 +30,9 @@ class Engine(Protocol):
     def call(self, name: str, *args: Any) -> Any:
         """The elementwise function ``name`` (``"negative"``, ``"abs"``, ``"sin"``, ...)."""
 
-    def ufunc(self, ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def ufunc(
+        self, ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         """numpy's ``__array_ufunc__`` protocol."""
 
     def reduce(self, name: str, operand: Any, kwargs: dict[str, Any]) -> Any:

@@ -26,8 +26,8 @@ from .build import copy_of
 from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
 from .indexing import check_key, is_basic_key, is_int_key, normalize_key, selection_box
-from .members import NDArrayMembers
 from .lazyhook import engine
+from .members import NDArrayMembers
 from .operand import Operand
 from .reader import read_box, read_point, read_selection
 

@@ -35,13 +35,15 @@ def _binary(op: str, reflected: bool = False) -> Any:
         return engine().binary(op, other, self) if reflected else engine().binary(op, self, other)
 
     method.__name__ = f"__{'r' if reflected else ''}{op}__"
-    method.__doc__ = f"``{'other ' + op + ' self' if reflected else 'self ' + op + ' other'}``, lazily."
+    method.__doc__ = (
+        f"``{'other ' + op + ' self' if reflected else 'self ' + op + ' other'}``, lazily."
+    )
     return method
 
 
 def _reduction(name: str) -> Any:
     def method(self: Operand, *args: Any, **kwargs: Any) -> Any:
-        params = ("axis", "dtype", "out", "keepdims")
+        params: tuple[str, ...] = ("axis", "dtype", "out", "keepdims")
         if name in ("min", "max", "any", "all", "argmin", "argmax"):
             params = ("axis", "out", "keepdims")
         if name in ("std", "var"):
@@ -137,8 +139,8 @@ class Operand:
     __le__ = _binary("<=")
     __gt__ = _binary(">")
     __ge__ = _binary(">=")
-    __eq__ = _binary("==")  # type: ignore[assignment]
-    __ne__ = _binary("!=")  # type: ignore[assignment]
+    __eq__ = _binary("==")
+    __ne__ = _binary("!=")
     # in-place operators build a new expression (the name is rebound), as in python-blosc2
     __iadd__ = __add__
     __isub__ = __sub__
