@@ -22,9 +22,14 @@ array([[ 4,  6],
        [ 8, 10]])
 """
 
+import importlib as _importlib
+import importlib.abc as _importlib_abc
+import importlib.machinery as _importlib_machinery
+import importlib.util as _importlib_util
 import os as _os
 import sys as _sys
 import types as _types
+from collections import abc as _abc
 from dataclasses import fields as _fields
 
 import numpy as _np
@@ -624,4 +629,34 @@ class _Package(_types.ModuleType):
         super().__setattr__(name, value)
 
 
+class _AliasLoader(_importlib_abc.Loader):
+    def __init__(self, real: str) -> None:
+        self.real = real
+
+    def create_module(self, spec: _importlib_machinery.ModuleSpec) -> _types.ModuleType:
+        return _importlib.import_module(self.real)
+
+    def exec_module(self, module: _types.ModuleType) -> None:
+        pass
+
+
+class _AliasFinder(_importlib_abc.MetaPathFinder):
+    """``import pyblosc2 as blosc2`` made permanent (``sys.modules["blosc2"] = pyblosc2``, as
+    scripts moving from python-blosc2 do): ``import blosc2.lazyexpr`` is then
+    ``pyblosc2.lazyexpr`` itself, not a second copy of the package's modules under another
+    name (whose classes would not be pyblosc2's)."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: _abc.Sequence[str] | None = None,
+        target: _types.ModuleType | None = None,
+    ) -> _importlib_machinery.ModuleSpec | None:
+        head, _, tail = fullname.partition(".")
+        if not tail or head == __name__ or _sys.modules.get(head) is not _sys.modules[__name__]:
+            return None
+        return _importlib_util.spec_from_loader(fullname, _AliasLoader(f"{__name__}.{tail}"))
+
+
 _sys.modules[__name__].__class__ = _Package
+_sys.meta_path.insert(0, _AliasFinder())

@@ -196,12 +196,15 @@ class Analysis:
 
     def _eager(self, node: Eager) -> Name:
         """Compute the eager function ``node``; its result joins the operands."""
+        args = [self._value(self._bind(a)) for a in node.args]
+        kwargs = {k: self._value(self._bind(v)) for k, v in node.kwargs}
         if node.func in CONSTRUCTORS:
-            kwargs = dict(node.kwargs)
-            value = CONSTRUCTORS[node.func](*node.args, **kwargs)
+            for v in [*args, *kwargs.values()]:
+                if hasattr(v, "shape") and np.ndim(v):
+                    raise ParamError(f"{node.func}() takes literals and scalars, not arrays")
+            args = [v[()] if hasattr(v, "shape") else v for v in args]
+            value = CONSTRUCTORS[node.func](*args, **kwargs)
         else:
-            args = [self._value(self._bind(a)) for a in node.args]
-            kwargs = {k: self._value(self._bind(v)) for k, v in node.kwargs}
             value = eager_function(node.func).fn(*args, **kwargs)
         name = f"_e{len([k for k in self.operands if k.startswith('_e')])}"
         while name in self.operands:

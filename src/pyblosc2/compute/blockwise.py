@@ -126,16 +126,20 @@ class Source:
         return max(counts) if counts else default_nthreads()
 
     def piece_bytes(self, items: int) -> int:
-        """The working set of a piece of ``items`` items: the parts read, one decoded chunk
-        and its compressed bytes per chunked operand, the temporaries, the result piece."""
+        """The working set of a piece of ``items`` items: the parts read; per NDArray
+        operand, a chunk's compressed bytes (the average: what a read fetches) and the blocks
+        being decoded (the reader decodes block by block into the part); the temporaries of
+        the expression; the result piece."""
         out = 0
         for v in self.arrays.values():
             dt = dtype_of(v)
             out += min(items, math.prod(shape_of(v))) * dt.itemsize
-            chunks = chunks_of(v)
-            if chunks is not None:
-                rec = getattr(getattr(v, "ndarr", None), "dtype", dt).itemsize
-                out += 2 * math.prod(chunks) * rec
+            base = getattr(v, "ndarr", v)
+            schunk = getattr(base, "schunk", None)
+            blocks = getattr(base, "blocks", None)
+            if schunk is not None and blocks is not None:
+                comp = int(schunk.cbytes) // max(1, int(schunk.nchunks))
+                out += 2 * comp + 2 * math.prod(blocks) * base.dtype.itemsize
         temps = 1 if self.kernel is None or self.kernel.numexpr_text else max(1, self.ncalls)
         return out + items * max(self.dtype.itemsize, 8) * (temps + 1)
 
@@ -171,6 +175,15 @@ class Source:
                 res = res.astype(self.dtype)
         else:
             assert self.kernel is not None
+            arrays = [p for p in parts.values() if isinstance(p, np.ndarray) and p.ndim]
+            if arrays and not any(s for p in arrays for s in p.strides):
+                # every part is one value (special chunks): compute it once
+                one = {
+                    k: (p.reshape(-1)[:1] if isinstance(p, np.ndarray) and p.ndim else p)
+                    for k, p in parts.items()
+                }
+                res = np.broadcast_to(self.kernel(one).reshape(()), want)
+                return res
             res = self.kernel(parts)
         if res.shape != want:
             res = np.broadcast_to(res, want)

@@ -246,18 +246,12 @@ def _binary(name: str) -> Callable[[Any, Any], LazyExpr]:
 
 
 abs = _unary("abs")
-acos = _unary("acos")
-acosh = _unary("acosh")
 arccos = _unary("arccos")
 arccosh = _unary("arccosh")
 arcsin = _unary("arcsin")
 arcsinh = _unary("arcsinh")
 arctan = _unary("arctan")
 arctanh = _unary("arctanh")
-asin = _unary("asin")
-asinh = _unary("asinh")
-atan = _unary("atan")
-atanh = _unary("atanh")
 ceil = _unary("ceil")
 conj = _unary("conj")
 cos = _unary("cos")
@@ -289,7 +283,6 @@ bitwise_invert = _unary("bitwise_invert")
 logical_not = _unary("logical_not")
 add = _binary("add")
 arctan2 = _binary("arctan2")
-atan2 = _binary("atan2")
 copysign = _binary("copysign")
 divide = _binary("divide")
 equal = _binary("equal")
@@ -426,3 +419,13 @@ def upper(a: Any, /) -> LazyExpr:
     ['ABC']
     """
     return LazyExpr(new_op=(a, "upper", None))
+
+
+# the array API's names of the same functions, as in python-blosc2 (blosc2.acos is blosc2.arccos)
+acos = arccos
+acosh = arccosh
+asin = arcsin
+asinh = arcsinh
+atan = arctan
+atanh = arctanh
+atan2 = arctan2

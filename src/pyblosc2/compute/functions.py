@@ -96,6 +96,10 @@ CUMULATIVE = frozenset({"cumulative_sum", "cumulative_prod", "cumsum", "cumprod"
 #: functions numexpr has under the same name and evaluates as numpy does (float64/complex128)
 NUMEXPR_FUNCS = frozenset(
     {
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_invert",
+        "pow",
         "add",
         "subtract",
         "multiply",
@@ -140,8 +144,8 @@ def function(name: str) -> Callable[..., Any] | None:
     if f is not None:
         return f
     f = getattr(np, name, None)
-    if isinstance(f, np.ufunc) and f.nout == 1:
-        return f
+    if isinstance(f, np.ufunc) and f.nout == 1 and f.signature is None:
+        return f  # (generalized ufuncs such as matmul are not elementwise)
     return None
 
 

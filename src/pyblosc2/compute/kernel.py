@@ -3,10 +3,17 @@ nodes only) evaluated on the parts of one piece: by numexpr where it gives numpy
 (its virtual machine works in cache-sized blocks, without full-size temporaries, on its own
 threads with the GIL released), else by numpy, node by node.
 
-numexpr is used when every operand part is float64 or complex128 (or a Python number), every
-function is in :data:`~.functions.NUMEXPR_FUNCS` and, with complex operands, nothing
-compares; the result is cast to the dtype numpy's rules give. Everything else (integers,
-float32, strings, datetimes, the functions numexpr lacks) is numpy's.
+numexpr computes a tree when it can — every operand boolean, integer (but uint64), float32,
+float64 or complex128 (or a Python number), every function in
+:data:`~.functions.NUMEXPR_FUNCS`, logical operators on booleans only, no ordering of
+complex numbers — and the result is cast to the dtype numpy's rules give. That is how
+python-blosc2 computes (its tests compare with numexpr's results), and it differs from numpy
+in one way, deliberately: numexpr computes int8/int16/uint8/uint16 operands in int32 and
+uint32 in int64, so an intermediate result does not wrap at the narrow width (``a ** 2 > b``
+over int8 compares the true squares; numpy's int8 squares wrap). The final cast to numpy's
+dtype wraps as numpy's. Everything else (uint64, strings, datetimes, ``//``, ``%``, the
+functions numexpr lacks, typed numpy scalars) is numpy's; a combination numexpr refuses at
+run time falls back to numpy.
 
 >>> from .tree import Call, Const, Name
 >>> k = Kernel(Call("add", (Name("a"), Const(1))), {"a": np.dtype("f8")}, np.dtype("f8"))
@@ -29,6 +36,8 @@ from .tree import Call, Const, Name, Node, walk
 __all__ = ["Kernel", "evaluate_numpy"]
 
 _NE_INFIX = {
+    "bitwise_and": "&",
+    "bitwise_or": "|",
     "add": "+",
     "subtract": "-",
     "multiply": "*",
@@ -43,9 +52,15 @@ _NE_INFIX = {
     "logical_and": "&",
     "logical_or": "|",
 }
-_NE_PREFIX = {"negative": "-", "logical_not": "~"}
+_NE_PREFIX = {"negative": "-", "logical_not": "~", "bitwise_invert": "~"}
 _COMPARES = frozenset({"less", "less_equal", "greater", "greater_equal"})
-_NE_DTYPES = frozenset({np.dtype("f8"), np.dtype("c16")})
+_LOGICAL = frozenset(
+    {"logical_and", "logical_or", "logical_not", "bitwise_and", "bitwise_or", "bitwise_invert"}
+)
+#: operand dtypes numexpr takes (the narrow integers it computes in int32, uint32 in int64)
+_NE_DTYPES = frozenset(
+    np.dtype(t) for t in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "f4", "f8", "c16")
+)
 
 
 def evaluate_numpy(node: Node, parts: dict[str, Any]) -> Any:
@@ -76,22 +91,40 @@ def _ne_text(node: Node) -> str:
     return f"{node.func}({', '.join(args)})"
 
 
-def _numexpr_ok(tree: Node, dtypes: dict[str, np.dtype]) -> bool:
-    calls = [n for n in walk(tree) if isinstance(n, Call)]
-    if not calls or any(n.func not in NUMEXPR_FUNCS for n in calls):
-        return False
-    for n in walk(tree):
-        if isinstance(n, Name) and dtypes.get(n.id) not in _NE_DTYPES:
-            return False
-        if isinstance(n, Const):
-            v = n.value
-            if isinstance(v, bool) or not isinstance(v, int | float | complex):
-                return False
-            if not (math.isfinite(v.real) and math.isfinite(v.imag)):
-                return False  # numexpr has no nan/inf literals
-    if any(d.kind == "c" for d in dtypes.values()):
-        return not any(n.func in _COMPARES for n in calls)
-    return True
+def _ne_kind(node: Node, dtypes: dict[str, np.dtype]) -> str | None:
+    """``"b"`` (boolean), ``"n"`` (numeric) or ``"c"`` (complex) for a subtree numexpr
+    computes as python-blosc2 does, else None."""
+    if isinstance(node, Name):
+        dt = dtypes.get(node.id)
+        if dt not in _NE_DTYPES:
+            return None
+        return "b" if dt.kind == "b" else ("c" if dt.kind == "c" else "n")
+    if isinstance(node, Const):
+        v = node.value
+        if isinstance(v, np.generic) or not isinstance(v, bool | int | float | complex):
+            return None  # a typed numpy scalar keeps numpy's promotion: numpy's
+        if isinstance(v, bool):
+            return "b"
+        if not (math.isfinite(v.real) and math.isfinite(v.imag)):
+            return None  # numexpr has no nan/inf literals
+        return "c" if isinstance(v, complex) else "n"
+    if not isinstance(node, Call) or node.func not in NUMEXPR_FUNCS:
+        return None
+    kinds = [_ne_kind(a, dtypes) for a in node.args]
+    if None in kinds:
+        return None
+    f = node.func
+    if f in _LOGICAL:
+        return "b" if all(k == "b" for k in kinds) else None
+    if f in _COMPARES:
+        return "b" if all(k == "n" for k in kinds) else None
+    if f in ("equal", "not_equal"):
+        return "b" if len(set(kinds)) == 1 or "b" not in kinds else None
+    if f == "where":
+        return kinds[1] if kinds[0] == "b" and "b" not in kinds[1:] else None
+    if "b" in kinds:
+        return None  # numexpr has no arithmetic on booleans
+    return "c" if "c" in kinds else "n"
 
 
 class Kernel:
@@ -101,13 +134,18 @@ class Kernel:
     def __init__(self, tree: Node, dtypes: dict[str, np.dtype], dtype: np.dtype) -> None:
         self.tree = tree
         self.dtype = dtype
-        self.numexpr_text = _ne_text(tree) if _numexpr_ok(tree, dtypes) else None
+        calls = any(isinstance(n, Call) for n in walk(tree))
+        self.numexpr_text = _ne_text(tree) if calls and _ne_kind(tree, dtypes) else None
 
     def __call__(self, parts: dict[str, Any]) -> Any:
         """The tree's value on ``parts`` (name -> numpy part or scalar)."""
+        out = None
         if self.numexpr_text is not None:
-            out = numexpr.evaluate(self.numexpr_text, local_dict=parts)
-        else:
+            try:
+                out = numexpr.evaluate(self.numexpr_text, local_dict=parts)
+            except (NotImplementedError, TypeError, ValueError, KeyError):
+                self.numexpr_text = None  # a combination numexpr lacks: numpy from now on
+        if out is None:
             out = evaluate_numpy(self.tree, parts)
         out = np.asarray(out)
         if out.dtype != self.dtype:

@@ -28,6 +28,7 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.operand import Operand
 from ..ndarray.partition import parse_geometry
 from .blockwise import Source, into_ndarray, to_ndarray, to_numpy
+from .dask_adapter import to_dask
 from .operands import operand_key
 from .plan import memory_bound
 from .reductions import cumulate, reduce
@@ -169,6 +170,11 @@ class LazyArray(ABC, Operand):
                 return out
             return asarray(value, **storage)
         sel = Selection.of(item, self.shape)
+        if out is not None and tuple(out.shape) != sel.result_shape:
+            if math.prod(out.shape) != math.prod(sel.result_shape):
+                raise ParamError(f"out has shape {tuple(out.shape)}, the result {sel.result_shape}")
+            out[...] = np.reshape(to_numpy(src, sel, bound), out.shape)  # (1,) for a 0-d result
+            return out
         if out is not None:
             if storage:
                 raise ParamError(
@@ -185,6 +191,8 @@ class LazyArray(ABC, Operand):
 
     def _getitem(self, item: Any, bound: int) -> Any:
         src = self._source(bound)
+        if not self.shape and isinstance(item, slice) and item == slice(None):
+            item = ()  # python-blosc2 reads expr[:] of a 0-d expression whole
         if _is_basic(item):
             return to_numpy(
                 src, Selection.of(item, self.shape), bound, what=f"expr[{item!r}] as numpy"
@@ -226,6 +234,11 @@ class LazyArray(ABC, Operand):
         ext = np.zeros(tmp._geometry.ext, self.dtype)
         ext[tuple(slice(0, n) for n in piece.shape)] = piece
         return tmp._compress(ext)
+
+    def to_dask(self, chunks: Any = None) -> Any:
+        """This array as a dask array, each block computed with ``self[block]`` (needs the
+        ``dask`` extra); ``chunks`` default to :attr:`chunks`."""
+        return to_dask(self, chunks)
 
     # -- reductions ---------------------------------------------------------------------------
     def _reduce(self, name: str, **kwargs: Any) -> Any:

@@ -20,21 +20,19 @@ where the expression is true (:mod:`.filters`).
 from __future__ import annotations
 
 import copy
-import math
 from typing import Any
 
 import numpy as np
 
-from ..errors import ParamError
+from ..errors import BoundsError, ParamError
 from ..ndarray.constructors import asarray
-from ..ndarray.ndarray import NDArray
 from .analysis import Analysis
-from .blockwise import Source, to_numpy
-from .exprtext import format_scalar, merge
+from .blockwise import Source, to_ndarray, to_numpy
+from .exprtext import format_scalar, merge, rebase_user_expression
 from .filters import select
-from .lazyarray import LazyArray, _compute_kwargs
-from .lower import lower
-from .operands import as_operand, is_scalar
+from .lazyarray import LazyArray, _compute_kwargs, _is_basic
+from .lower import SourceArray, lower
+from .operands import View, as_operand
 from .parser import parse
 from .plan import memory_bound
 from .reductions import reduce
@@ -321,25 +319,27 @@ class LazyExpr(LazyArray):
     def _sliced_reduction(self, item: Any) -> Any:
         """python-blosc2's reading of a slice of a full reduction (``mean(a + b)[:10]`` is
         ``mean((a + b)[:10])``: a 0-d result has nothing to slice, so the operands are), or
-        None."""
+        None. An index without a slice is as invalid as numpy's on a 0-d array."""
         an = self._analysis()
-        if an.shape != () or not isinstance(an.tree, Reduce) or item in ((), Ellipsis):
+        if an.shape != () or not isinstance(an.tree, Reduce) or _trivial(item):
             return None
         items = item if isinstance(item, tuple) else (item,)
         if not any(isinstance(k, slice) for k in items):
-            if all(k is Ellipsis for k in items):
-                return None
-            raise IndexError(f"index {item!r} of a 0-d expression")
-        if item == slice(None):
-            return None
+            raise BoundsError(f"index {item!r} of a 0-d expression (too many indices)")
         node = an.tree
         bound = memory_bound()
         inner = lower(an, bound, node.arg)
         opts = node.options
-        sub = _SlicedSource(inner, item)
+        if _is_basic(item):
+            sel = Selection.of(item, tuple(inner.shape))
+            view = View(SourceArray(inner, bound), sel)
+            src = Source(Name("v"), {"v": view}, sel.result_shape, inner.dtype)
+        else:  # arrays in the key: the selected items, in memory
+            values = LazyExpr._of("o0", {"o0": SourceArray(inner, bound)})._getitem(item, bound)
+            src = Source(Name("v"), {"v": values}, values.shape, values.dtype)
         return reduce(
-            sub.source(bound),
-            Selection.everything(sub.shape),
+            src,
+            Selection.everything(src.shape),
             node.op,
             axis=opts.get("axis"),
             keepdims=bool(opts.get("keepdims", False)),
@@ -387,8 +387,6 @@ class LazyExpr(LazyArray):
     ) -> LazyExpr:
         """A lazy expression of ``expression`` over ``operands`` (python-blosc2's
         constructor; ``guess`` rebases a user's string first)."""
-        from .exprtext import rebase_user_expression
-
         parse(expression)
         if guess:
             text, ops = rebase_user_expression(expression, operands)
@@ -414,55 +412,22 @@ class LazyExpr(LazyArray):
         """The serialized expression (python-blosc2's b2o carrier): not implemented yet."""
         raise NotImplementedError(f"{SAVING}: not implemented yet")
 
-    def to_dask(self, chunks: Any = None) -> Any:
-        """This expression as a dask array computing it piece by piece (needs dask)."""
-        from .dask_adapter import to_dask
 
-        return to_dask(self, chunks)
-
-
-class _SlicedSource:
-    """A source read through a selection (for a reduction of a slice of the operands)."""
-
-    def __init__(self, src: Source, item: Any) -> None:
-        self.src = src
-        self.sel = Selection.of(item, tuple(src.shape))
-        self.shape = self.sel.result_shape
-
-    def source(self, bound: int) -> Source:
-        from .operands import View
-
-        view = View(_Read(self.src), self.sel)
-        return Source(Name("v"), {"v": view}, self.shape, self.src.dtype)
-
-
-class _Read:
-    def __init__(self, src: Source) -> None:
-        self.src, self.shape, self.dtype = src, src.shape, src.dtype
-
-    def __getitem__(self, key: Any) -> np.ndarray:
-        return to_numpy(self.src, Selection.of(key, self.src.shape), memory_bound())
-
-
-def _subexpr(node: Node, operands: dict[str, Any]) -> Any:
-    """An eager function's sub-expression argument, computed into an NDArray."""
-    an = Analysis(node, operands, _subexpr)
-    src = lower(an, memory_bound())
-    if not an.shape:
-        return to_numpy(src, Selection.everything(()), memory_bound())
+def _trivial(item: Any) -> bool:
+    """Whether ``item`` selects everything (``()``, ``...``, ``:``) without comparing arrays."""
     return (
-        asarray(to_numpy(src, Selection.everything(an.shape), memory_bound()))
-        if math.prod(an.shape) < (1 << 20)
-        else _to_nd(src, an)
+        item is Ellipsis
+        or (isinstance(item, tuple) and (not item or all(k is Ellipsis for k in item)))
+        or (isinstance(item, slice) and item == slice(None))
     )
 
 
-def _to_nd(src: Source, an: Analysis) -> NDArray:
-    from .blockwise import to_ndarray
-
-    return to_ndarray(src, Selection.everything(an.shape), memory_bound(), {})
-
-
-def is_lazy(v: Any) -> bool:
-    """Whether ``v`` is a lazy expression."""
-    return isinstance(v, LazyExpr) or (isinstance(v, LazyArray) and not is_scalar(v))
+def _subexpr(node: Node, operands: dict[str, Any]) -> Any:
+    """An eager function's sub-expression argument, computed into an NDArray (a numpy value
+    when 0-d)."""
+    an = Analysis(node, operands, _subexpr)
+    bound = memory_bound()
+    src = lower(an, bound)
+    if not an.shape:
+        return to_numpy(src, Selection.everything(()), bound)
+    return to_ndarray(src, Selection.everything(an.shape), bound, {})

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constants import SpecialValue
 from ..errors import ParamError, ParamTypeError
 from .selection import Selection
 
@@ -125,16 +126,57 @@ def operand_key(op_shape: tuple[int, ...], key: tuple[slice, ...]) -> tuple[slic
     return tuple(slice(None) if n == 1 else k for n, k in zip(op_shape, key[lead:], strict=True))
 
 
+def special_part(op: Any, key: tuple[slice, ...]) -> np.ndarray | None:
+    """The part of NDArray ``op`` at ``key`` as a zero-stride view of one value when it lies
+    in one chunk that the frame's index records as all zeros or all NaNs (nothing is read or
+    decoded, nothing the size of the part allocated), else None.
+
+    >>> from pyblosc2 import zeros
+    >>> v = special_part(zeros((100,), chunks=(10,)), (slice(20, 30),))
+    >>> v.shape, v.strides, float(v.sum())
+    ((10,), (0,), 0.0)
+    """
+    schunk = getattr(op, "schunk", None)
+    geo = getattr(op, "_geometry", None)
+    added: tuple[int, ...] = getattr(op, "_axes", ())  # an expand_dims view: read it
+    if schunk is None or geo is None or not geo.ndim or added:
+        return None
+    coords, lens = [], []
+    for k, n, c in zip(key, geo.shape, geo.chunks, strict=True):
+        r = range(*k.indices(n))
+        if not len(r) or not c:
+            return None
+        lo, hi = min(r[0], r[-1]), max(r[0], r[-1])
+        if lo // c != hi // c:
+            return None
+        coords.append(lo // c)
+        lens.append(len(r))
+    nchunk = int(np.ravel_multi_index(coords, geo.grid))
+    kind = schunk.index_special(nchunk)
+    if kind == SpecialValue.ZERO:
+        value = np.zeros((), geo.dtype)
+    elif kind == SpecialValue.NAN and geo.dtype.kind in "fc":
+        value = np.full((), np.nan, geo.dtype)
+    else:
+        return None
+    return np.broadcast_to(value, tuple(lens))
+
+
 def part(op: Any, key: tuple[slice, ...], shape: tuple[int, ...]) -> Any:
     """The part of operand ``op`` that broadcasts onto ``key`` (slices over an expression of
     ``shape``): scalars as they are, numpy views, other arrays read (NDArrays decode only the
-    chunks it covers)."""
+    chunks it covers; a part inside one special chunk is a zero-stride view,
+    :func:`special_part`)."""
     if is_scalar(op):
         return op
     op_shape = shape_of(op)
     if not op_shape:
         return op[()] if not isinstance(op, np.ndarray) else op
     k = operand_key(op_shape, key)
+    if not isinstance(op, np.ndarray):
+        const = special_part(op, k)
+        if const is not None:
+            return const
     out = op[k]
     return out if isinstance(out, np.ndarray | np.generic) else np.asarray(out)
 
@@ -169,7 +211,7 @@ class View:
             key = tuple(slice(None) for _ in self.shape)
         inner = Selection.of(key, self.shape)
         if inner.newaxes:
-            raise NotImplementedError("None in a key of a view")
+            raise NotImplementedError("None in the key of a view of an operand")
         full = tuple(
             r.start
             if d in inner.squeeze
@@ -177,7 +219,7 @@ class View:
             for d, r in enumerate(inner.ranges)
         )
         out = np.asarray(self.base[self.sel.compose(full)])
-        return out
+        return out.reshape(inner.result_shape)  # the view's new axes (None) put back
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self[()]

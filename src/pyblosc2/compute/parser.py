@@ -61,6 +61,14 @@ DTYPE_NAMES = frozenset(
         "bool_",
         "str_",
         "bytes_",
+        # numpy's codes, as python-blosc2's expressions take them (dtype=i2)
+        *(f"{k}{n}" for k in "iu" for n in (1, 2, 4, 8)),
+        "f2",
+        "f4",
+        "f8",
+        "c8",
+        "c16",
+        "b1",
     ]
 )
 #: module prefixes that name numpy (and python-blosc2) in expressions
@@ -165,7 +173,6 @@ class _Parser:
             raise self.bad("**kwargs in a call")
         if any(isinstance(a, ast.Starred) for a in n.args):
             raise self.bad("*args in a call")
-        args = [self.node(a) for a in n.args]
         if receiver is not None:
             if name == "slice":
                 if len(n.args) != 1 or n.keywords:
@@ -184,11 +191,8 @@ class _Parser:
         if is_elementwise(name):
             if n.keywords:
                 raise self.bad(f"keywords in {name}()")
-            return Call(name, tuple(args))
-        if name in CONSTRUCTORS:
-            kw = tuple((str(k.arg), self.literal(k.value)) for k in n.keywords)
-            return Eager(name, tuple(self.literal(a) for a in n.args), kw)
-        if is_eager(name):
+            return Call(name, tuple(self.node(a) for a in n.args))
+        if name in CONSTRUCTORS or is_eager(name):
             kw = tuple((str(k.arg), self.value(k.value)) for k in n.keywords)
             return Eager(name, tuple(self.value(a) for a in n.args), kw)
         raise self.bad(f"function {name!r} is not one the engine knows")

@@ -7,8 +7,8 @@ results are combined in piece order in the calling thread, so the result does no
 the thread count. The accumulators have the reduced shape; the plan counts them (and a
 cumulative result, which has the operand's shape) against the memory bound before anything is
 read. Sums of floats accumulate in float64 (complex128), and are cast to numpy's result dtype
-at the end; ``var``/``std`` combine per-piece counts, means and squared deviations (Chan et
-al.'s pairwise update), one pass over the data. ``where=`` masks the items a reduction sees,
+at the end; ``var``/``std`` take two passes, as numpy does: the means, then the squared
+deviations from them. ``where=`` masks the items a reduction sees,
 as numpy's ``where=`` does.
 
 >>> import numpy as np
@@ -87,15 +87,46 @@ class _Reducer:
         if op == "mean":
             return [np.zeros(shape, self.acc_dtype), np.zeros(shape, np.int64)]
         if op in ("var", "std"):
-            return [
-                np.zeros(shape, np.int64),
-                np.zeros(shape, self.acc_dtype),
-                np.zeros(shape, np.float64),
-            ]
+            return [np.zeros(shape, np.int64), np.zeros(shape, np.float64)]
         raise ParamError(f"unknown reduction {op!r}")
 
-    def partial(self, x: np.ndarray, axes: tuple[int, ...], mask: np.ndarray | None) -> list[Any]:
+    #: var/std: the mean of each cell (the first pass), subtracted in the second
+    center: np.ndarray | None = None
+
+    def constant(self, v: Any, shape: tuple[int, ...], count: int, region: Any = None) -> list[Any]:
+        """The partial of ``count`` items all equal to ``v`` (a special chunk: answered in
+        O(1), nothing decoded), as arrays of the partial's ``shape``."""
         op = self.op
+        full = lambda value, dt: np.full(shape, value, dt)  # noqa: E731
+        with np.errstate(all="ignore"):
+            if op == "sum":
+                return [full(np.asarray(v, self.acc_dtype) * count, self.acc_dtype)]
+            if op == "prod":
+                return [full(np.asarray(v, self.acc_dtype) ** count, self.acc_dtype)]
+            if op == "count_nonzero":
+                return [full(count if v != 0 else 0, np.int64)]
+            if op in ("any", "all"):
+                return [full(bool(v != 0), bool)]
+            if op in ("min", "max"):
+                return [full(v, self.dtype)]
+            if op == "mean":
+                return [
+                    full(np.asarray(v, self.acc_dtype) * count, self.acc_dtype),
+                    full(count, np.int64),
+                ]
+        assert self.center is not None and region is not None
+        dev = np.asarray(v, self.acc_dtype) - self.center[region]
+        sq = (dev * np.conj(dev)).real if np.iscomplexobj(dev) else dev * dev
+        return [full(count, np.int64), np.broadcast_to(sq * count, shape).astype(np.float64)]
+
+    def partial(
+        self, x: np.ndarray, axes: tuple[int, ...], mask: np.ndarray | None, region: Any = None
+    ) -> list[Any]:
+        op = self.op
+        if mask is None and x.size and not any(x.strides):  # one value: a special chunk
+            shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape))
+            count = math.prod(x.shape[d] for d in axes)
+            return self.constant(x.reshape(-1)[0], shape, count, region)
         kw: dict[str, Any] = {"axis": axes, "keepdims": True}
         if mask is not None:
             kw["where"] = mask
@@ -120,13 +151,12 @@ class _Reducer:
         )
         if op == "mean":
             return [np.sum(x, dtype=self.acc_dtype, **kw), n]
-        s = np.sum(x, dtype=self.acc_dtype, **kw)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            m = s / np.maximum(n, 1)
-            dev = x - m
+        # var, std: squared deviations from the cells' means (the first pass)
+        assert self.center is not None and region is not None
+        with np.errstate(invalid="ignore"):
+            dev = x - self.center[region]
             sq = (dev * np.conj(dev)).real if dev.dtype.kind == "c" else dev * dev
-            m2 = np.sum(sq, dtype=np.float64, **kw)
-        return [n, m, m2]
+            return [n, np.sum(sq, dtype=np.float64, **kw)]
 
     def combine(self, acc: list[np.ndarray], box: Box, part: list[Any]) -> None:
         op = self.op
@@ -148,17 +178,10 @@ class _Reducer:
             np.add(a, part[0], out=a)
             c = acc[1][region]
             np.add(c, part[1], out=c)
-        else:  # var, std: Chan et al.'s update of (count, mean, M2)
-            na, ma, m2a = acc[0][region], acc[1][region], acc[2][region]
-            nb, mb, m2b = part
-            n = na + nb
-            with np.errstate(invalid="ignore", divide="ignore"):
-                delta = mb - ma
-                frac = np.where(n > 0, nb / np.maximum(n, 1), 0)
-                ma += delta * frac
-                d2 = (delta * np.conj(delta)).real if np.iscomplexobj(delta) else delta * delta
-                m2a += m2b + d2 * na * frac
-            na[...] = n
+        else:  # var, std: counts and sums of squared deviations
+            np.add(a, part[0], out=a)
+            m2 = acc[1][region]
+            np.add(m2, part[1], out=m2)
 
     def result(self, acc: list[np.ndarray], count: int | None) -> np.ndarray:
         op = self.op
@@ -167,7 +190,7 @@ class _Reducer:
         with np.errstate(invalid="ignore", divide="ignore"):
             if op == "mean":
                 return (acc[0] / acc[1]).astype(self.dtype)
-            var = acc[2] / np.maximum(acc[0] - self.ddof, 0)
+            var = acc[1] / np.maximum(acc[0] - self.ddof, 0)
             var = np.where(acc[0] - self.ddof > 0, var, np.nan)
             out = np.sqrt(var) if op == "std" else var
             return out.astype(self.dtype)
@@ -216,10 +239,29 @@ def reduce(
     acc_shape = tuple(1 if d in axes else n for d, n in enumerate(sel.shape))
     if op in ("min", "max") and any(sel.shape[d] == 0 for d in axes) and where is None:
         raise ParamError(f"zero-size array to reduction operation {op} which has no identity")
-    acc_bytes = math.prod(acc_shape) * (
-        3 * 8 if op in ("var", "std") else 2 * max(8, red.acc_dtype.itemsize)
-    )
-    plan, chunks, items = _plan(src, sel, acc_bytes, bound, f"{op} of the expression")
+    acc_bytes = math.prod(acc_shape) * 2 * max(8, red.acc_dtype.itemsize)
+    plan, chunks, items = _plan(src, sel, 2 * acc_bytes, bound, f"{op} of the expression")
+    if op in ("var", "std"):  # two passes, as numpy: the means, then the squared deviations
+        mean = _Reducer("mean", red.acc_dtype, src.dtype, 0)
+        total, count = _accumulate(src, sel, mean, axes, acc_shape, where, plan, chunks, items)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            red.center = total / np.maximum(count, 1)
+    acc = _accumulate(src, sel, red, axes, acc_shape, where, plan, chunks, items)
+    return _finish(red.result(acc, None), sel, user, keepdims)
+
+
+def _accumulate(
+    src: Source,
+    sel: Selection,
+    red: _Reducer,
+    axes: tuple[int, ...],
+    acc_shape: tuple[int, ...],
+    where: Source | None,
+    plan: Plan,
+    chunks: Any,
+    items: int,
+) -> list[np.ndarray]:
+    """One pass over the pieces of ``src[sel]``: ``red``'s accumulators."""
     acc = red.start(acc_shape)
 
     def piece(box: Box) -> tuple[Box, list[Any]]:
@@ -227,11 +269,11 @@ def reduce(
         x = src.read(key)
         mask = None if where is None else np.broadcast_to(where.read(key), x.shape)
         region = tuple(slice(0, 1) if d in axes else b for d, b in enumerate(box))
-        return region, red.partial(x, axes, mask)
+        return region, red.partial(x, axes, mask, region if region else Ellipsis)
 
     for region, part in run_pieces(piece, piece_boxes(sel, chunks, items), plan.nthreads):
         red.combine(acc, region, part)
-    return _finish(red.result(acc, None), sel, user, keepdims)
+    return acc
 
 
 def _arg(src: Source, sel: Selection, op: str, axis: Any, keepdims: bool, bound: int) -> Any:

@@ -142,10 +142,10 @@ def _stack_shape(shapes: list[tuple[int, ...]], axis: int = 0) -> tuple[int, ...
     return (*shapes[0][:ax], len(shapes), *shapes[0][ax:])
 
 
-def _reshape_shape(shape: tuple[int, ...], *new: Any, **kw: Any) -> tuple[int, ...]:
+def _reshape_shape(src_shape: tuple[int, ...], *new: Any, **kw: Any) -> tuple[int, ...]:
     target = kw.get("shape", new[0] if len(new) == 1 else new)
     target = (target,) if isinstance(target, int) else tuple(target)
-    size = math.prod(shape)
+    size = math.prod(src_shape)
     if -1 in target:
         known = math.prod(t for t in target if t != -1) or 1
         target = tuple(size // known if t == -1 else t for t in target)

@@ -51,7 +51,7 @@ class Selection:
     def of(cls, key: Any, shape: tuple[int, ...]) -> Selection:
         """The selection of the basic key ``key`` (see :func:`is_basic`) over ``shape``."""
         items = key if isinstance(key, tuple) else (key,)
-        if items == ((),) or key == ():
+        if isinstance(key, tuple) and not key:
             items = ()
         check_key(tuple(k for k in items if k is not None))
         # None entries: where they land in the result (ints before them drop their axis)
