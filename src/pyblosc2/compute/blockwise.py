@@ -33,9 +33,10 @@ from ..errors import ParamError
 from ..ndarray.build import new_array
 from ..ndarray.chunkfill import BATCH_BYTES, ChunkWriter, chunk_regions
 from ..ndarray.ndarray import NDArray
+from ..ndarray.partition import parse_geometry
 from .kernel import Kernel
 from .operands import chunks_of, dtype_of, is_scalar, operand_key, part, shape_of
-from .plan import Plan
+from .plan import THREAD_OVERHEAD, Plan
 from .selection import Box, Selection, piece_boxes
 from .tree import Call, Name, Node, walk
 
@@ -198,7 +199,10 @@ def _plan_pieces(
     piece_items = math.prod(chunks) if chunks is not None else PIECE_ITEMS
     piece_items = max(1, min(piece_items, math.prod(sel.shape) or 1))
     # smaller pieces until one fits (each NDArray operand still decodes whole chunks)
-    while piece_items > MIN_PIECE_ITEMS and fixed + src.piece_bytes(piece_items) > bound:
+    while (
+        piece_items > MIN_PIECE_ITEMS
+        and fixed + src.piece_bytes(piece_items) + THREAD_OVERHEAD > bound
+    ):
         piece_items = max(MIN_PIECE_ITEMS, piece_items // 4)
         chunks = None
     return (
@@ -255,11 +259,35 @@ def _result_to_sel(sel: Selection, region: Box) -> Box:
     return tuple(box)
 
 
+def _fill_plan(
+    src: Source,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    chunks: Any,
+    blocks: Any,
+    bound: int,
+    fixed: int,
+    what: str,
+) -> tuple[Plan, int]:
+    """The plan of writing an array of ``shape`` chunk by chunk (its partition as parsed from
+    ``chunks``/``blocks``), and the compressed bytes a commit batch gathers."""
+    _, _, ch, bl = parse_geometry(shape, dtype, chunks, blocks)
+    if not shape or 0 in shape:
+        return Plan.make(what, 0, fixed, 1, bound), 0
+    ext = [-(-c // b) * b for c, b in zip(ch, bl, strict=True)]
+    chunk_bytes = math.prod(ext) * np.dtype(dtype).itemsize
+    # a piece of a chunk, the chunk padded, its compressed bytes (and the encoder's buffers)
+    per = src.piece_bytes(math.prod(ch)) + 3 * chunk_bytes + MAX_OVERHEAD
+    batch = max(chunk_bytes, min(BATCH_BYTES, bound // 8))
+    return Plan.make(what, per, fixed + batch, src.nthreads, bound), batch
+
+
 def _fill(
-    src: Source, sel: Selection, arr: NDArray, bound: int, fixed: int, what: str, fresh: bool = True
+    src: Source, sel: Selection, arr: NDArray, plan: Plan, batch: int, fresh: bool = True
 ) -> NDArray:
     """Fill the NDArray ``arr`` (of ``sel.result_shape``) with ``expr[sel]``, chunk by chunk
-    in storage order, compressed on the threads and committed in batches."""
+    in storage order, compressed on ``plan.nthreads`` threads and committed in batches of
+    ``batch`` compressed bytes."""
     geo = arr._geometry
     rshape = arr.shape
     if not rshape:
@@ -268,10 +296,6 @@ def _fill(
         return arr
     if 0 in rshape:
         return arr
-    chunk_bytes = math.prod(geo.ext) * arr.dtype.itemsize
-    per = src.piece_bytes(math.prod(geo.chunks)) + 2 * chunk_bytes + MAX_OVERHEAD
-    batch = max(chunk_bytes, min(BATCH_BYTES, bound // 4))
-    plan = Plan.make(what, per, fixed + batch, src.nthreads, bound)
 
     def chunk(region: Box) -> bytes | None:
         shape = tuple(r.stop - r.start for r in region)
@@ -322,9 +346,9 @@ def to_ndarray(
     dtype = kwargs.pop("dtype", None) or src.dtype
     nbytes = math.prod(shape) * np.dtype(dtype).itemsize
     fixed = 0 if _urlpath(kwargs) else nbytes
-    Plan.make(what, src.piece_bytes(min(nbytes, PIECE_ITEMS)), fixed, 1, bound)  # refuse early
-    arr = new_array(NDArray, shape, dtype, chunks, blocks, kwargs)
-    return _fill(src, sel, arr, bound, fixed, what)
+    plan, batch = _fill_plan(src, shape, dtype, chunks, blocks, bound, fixed, what)  # before
+    arr = new_array(NDArray, shape, dtype, chunks, blocks, kwargs)  # anything is created
+    return _fill(src, sel, arr, plan, batch)
 
 
 def into_ndarray(src: Source, sel: Selection, out: NDArray, bound: int) -> NDArray:
@@ -334,4 +358,6 @@ def into_ndarray(src: Source, sel: Selection, out: NDArray, bound: int) -> NDArr
             f"out has shape {tuple(out.shape)}, the expression gives {sel.result_shape}"
         )
     out.schunk._check_writable()
-    return _fill(src, sel, out, bound, 0, "the expression into out", fresh=False)
+    what = "the expression into out"
+    plan, batch = _fill_plan(src, out.shape, out.dtype, out.chunks, out.blocks, bound, 0, what)
+    return _fill(src, sel, out, plan, batch, fresh=False)

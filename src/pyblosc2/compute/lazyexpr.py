@@ -113,7 +113,7 @@ class LazyExpr(LazyArray):
         if v2 is None and op not in BINARY_OPS:
             text, ops = _term(v1, {})
             self._set(f"({op}{text})" if op == "~" else f"{op}({text})", ops)
-            self._analysis()
+            self._check()
             return
         left, ops = _term(v1, {})
         right, ops = _term(v2, ops)
@@ -123,7 +123,15 @@ class LazyExpr(LazyArray):
             self._set(f"{op}({left}, {right})", ops)
         else:
             raise ParamError(f"unknown operation {op!r}")
-        self._analysis()  # operands that do not broadcast or combine are refused now
+        self._check()
+
+    def _check(self) -> None:
+        """Refuse operands that do not combine (dtypes) now; shapes that do not broadcast are
+        refused when the shape is first needed, as python-blosc2 does."""
+        try:
+            self._analysis()
+        except BroadcastError:
+            pass
 
     def _set(self, text: str, ops: dict[str, Any]) -> None:
         self._expression = text

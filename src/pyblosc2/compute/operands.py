@@ -27,6 +27,7 @@ from ..errors import ParamError, ParamTypeError
 from .selection import Selection
 
 __all__ = [
+    "BroadcastError",
     "View",
     "as_operand",
     "broadcast_shapes",
@@ -103,6 +104,10 @@ def chunks_of(v: Any) -> tuple[int, ...] | None:
     return None
 
 
+class BroadcastError(ParamError):
+    """Operands whose shapes do not broadcast together (a ``ValueError``, as numpy's)."""
+
+
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """The shape operands of ``shapes`` broadcast to (numpy's rule); a :class:`ParamError`
     (a ``ValueError``) when they do not broadcast.
@@ -113,7 +118,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
-        raise ParamError(
+        raise BroadcastError(
             f"operands of shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast "
             "together"
         ) from None

@@ -96,12 +96,18 @@ _METHODS_EAGER = {"reshape", "squeeze"}
 _ATTRS = {"T": "T", "mT": "mT"}
 
 
+def short(text: Any) -> str:
+    """``text`` as an error message quotes it (at most 200 characters)."""
+    r = repr(text)
+    return r if len(r) <= 200 else f"{r[:160]}...{r[-30:]} ({len(text)} characters)"
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
 
     def bad(self, what: str) -> ParamError:
-        return ParamError(f"expression {self.text!r} is not allowed: {what}")
+        return ParamError(f"expression {short(self.text)} is not allowed: {what}")
 
     def node(self, n: ast.AST) -> Node:
         if isinstance(n, ast.Constant):
@@ -307,7 +313,7 @@ def _ast(text: Any) -> ast.Expression:
         tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         msg = getattr(exc, "msg", None) or str(exc)
-        raise ParamError(f"expression {text!r} is not valid: {msg}") from None
+        raise ParamError(f"expression {short(text)} is not valid: {msg}") from None
     _check_shape(tree, text)
     return tree
 

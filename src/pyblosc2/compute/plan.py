@@ -13,8 +13,8 @@ does not fit, :class:`~pyblosc2.errors.MemoryBudgetError` is raised before anyth
 allocated or read.
 
 >>> p = Plan.make("a + b as numpy", per_piece=1 << 20, fixed=8 << 20, nthreads=2, bound=64 << 20)
->>> p.peak, p.nthreads
-(10485760, 2)
+>>> p.peak == (8 << 20) + 2 * ((1 << 20) + THREAD_OVERHEAD), p.nthreads
+(True, 2)
 >>> too_big = dict(per_piece=1 << 20, fixed=100 << 20, nthreads=2, bound=64 << 20)
 >>> Plan.make("a[...]", **too_big)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
@@ -34,6 +34,12 @@ __all__ = ["FALLBACK_BOUND", "Plan", "available_memory", "memory_bound"]
 
 #: the bound when the machine's available memory cannot be read (2 GiB)
 FALLBACK_BOUND = 2 << 30
+#: where Linux says how much memory is available
+MEMINFO = "/proc/meminfo"
+#: what a running piece holds beyond its arrays: codec contexts and scratch buffers of its
+#: thread, the C libraries' buffers, the allocator's per-thread slack (measured: the peak RSS
+#: of a 2-thread computation rose 10-20 MiB over the arrays numpy and Python allocated)
+THREAD_OVERHEAD = 8 << 20
 
 
 def available_memory() -> int:
@@ -45,7 +51,7 @@ def available_memory() -> int:
     True
     """
     try:
-        with open("/proc/meminfo", "rb") as f:
+        with open(MEMINFO, "rb") as f:
             for line in f:
                 if line.startswith(b"MemAvailable:"):
                     return int(line.split()[1]) * 1024
@@ -101,14 +107,14 @@ class Plan:
     @property
     def peak(self) -> int:
         """The projected peak memory, in bytes."""
-        return self.fixed + self.per_piece * self.nthreads
+        return self.fixed + (self.per_piece + THREAD_OVERHEAD) * self.nthreads
 
     @classmethod
     def make(cls, what: str, per_piece: int, fixed: int, nthreads: int, bound: int) -> Plan:
         """The plan with the most threads (up to ``nthreads``) whose peak fits ``bound``;
         :class:`MemoryBudgetError` when even one thread does not fit."""
         n = max(1, nthreads)
-        while n > 1 and fixed + per_piece * n > bound:
+        while n > 1 and fixed + (per_piece + THREAD_OVERHEAD) * n > bound:
             n -= 1
         plan = cls(what, per_piece, fixed, n, bound)
         if plan.peak > bound:
