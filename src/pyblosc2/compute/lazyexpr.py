@@ -19,6 +19,7 @@ where the expression is true (:mod:`.filters`).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -128,10 +129,8 @@ class LazyExpr(LazyArray):
     def _check(self) -> None:
         """Refuse operands that do not combine (dtypes) now; shapes that do not broadcast are
         refused when the shape is first needed, as python-blosc2 does."""
-        try:
+        with contextlib.suppress(BroadcastError):
             self._analysis()
-        except BroadcastError:
-            pass
 
     def _set(self, text: str, ops: dict[str, Any]) -> None:
         self._expression = text
