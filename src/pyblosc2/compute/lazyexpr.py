@@ -33,7 +33,7 @@ from .exprtext import format_scalar, merge, rebase_user_expression
 from .filters import select
 from .lazyarray import LazyArray, _compute_kwargs, _is_basic
 from .lower import SourceArray, lower
-from .operands import View, as_operand
+from .operands import BroadcastError, View, as_operand
 from .parser import parse
 from .plan import memory_bound
 from .reductions import reduce
