@@ -302,7 +302,14 @@ def _fill(
         piece = src.read(sel.source_key(_result_to_sel(sel, region))).reshape(shape)
         if piece.dtype != arr.dtype:
             piece = piece.astype(arr.dtype)
-        if fresh and not piece.reshape(-1).view(np.uint8).any():
+        if (
+            fresh
+            and not np.ascontiguousarray(
+                piece[(0,) * piece.ndim] if not any(piece.strides) else piece
+            )
+            .view(np.uint8)
+            .any()
+        ):
             return None  # stays a special zero chunk
         ext = np.zeros(geo.ext, arr.dtype)
         ext[tuple(slice(0, k) for k in shape)] = piece

@@ -41,6 +41,26 @@ def _where(cond: Any, x: Any = None, y: Any = None) -> Any:
     return np.where(cond, x, y)
 
 
+def _counts(compare: np.ufunc) -> Callable[[Any, Any], Any]:
+    """``compare`` reading a plain integer against a datetime64/timedelta64 operand as a count
+    of the operand's unit (python-blosc2's reading: an expression string cannot spell a
+    datetime literal; numpy refuses the comparison). NaT compares as numpy compares it."""
+
+    def fn(a: Any, b: Any) -> Any:
+        try:
+            return compare(a, b)
+        except TypeError:
+            ta, tb = np.asarray(a), np.asarray(b)
+            if ta.dtype.kind in "mM" and tb.dtype.kind in "iu":
+                return np.where(np.isnat(ta), compare is np.not_equal, compare(ta.view("i8"), tb))
+            if tb.dtype.kind in "mM" and ta.dtype.kind in "iu":
+                return np.where(np.isnat(tb), compare is np.not_equal, compare(ta, tb.view("i8")))
+            raise
+
+    fn.__name__ = compare.__name__
+    return fn
+
+
 #: functions whose numpy spelling differs from python-blosc2's / the array API's name
 _ALIASES: dict[str, Callable[..., Any]] = {
     "abs": np.absolute,
@@ -67,6 +87,10 @@ _ALIASES: dict[str, Callable[..., Any]] = {
     "endswith": _strings.endswith,
     "lower": _strings.lower,
     "upper": _strings.upper,
+    **{
+        name: _counts(getattr(np, name))
+        for name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
+    },
 }
 
 #: reductions (computed chunk by chunk before the elementwise pass), numpy spellings included

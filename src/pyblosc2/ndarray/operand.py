@@ -116,7 +116,7 @@ class Operand:
     __sub__ = _binary("-")
     __rsub__ = _binary("-", reflected=True)
     __mul__ = _binary("*")
-    __rmul__ = _binary("*", reflected=True)
+    __rmul__ = __mul__  # python-blosc2 writes ``3 * a`` as ``(o0 * 3)``
     __truediv__ = _binary("/")
     __rtruediv__ = _binary("/", reflected=True)
     __floordiv__ = _binary("//")
