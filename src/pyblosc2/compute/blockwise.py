@@ -282,6 +282,13 @@ def _fill_plan(
     return Plan.make(what, per, fixed + batch, src.nthreads, bound), batch
 
 
+def _all_zero(x: np.ndarray) -> bool:
+    """Whether every byte of ``x`` is zero (a one-value view is checked once)."""
+    if x.size and not any(x.strides):
+        x = x.reshape(-1)[:1]
+    return not np.ascontiguousarray(x).view(np.uint8).any()
+
+
 def _fill(
     src: Source, sel: Selection, arr: NDArray, plan: Plan, batch: int, fresh: bool = True
 ) -> NDArray:
@@ -302,14 +309,7 @@ def _fill(
         piece = src.read(sel.source_key(_result_to_sel(sel, region))).reshape(shape)
         if piece.dtype != arr.dtype:
             piece = piece.astype(arr.dtype)
-        if (
-            fresh
-            and not np.ascontiguousarray(
-                piece[(0,) * piece.ndim] if not any(piece.strides) else piece
-            )
-            .view(np.uint8)
-            .any()
-        ):
+        if fresh and _all_zero(piece):
             return None  # stays a special zero chunk
         ext = np.zeros(geo.ext, arr.dtype)
         ext[tuple(slice(0, k) for k in shape)] = piece
