@@ -31,7 +31,7 @@ from .._threads import default_nthreads, run_parallel
 from ..constants import MAX_OVERHEAD
 from ..errors import ParamError
 from ..ndarray.build import new_array
-from ..ndarray.chunkfill import BATCH_BYTES, ChunkWriter, chunk_regions
+from ..ndarray.chunkfill import ChunkWriter, chunk_regions
 from ..ndarray.ndarray import NDArray
 from ..ndarray.partition import parse_geometry
 from .kernel import Kernel
@@ -49,6 +49,9 @@ R = TypeVar("R")
 PIECE_ITEMS = 1 << 20
 #: the fewest items a piece is cut down to when a plan does not fit
 MIN_PIECE_ITEMS = 1 << 10
+#: compressed bytes an output gathers before it commits them (a commit holds them about three
+#: times over: the batch, the joined data area, the store's copy)
+COMMIT_BYTES = 16 << 20
 
 
 def run_pieces(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> Iterator[R]:
@@ -278,8 +281,8 @@ def _fill_plan(
     chunk_bytes = math.prod(ext) * np.dtype(dtype).itemsize
     # a piece of a chunk, the chunk padded, its compressed bytes (and the encoder's buffers)
     per = src.piece_bytes(math.prod(ch)) + 3 * chunk_bytes + MAX_OVERHEAD
-    batch = max(chunk_bytes, min(BATCH_BYTES, bound // 8))
-    return Plan.make(what, per, fixed + batch, src.nthreads, bound), batch
+    batch = max(chunk_bytes, min(COMMIT_BYTES, bound // 8))
+    return Plan.make(what, per, fixed + 3 * batch, src.nthreads, bound), batch
 
 
 def _all_zero(x: np.ndarray) -> bool:
@@ -311,6 +314,8 @@ def _fill(
             piece = piece.astype(arr.dtype)
         if fresh and _all_zero(piece):
             return None  # stays a special zero chunk
+        if shape == geo.ext and piece.flags.c_contiguous:
+            return arr._compress(piece)  # a whole chunk without padding: no copy
         ext = np.zeros(geo.ext, arr.dtype)
         ext[tuple(slice(0, k) for k in shape)] = piece
         return arr._compress(ext)
