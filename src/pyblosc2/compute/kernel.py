@@ -3,7 +3,9 @@ nodes only) evaluated on the parts of one piece: by numexpr where it gives numpy
 (its virtual machine works in cache-sized blocks, without full-size temporaries, on its own
 threads with the GIL released), else by numpy, node by node.
 
-numexpr computes a tree when it can — every operand boolean, integer (but uint64), float32,
+numexpr computes a tree when it gives python-blosc2's values or pays (its functions run in
+cache-sized blocks without temporaries; exact arithmetic on wide types is numpy's, as fast and
+identical), and when it can — every operand boolean, integer (but uint64), float32,
 float64 or complex128 (or a Python number), every function in
 :data:`~.functions.NUMEXPR_FUNCS`, logical operators on booleans only, no ordering of
 complex numbers — and the result is cast to the dtype numpy's rules give. That is how
@@ -16,9 +18,10 @@ functions numexpr lacks, typed numpy scalars) is numpy's; a combination numexpr 
 run time falls back to numpy.
 
 >>> from .tree import Call, Const, Name
->>> k = Kernel(Call("add", (Name("a"), Const(1))), {"a": np.dtype("f8")}, np.dtype("f8"))
->>> k.numexpr_text, k({"a": np.arange(3.0)}).tolist()
-('(a + 1)', [1.0, 2.0, 3.0])
+>>> k = Kernel(Call("sin", (Name("a"),)), {"a": np.dtype("f8")}, np.dtype("f8"))
+>>> k.numexpr_text, k({"a": np.zeros(3)}).tolist()
+('sin(a)', [0.0, 0.0, 0.0])
+>>> Kernel(Call("add", (Name("a"), Const(1))), {"a": np.dtype("f8")}, np.dtype("f8")).numexpr_text
 """
 
 from __future__ import annotations
@@ -57,6 +60,23 @@ _COMPARES = frozenset({"less", "less_equal", "greater", "greater_equal"})
 _LOGICAL = frozenset(
     {"logical_and", "logical_or", "logical_not", "bitwise_and", "bitwise_or", "bitwise_invert"}
 )
+#: operations numexpr and numpy compute identically (exact IEEE arithmetic, comparisons)
+_CHEAP = frozenset(
+    {
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "negative",
+        "where",
+        "equal",
+        "not_equal",
+        *_COMPARES,
+        *_LOGICAL,
+    }
+)
+#: operand dtypes numexpr computes differently from numpy (wider, as python-blosc2 does)
+_NARROW = frozenset(np.dtype(t) for t in ("i1", "i2", "u1", "u2", "u4", "f4"))
 #: operand dtypes numexpr takes (the narrow integers it computes in int32, uint32 in int64)
 _NE_DTYPES = frozenset(
     np.dtype(t) for t in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "f4", "f8", "c16")
@@ -134,8 +154,15 @@ class Kernel:
     def __init__(self, tree: Node, dtypes: dict[str, np.dtype], dtype: np.dtype) -> None:
         self.tree = tree
         self.dtype = dtype
-        calls = any(isinstance(n, Call) for n in walk(tree))
-        self.numexpr_text = _ne_text(tree) if calls and _ne_kind(tree, dtypes) else None
+        calls = [n for n in walk(tree) if isinstance(n, Call)]
+        # numexpr where it computes what python-blosc2 computes (narrow integers, float32)
+        # or where it pays (functions); exact IEEE arithmetic on wide types is numpy's,
+        # whose loops are faster than numexpr's threads for it (the result is the same)
+        worth = any(d in _NARROW for d in dtypes.values()) or any(
+            n.func not in _CHEAP for n in calls
+        )
+        ok = calls and worth and _ne_kind(tree, dtypes)
+        self.numexpr_text = _ne_text(tree) if ok else None
 
     def __call__(self, parts: dict[str, Any]) -> Any:
         """The tree's value on ``parts`` (name -> numpy part or scalar)."""
