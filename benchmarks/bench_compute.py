@@ -97,6 +97,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--dir", default=None, help="where the arrays are written (default: a temp dir)")
     p.add_argument("--only", default=None, help="run the rows whose name contains this")
+    p.add_argument("--reuse", action="store_true", help="keep the arrays --dir already holds")
     p.add_argument("--json", default=None)
     args = p.parse_args()
     d = args.dir or tempfile.mkdtemp(prefix="bench_compute-")
