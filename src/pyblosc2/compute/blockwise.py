@@ -147,15 +147,18 @@ class Source:
         temps = 1 if self.kernel is None or self.kernel.numexpr_text else max(1, self.ncalls)
         return out + items * max(self.dtype.itemsize, 8) * (temps + 1)
 
-    def read(self, key: tuple[slice, ...]) -> np.ndarray:
+    def read(self, key: tuple[slice, ...], cache: dict[Any, Any] | None = None) -> np.ndarray:
         """The expression's items at ``key`` (a slice per axis; steps allowed), as a numpy
-        array of that selection's shape."""
+        array of that selection's shape. ``cache`` (a dict the caller keeps for one piece)
+        shares the operands' parts between sources read at the same key (a filter's
+        condition and its array: one decode)."""
         want = _key_shape(key, self.shape)
         parts: dict[str, Any] = {k: v for k, v in self.leaves.items() if is_scalar(v)}
-        records: dict[tuple[int, tuple[Any, ...]], np.ndarray] = {}
+        cache = {} if cache is None else cache
         for name, v in self.arrays.items():
             base = getattr(v, "ndarr", None)
             field = getattr(v, "name", None)
+            k = operand_key(shape_of(v), key)
             if (
                 base is not None
                 and isinstance(field, str)
@@ -163,13 +166,15 @@ class Source:
                 and field in base.dtype.names
             ):
                 # the fields of one array: its records are read once per piece
-                k = operand_key(shape_of(v), key)
                 rk = (id(base), tuple((s.start, s.stop, s.step) for s in k))
-                if rk not in records:
-                    records[rk] = np.asarray(base[k])
-                parts[name] = records[rk][field]
+                if rk not in cache:
+                    cache[rk] = np.asarray(base[k])
+                parts[name] = cache[rk][field]
                 continue
-            parts[name] = part(v, key, self.shape)
+            ck = (id(v), tuple((s.start, s.stop, s.step) for s in k))
+            if ck not in cache:
+                cache[ck] = part(v, key, self.shape)
+            parts[name] = cache[ck]
         for name, v in self.leaves.items():
             if name not in parts:  # 0-d arrays
                 parts[name] = part(v, key, self.shape)

@@ -15,7 +15,7 @@ against the memory bound as they come, and the filter stops with
 >>> a = asarray(np.arange(10), chunks=(4,), blocks=(2,))
 >>> cond = Source(Call("greater", (Name("a"), Const(6))), {"a": a}, (10,), np.dtype(bool))
 >>> x = Source(Name("a"), {"a": a}, (10,), a.dtype)
->>> select(cond, x, Selection.everything((10,)), 1 << 20)[0].tolist()
+>>> select(cond, x, Selection.everything((10,)), 1 << 26)[0].tolist()
 [7, 8, 9]
 """
 
@@ -62,10 +62,11 @@ def select(
 
     def piece(box: Box) -> tuple[np.ndarray, np.ndarray | None]:
         key = sel.source_key(box)
-        c = np.asarray(cond.read(key), bool)
+        parts: dict[Any, Any] = {}  # an operand of both is read once
+        c = np.asarray(cond.read(key, parts), bool)
         if not c.any():
             return np.empty(0, x.dtype), np.empty(0, np.int64) if want_pos else None
-        vals = np.asarray(x.read(key))[c]
+        vals = np.asarray(x.read(key, parts))[c]
         pos = None
         if want_pos:
             nz = np.nonzero(c)
