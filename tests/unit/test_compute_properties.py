@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import pyblosc2 as blosc2
 
-SETTINGS = settings(max_examples=40, deadline=None)
+SETTINGS = settings(max_examples=25, deadline=None)
 DTYPES = ["f8", "f4", "i4", "i8", "i2", "u1"]
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import pyblosc2 as blosc2
 from pyblosc2.errors import ParamError
 
-SETTINGS = settings(max_examples=25, deadline=None)
+SETTINGS = settings(max_examples=15, deadline=None)
 
 
 @st.composite

@@ -38,7 +38,7 @@ def keys(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[object, ...]]:
     return shape, tuple(key)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(case=keys(), data=st.data())
 def test_pieces_tile_the_selection_and_give_numpys_result(case, data) -> None:
     shape, key = case
@@ -60,7 +60,7 @@ def test_pieces_tile_the_selection_and_give_numpys_result(case, data) -> None:
     np.testing.assert_array_equal(result, x[key])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(case=keys(), data=st.data())
 def test_composed_keys_read_what_a_view_selects(case, data) -> None:
     shape, key = case
