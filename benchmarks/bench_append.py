@@ -18,7 +18,6 @@ python-blosc2's time / ours (1.0 = parity, higher is better).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -43,6 +42,7 @@ def main() -> None:
     args = ap.parse_args()
 
     import blosc2 as C
+    import results  # benchmarks/results.py, beside this script
 
     import pyblosc2 as P
 
@@ -52,6 +52,10 @@ def main() -> None:
     from pyblosc2.kernels import active
 
     kernels = active().name
+    run = results.start(
+        "bench_append", sizes=sorted(args.sizes), codec=args.codec, window=args.window,
+        samples=args.samples, repeat=args.repeat, sparse=args.sparse, kernels=kernels,
+    )  # fmt: skip
     print(
         f"# bench_append | pyblosc2 {P.__version__} ({kernels} kernels) | python-blosc2 "
         f"{C.__version__} | codec {args.codec} | {'sparse' if args.sparse else 'contiguous'} "
@@ -119,8 +123,7 @@ def main() -> None:
             rows.append(r)
             print("| " + " | ".join(cells) + " |", flush=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"rows": rows, "load": os.getloadavg()}, f, indent=1)
+        results.write(args.json, run, rows)  # benchmarks/results.py's schema
 
 
 if __name__ == "__main__":

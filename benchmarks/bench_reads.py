@@ -20,7 +20,7 @@ an empty numba cache and a warm one (``--only "first reads"`` runs only these).
 Peak RSS growth of the whole reads (``s[:]``, ``a[:]``) is measured in a fresh interpreter
 per library (``VmHWM`` over the interpreter with the file open; Linux), next to the result
 size. The table is
-printed as markdown and, with ``--json``, written as JSON.
+printed as markdown and, with ``--json``, written as JSON (``benchmarks/results.py``'s schema).
 """
 
 from __future__ import annotations
@@ -213,11 +213,16 @@ def main() -> None:
     args = ap.parse_args()
 
     import blosc2 as C
+    import results  # benchmarks/results.py, beside this script
 
     import pyblosc2 as P
     from pyblosc2.kernels import kernel_sets, kernels_in_use
 
     sets = args.kernels or [n for n in kernel_sets() if kernels_in_use(n).__enter__().name == n]
+    run = results.start(
+        "bench_reads", size_mb=args.size_mb, repeat=args.repeat, nthreads=NTHREADS, kernels=sets,
+        first_repeat=args.first_repeat, only=args.only,
+    )  # fmt: skip
     libs = {"C": C, "ours": P}
     cp = {k: m.CParams(codec=m.Codec.ZSTD, clevel=5, nthreads=NTHREADS) for k, m in libs.items()}
     dp = {k: m.DParams(nthreads=NTHREADS) for k, m in libs.items()}
@@ -422,8 +427,7 @@ def main() -> None:
                     flush=True,
                 )
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"size_mb": args.size_mb, "repeat": args.repeat, "rows": rows}, f, indent=1)
+        results.write(args.json, run, rows)  # benchmarks/results.py's schema
 
 
 if __name__ == "__main__":

@@ -106,6 +106,7 @@ from .ndarray.io import get_slice_nchunks, load, save
 from .ndarray.members import NDField  # NDArray indexing (issue 11)
 from .ndarray.ndarray import NDArray
 from .ndarray.numpylike import (
+    are_partitions_aligned,
     are_partitions_behaved,
     argsort,
     array,
@@ -163,12 +164,15 @@ from .vlarrays import (
     objectarray_from_cframe,
 )
 
+#: pyblosc2's version
 __version__ = VERSION
 
 #: python-blosc2's default parameter dicts (the fields of ``CParams()``, ``DParams()`` and
 #: ``Storage()``), for scripts that build on them
 cparams_dflts = {f.name: getattr(CParams(), f.name) for f in _fields(CParams)}
+#: python-blosc2's default decompression parameters (the fields of ``DParams()``)
 dparams_dflts = {f.name: getattr(DParams(), f.name) for f in _fields(DParams)}
+#: python-blosc2's default storage parameters (the fields of ``Storage()``)
 storage_dflts = {f.name: getattr(Storage(), f.name) for f in _fields(Storage)}
 #: the number of cores (python-blosc2's ``ncores``)
 ncores = _os.cpu_count() or 1
@@ -256,6 +260,7 @@ __all__ += [
     "MAX_DIM",
     "VERSION_DATE",
     "VERSION_STRING",
+    "are_partitions_aligned",
     "are_partitions_behaved",
     "array",
     "astype",
@@ -325,10 +330,23 @@ __all__ += [
 # python-blosc2's schema specs (ListArray item types); ``bool``, ``bytes`` and ``list`` shadow
 # the builtins in this namespace only, as in python-blosc2
 from . import c2array as c2array  # noqa: E402
+from . import core as core  # noqa: E402
 from . import msgpack_utils as msgpack_utils  # noqa: E402
+from . import proxy as proxy  # noqa: E402
+from . import proxy_source as proxy_source  # noqa: E402
+from . import random as random  # noqa: E402
 from . import schema as schema  # noqa: E402
 from .c2array import C2Array  # noqa: E402
 from .dsl import DSLKernel, dsl_kernel  # noqa: E402
+from .proxies import (  # noqa: E402
+    Proxy,
+    ProxyNDField,
+    ProxyNDSource,
+    ProxySource,
+    SimpleProxy,
+    as_simpleproxy,
+)
+from .proxies.byterange import ByteRangeNDSource, FsspecNDSource  # noqa: E402
 from .schema import (  # noqa: E402
     bool,
     bytes,
@@ -376,6 +394,18 @@ __all__ += [
     "uint16",
     "uint32",
     "uint64",
+]
+
+# -- issue 34: python-blosc2's caching proxies ----------------------------------------------------
+__all__ += [
+    "ByteRangeNDSource",
+    "FsspecNDSource",
+    "Proxy",
+    "ProxyNDField",
+    "ProxyNDSource",
+    "ProxySource",
+    "SimpleProxy",
+    "as_simpleproxy",
 ]
 
 # -- issue 33: the compute engine (lazy expressions, reductions, where, filters) ----------------

@@ -53,6 +53,7 @@ __all__ = [
 #: the C-Blosc2 format version pyblosc2 reads and writes (python-blosc2's ``VERSION_STRING``
 #: is the version of the C-Blosc2 it is built on)
 VERSION_STRING = "3.3.5"
+#: the date of the C-Blosc2 format version (python-blosc2's ``VERSION_DATE``)
 VERSION_DATE = "$Date:: 2026-09-24 #$"
 
 #: compformat (header flags bits 5-7) -> the library a chunk's codec belongs to (C's names)

@@ -36,9 +36,13 @@ __all__ = [
 
 #: pyblosc2's own version (``pyblosc2.__version__``; pyproject.toml reads it from here)
 VERSION = "0.1.0.dev0"
+#: bytes of a Blosc1 chunk header (the Blosc2 header's first part)
 MIN_HEADER_LENGTH = 16
+#: bytes of a Blosc2 (extended) chunk header
 EXTENDED_HEADER_LENGTH = 32
+#: the most bytes a chunk adds to its data (a header; BLOSC2_MAX_OVERHEAD)
 MAX_OVERHEAD = 32
+#: the largest buffer one chunk holds (BLOSC2_MAX_BUFFERSIZE)
 MAX_BUFFERSIZE = 2**31 - 1 - MAX_OVERHEAD  # 2_147_483_615
 MIN_BUFFERSIZE = 32
 #: C-Blosc 1.x's BLOSC_MIN_BUFFERSIZE: smaller buffers are memcpyed, a forced block size is at
@@ -47,7 +51,9 @@ BLOSC1_MIN_BUFFERSIZE = 128
 #: BLOSC_MAX_TYPESIZE: the largest typesize the header byte records; wider elements are
 #: recorded (and shuffled) as typesize 1 (spec §2)
 MAX_HEADER_TYPESIZE = 255
+#: the largest typesize of a chunk (BLOSC2_MAXTYPESIZE)
 MAX_TYPESIZE = 536_866_816  # largest VALUE special element (BLOSC2_MAXTYPESIZE)
+#: the largest block size (BLOSC2_MAXBLOCKSIZE)
 MAX_BLOCKSIZE = 536_866_816
 MAX_FILTERS = 6
 MAX_DICT_SIZE = 32_768

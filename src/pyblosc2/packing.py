@@ -25,6 +25,7 @@ from ._bytes import BufferLike
 from .api import compress, decompress
 from .constants import Codec, Filter, header_typesize
 from .errors import FormatError, ParamAttributeError, ParamTypeError
+from .frame.location import put_cframe, whole_at_url
 from .params import CParams, DParams, parse_clevel, parse_typesize
 from .schunk import SChunk, schunk_from_cframe
 from .schunk import open as open_schunk
@@ -130,10 +131,23 @@ def pack_tensor(tensor: Any, chunksize: int | None = None, **kwargs: Any) -> byt
     True
     """
     kind = _kind(tensor)
+    if whole_at_url(kwargs.get("urlpath"), kwargs):
+        return _put(np.asarray(tensor), chunksize, kwargs, kind)
     schunk = _pack(np.asarray(tensor), chunksize, kwargs, kind)
     if schunk.urlpath is None:
         return schunk.to_cframe()
     return os.stat(schunk.urlpath).st_size
+
+
+def _put(arr: np.ndarray, chunksize: int | None, kwargs: dict[str, Any], kind: str) -> int:
+    """Pack ``arr`` in memory and write the frame to the URL ``kwargs['urlpath']``."""
+    url = kwargs["urlpath"]
+    own = {
+        k: v
+        for k, v in kwargs.items()
+        if k not in ("urlpath", "mode", "contiguous", "storage_options")
+    }
+    return put_cframe(url, _pack(arr, chunksize, own, kind).to_cframe(), kwargs)
 
 
 def _restore(kind: str, arr: np.ndarray) -> Any:
@@ -193,7 +207,9 @@ def load_tensor(urlpath: str, dparams: Any = None) -> Any:
 
 
 def _pack(arr: np.ndarray, chunksize: int | None, kwargs: dict, kind: str = "numpy") -> SChunk:
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr)
+    if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        arr = arr.copy(order="C")
     if chunksize is None:
         chunksize = max(1, min(arr.nbytes, MAX_PACK_CHUNKSIZE))
     cp = kwargs.pop("cparams", None)
@@ -254,6 +270,8 @@ def save_array(arr: np.ndarray, urlpath: str, chunksize: int | None = None, **kw
     array([997, 998, 999])
     """
     kwargs.setdefault("mode", "w")
+    if whole_at_url(urlpath, kwargs):
+        return _put(np.asarray(arr), chunksize, {**kwargs, "urlpath": urlpath}, "numpy")
     _pack(arr, chunksize, {**kwargs, "urlpath": urlpath, "contiguous": True})
     return os.stat(urlpath).st_size
 

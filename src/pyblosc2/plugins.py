@@ -193,7 +193,11 @@ class _FiltersView(Mapping[int, tuple[FilterFunction, FilterFunction]]):
         return repr(self._items())
 
 
+#: python-blosc2's ``ucodecs_registry``: id -> ``(name, encoder, decoder)`` of the Python
+#: codecs registered now (a live, read-only view)
 ucodecs_registry: Mapping[int, tuple[str, CodecFunction, CodecFunction]] = _CodecsView()
+#: python-blosc2's ``ufilters_registry``: id -> ``(forward, backward)`` of the Python
+#: filters registered now (a live, read-only view)
 ufilters_registry: Mapping[int, tuple[FilterFunction, FilterFunction]] = _FiltersView()
 
 

@@ -70,6 +70,7 @@ class SchemaSpec:
         raise NotImplementedError
 
     def display_label(self) -> str:
+        """The spec's name as python-blosc2 prints it (``int64``, ``list[int32]``...)."""
         return self.kind
 
     def __eq__(self, other: object) -> builtins.bool:
@@ -131,6 +132,7 @@ class _Numeric(_Nullable):
         self._init_nulls(nullable, null_value, null_storage)
 
     def to_metadata_dict(self) -> dict[str, Any]:
+        """The spec as python-blosc2 stores it: kind, bounds and null handling."""
         bounds = {"ge": self.ge, "gt": self.gt, "le": self.le, "lt": self.lt}
         return {
             "kind": self.kind,
@@ -185,6 +187,7 @@ class _Complex(_Nullable):
             raise ParamError("complex columns support null_storage='mask' only")
 
     def to_metadata_dict(self) -> dict[str, Any]:
+        """The spec as python-blosc2 stores it: kind and null handling."""
         return {"kind": self.kind, **self._null_metadata()}
 
 
@@ -236,6 +239,7 @@ class timestamp(_Nullable):
         self._init_nulls(nullable, null_value, null_storage)
 
     def to_metadata_dict(self) -> dict[str, Any]:
+        """The spec as python-blosc2 stores it: unit, timezone and null handling."""
         out: dict[str, Any] = {"kind": "timestamp", "unit": self.unit}
         if self.timezone is not None:
             out["timezone"] = self.timezone
@@ -266,6 +270,7 @@ class bool(_Nullable):
         self.dtype = np.dtype(np.uint8 if in_band else np.bool_)
 
     def to_metadata_dict(self) -> dict[str, Any]:
+        """The spec as python-blosc2 stores it: kind and null handling."""
         return {"kind": "bool", **self._null_metadata()}
 
 
@@ -296,6 +301,7 @@ class _Sized(_Nullable):
         return out
 
     def to_metadata_dict(self) -> dict[str, Any]:
+        """The spec as python-blosc2 stores it: kind, length limits and null handling."""
         return {"kind": self.kind, **self._constraints(), **self._null_metadata()}
 
 

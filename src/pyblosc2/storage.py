@@ -53,11 +53,20 @@ class Storage:
                 raise ParamError(
                     f"mmap_mode must be one of {sorted(MMAP_MODES)}, got {self.mmap_mode!r}"
                 )
-            if self.urlpath is None or not self.contiguous:
-                raise ParamError("mmap_mode needs a urlpath and a contiguous frame")
+            if self.urlpath is None:
+                raise ParamError("mmap_mode needs a file: urlpath must be set")
+            if not self.contiguous:
+                raise ParamError("Only contiguous storage is supported with mmap_mode")
             if self.locking:
                 raise ParamError("mmap_mode and locking cannot be combined")
             self.mode = MMAP_MODES[self.mmap_mode]
+        if self.initial_mapping_size is not None:  # python-blosc2's rules and messages
+            if self.mmap_mode is None:
+                raise ParamError("initial_mapping_size can only be used with mmap_mode")
+            if self.mmap_mode == "r":
+                raise ParamError(
+                    "initial_mapping_size can only be used with writing modes (r+, w+, c)"
+                )
 
     @property
     def path(self) -> str | None:

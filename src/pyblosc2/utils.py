@@ -1,10 +1,14 @@
-"""python-blosc2's ``blosc2.utils`` names that scripts and tests import (index keys).
+"""python-blosc2's ``blosc2.utils`` names that scripts and tests import (index keys, the
+chunk grid).
 
 >>> process_key(2, (5,))
 ((slice(2, 3, None),), (True,))
+>>> get_chunks_idx((10, 8), (4, 8))
+((3, 1), 3)
 """
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -16,13 +20,13 @@ __all__ = ["NUMPY_GE_2_0", "get_chunks_idx", "npvecdot", "process_key"]
 NUMPY_GE_2_0 = int(np.__version__.split(".")[0]) >= 2
 
 
-def get_chunks_idx(shape: tuple[int, ...], chunks: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
-    """The chunk grid of ``shape`` cut into ``chunks``, and the number of chunks.
+def get_chunks_idx(shape: Sequence[int], chunks: Sequence[int]) -> tuple[tuple[int, ...], int]:
+    """The chunk grid of an array (chunks per dimension) and its number of chunks.
 
     >>> get_chunks_idx((10, 7), (4, 7))
     ((3, 1), 3)
     """
-    grid = tuple(-(-s // c) for s, c in zip(shape, chunks, strict=True))
+    grid = tuple(math.ceil(s / c) for s, c in zip(shape, chunks, strict=True))
     return grid, math.prod(grid)
 
 

@@ -1,8 +1,9 @@
-"""The documentation runs: every README code block, and the doctests without zarr installed.
+"""The documentation runs: every Python code block of the README and of the docs pages
+(``docs/**/*.md``), and the doctests without zarr installed.
 
-The README blocks run in a fresh interpreter each (they set zarr's and numcodecs' global
-registries), in a temporary working directory, twice in a row (a second run must overwrite
-what the first wrote).
+Each block runs in a fresh interpreter (they set zarr's and numcodecs' global registries), in
+a temporary working directory, twice in a row (a second run must overwrite what the first
+wrote). ``tests/unit/test_docs_site.py`` builds the site itself.
 """
 
 from __future__ import annotations
@@ -24,7 +25,20 @@ from tests.conftest import IN_CI
 ROOT = Path(__file__).resolve().parents[2]
 SRC = Path(pyblosc2.__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
-BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+DOCS = ROOT / "docs"
+
+
+def _python_blocks(path: Path) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", path.read_text(), re.S | re.M)
+
+
+#: (where, code) of every Python block: ``README.md#0``, ``docs/chunks.md#1``...
+PAGES = [ROOT / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)]
+BLOCKS = [
+    (f"{page.relative_to(ROOT)}#{i}", code)
+    for page in PAGES
+    for i, code in enumerate(_python_blocks(page))
+]
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -43,8 +57,14 @@ def _run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[
 BASH = re.findall(r"```bash\n(.*?)```", README, re.S)
 
 
-def test_readme_has_the_expected_blocks() -> None:
-    assert len(BLOCKS) >= 6
+def test_readme_and_every_page_have_blocks_to_run() -> None:
+    where = {w.split("#")[0] for w, _ in BLOCKS}
+    assert "README.md" in where and len(where) >= 10, sorted(where)
+
+
+def test_readme_fits_on_two_screens() -> None:
+    """The README says what pyblosc2 is and links into the docs, which hold the rest."""
+    assert len(README.splitlines()) <= 200
 
 
 def test_readme_starts_with_what_it_is_and_how_to_install_it() -> None:
@@ -52,7 +72,8 @@ def test_readme_starts_with_what_it_is_and_how_to_install_it() -> None:
     the first code block is exactly the two commands that work on a fresh machine, before the
     package is on PyPI too): the main example and the test suite."""
     first = README.split("```", 1)[0]
-    assert "pure Python" in first and "Blosc2" in first and "`pip install\npyblosc2`" in first
+    assert "pure Python" in first and "Blosc2" in first
+    assert "`pip install pyblosc2`" in " ".join(first.split())
     assert README.index("```bash") < README.index("```python")
     example, tests = BASH[0].strip().splitlines()
     assert example.endswith("&& python examples/quickstart.py")
@@ -66,20 +87,25 @@ def test_ci_runs_the_readme_test_command_verbatim_and_the_floors() -> None:
     assert "bash tools/floors.sh" in run[run.index(tests) + 1 :]
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_block_runs(index: int, tmp_path: Path) -> None:
-    block = BLOCKS[index]
+def test_the_docs_give_the_readme_commands() -> None:
+    """Getting started repeats the two commands of the README, verbatim."""
+    page = (DOCS / "getting-started.md").read_text()
+    assert BASH[0].strip() in page
+
+
+@pytest.mark.parametrize(("where", "block"), BLOCKS, ids=[w for w, _ in BLOCKS])
+def test_python_block_runs(where: str, block: str, tmp_path: Path) -> None:
     imported = set(re.findall(r"^(?:import|from) (\w+)", block, re.M))
     missing = sorted(m for m in imported if importlib.util.find_spec(m) is None)
     if missing:  # an optional extra (zarr, fsspec, dask, ...)
         if IN_CI:
-            pytest.fail(f"{missing} are required in CI to run the README's examples")
+            pytest.fail(f"{missing} are required in CI to run the docs' examples ({where})")
         pytest.skip(f"{missing} not installed")
     script = tmp_path / "block.py"
     script.write_text(block)
     for attempt in range(2):
         done = _run([str(script)], tmp_path)
-        assert done.returncode == 0, f"README block {index}, run {attempt + 1}:\n{done.stderr}"
+        assert done.returncode == 0, f"{where}, run {attempt + 1}:\n{done.stderr}"
 
 
 def _hidden_zarr(tmp_path: Path) -> Path:

@@ -82,9 +82,16 @@ def test_plans_are_parsed_once_per_chunk(h5path, tmp_path, monkeypatch, name) ->
     parsed.clear()
     copy = tmp_path / "w.h5"
     copy.write_bytes(h5path.read_bytes())
-    with hdf5.open(copy, name, mode="r+") as d:  # a writable file: nothing kept
+    with hdf5.open(copy, name, mode="r+", rdcc_nbytes=0) as d:  # writable: no plan kept
         d[3, 7], d[3, 7]
         assert len(parsed) == 2 and d._plans is None
+    parsed.clear()
+    with hdf5.open(copy, name, mode="r+") as d:  # the decoded chunk is kept
+        for _ in range(4):
+            d[3, 7]
+        # a writable file: each chunk fetched is parsed once per read; the kept chunk serves
+        # the reads from the second or third on
+        assert len(parsed) == d.chunks_read <= 2 and d.cache_info().hits >= 2
 
 
 def test_plan_cache_drops_least_recently_used() -> None:

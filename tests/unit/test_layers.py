@@ -51,7 +51,11 @@ LAYERS = {
     "msgpack_utils": 8.3,  # python-blosc2's msgpack_utils names
     "c2array": 8.35,  # python-blosc2's Caterva2 client names (not implemented)
     "dsl": 8.36,  # python-blosc2's dsl_kernel (kernels called as Python)
+    "proxies": 8.37,  # Proxy: a cache of a source filled as reads touch it (issue 34)
+    "proxy_source": 8.38,  # python-blosc2's blosc2.proxy_source (names proxies.byterange)
+    "proxy": 8.39,  # python-blosc2's blosc2.proxy module name (re-exports)
     "compute": 8.4,  # lazy expressions, reductions, where: the engine behind NDArray's operators
+    "random": 8.41,  # python-blosc2's blosc2.random: distributions drawn chunk by chunk
     "lazyexpr": 8.42,  # python-blosc2's blosc2.lazyexpr names (re-exports of compute)
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
@@ -60,6 +64,7 @@ LAYERS = {
     "dict_store": 8.91,  # python-blosc2's module names for the stores (re-exports)
     "tree_store": 8.92,
     "embed_store": 8.93,
+    "core": 8.94,  # python-blosc2's blosc2.core helpers (normalize_urlpath, localize_fsspec_url)
     "blosc2_ext": 8.95,  # python-blosc2's blosc2_ext names: VL-chunk functions, open
     "compat": 9,
     "hdf5": 9.5,  # Blosc/Blosc2 in HDF5 through h5py (extra hdf5), over api and ndarray

@@ -195,6 +195,20 @@ def test_open_with_mode_w_empties_the_frame(tmp_path) -> None:
     assert w.insert_data(0, np.zeros(10, np.int32), True) == 1
 
 
+def test_open_with_mode_w_keeps_an_ndarray_as_python_blosc2_does(tmp_path, cblosc2) -> None:
+    """python-blosc2 4.x empties a plain SChunk opened with mode='w' but opens an N-d array
+    whole (its shape must go on matching its chunks): pyblosc2 does both the same."""
+    path = str(tmp_path / "a.b2nd")
+    x = np.full((13, 13), 7)
+    blosc2.asarray(x, urlpath=path, mode="w")
+    for lib in (blosc2, cblosc2):
+        a = lib.open(path, mode="w")
+        np.testing.assert_array_equal(a[...], x)
+        a[...] = 0
+        a.resize((50, 50))
+        blosc2.asarray(x, urlpath=path, mode="w")
+
+
 def test_schunk_constructor_on_an_existing_file_keeps_its_message(tmp_path) -> None:
     path = str(tmp_path / "s.b2frame")
     blosc2.SChunk(chunksize=40, urlpath=path, mode="w")

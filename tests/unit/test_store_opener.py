@@ -93,13 +93,19 @@ def test_from_cframe(stores: Path) -> None:
     assert isinstance(pb.from_cframe(pb.SChunk(data=b"abc").to_cframe()), pb.SChunk)
 
 
-@pytest.mark.parametrize(
-    ("layer", "name"),
-    [
-        ("b2o", "b2o"),
-        ("proxy-source", "Proxy"),
-    ],
-)
+def test_a_proxy_cache_is_an_active_value(tmp_path: Path) -> None:
+    """Opening a proxy's cache opens the source it names: refused under deserialize='safe'
+    (python-blosc2 4.x); a cache in a cframe (no file to fill) is not rebuilt."""
+    p = str(tmp_path / "c.b2frame")
+    pb.SChunk(data=b"abc", urlpath=p, mode="w", meta={"proxy-source": {"version": 1}})
+    with pytest.raises(pb.UnsafeDeserializationError, match="proxy"):
+        pb.open(p)
+    cframe = pb.SChunk(data=b"abc", meta={"proxy-source": {"version": 1}}).to_cframe()
+    with pytest.raises(NotImplementedError, match="Proxy"):
+        pb.from_cframe(cframe)
+
+
+@pytest.mark.parametrize(("layer", "name"), [("b2o", "b2o")])
 def test_containers_not_implemented_are_named(tmp_path: Path, layer: str, name: str) -> None:
     p = str(tmp_path / "c.b2frame")
     pb.SChunk(data=b"abc", urlpath=p, mode="w", meta={layer: {"version": 1}})

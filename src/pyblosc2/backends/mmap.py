@@ -4,13 +4,39 @@ from __future__ import annotations
 
 import mmap
 import os
+import sys
 from typing import Any
 
 from ..errors import ParamError
 from .base import READ_ONLY
 from .file import check_regular
 
-__all__ = ["MmapStore"]
+__all__ = ["DEFAULT_MAPPING_SIZE", "MmapStore", "announce_mapping"]
+
+#: C-Blosc2's mapping size of a writable memory-mapped frame when none is given (1 GiB)
+DEFAULT_MAPPING_SIZE = 1 << 30
+
+
+def announce_mapping(path: str, mmap_mode: str, initial: int | None, file_size: int) -> None:
+    """C-Blosc2's ``BLOSC_INFO`` line for a memory-mapped frame (printed to stderr when the
+    ``BLOSC_INFO`` environment variable is set, whatever its value): the file size for
+    ``mmap_mode='r'``, else the larger of ``initial_mapping_size`` (default 1 GiB) and it.
+
+    >>> os.environ["BLOSC_INFO"] = "1"
+    >>> import contextlib, io, sys
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     announce_mapping("a.b2frame", "w+", None, 0)
+    >>> del os.environ["BLOSC_INFO"]; err.getvalue().split(" of ")[-1].strip()
+    '1073741824 bytes.'
+    """
+    if "BLOSC_INFO" not in os.environ:
+        return
+    size = file_size if mmap_mode == "r" else max(initial or DEFAULT_MAPPING_SIZE, file_size)
+    print(
+        f"[INFO] - Opened memory-mapped file {path} in mode {mmap_mode} with an mapping size "
+        f"of {size} bytes.",
+        file=sys.stderr,
+    )
 
 
 class MmapStore:

@@ -293,6 +293,7 @@ class CTable:
 
     @property
     def ncols(self) -> int:
+        """The number of columns."""
         return len(self._columns)
 
     @property

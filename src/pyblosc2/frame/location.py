@@ -21,8 +21,8 @@ from ..backends.file import FileStore, sync_directory
 from ..backends.fileobj import FileObjectStore
 from ..backends.lock import FrameLock, lock_path, locking_requested
 from ..backends.memory import MemoryStore
-from ..backends.mmap import MmapStore
-from ..errors import ParamError
+from ..backends.mmap import MmapStore, announce_mapping
+from ..errors import ParamError, UnsupportedError
 from ..storage import Storage
 from .frame import Frame
 
@@ -68,8 +68,32 @@ def _scheme(path: str) -> str | None:
 
 
 def local_path(path: str) -> str:
-    """``path`` without a ``file://`` prefix."""
-    return path[len("file://") :] if path.startswith("file://") else path
+    """The local path a ``file://`` URL names (RFC 8089; anything else unchanged): an empty
+    host or ``localhost`` is this machine; another host (a UNC share) or a drive letter as
+    the host is reachable on Windows only, and refused elsewhere rather than read as a
+    relative path.
+
+    >>> local_path("file:///tmp/a.b2nd"), local_path("file://localhost/tmp/a.b2nd")
+    ('/tmp/a.b2nd', '/tmp/a.b2nd')
+    >>> local_path("file://server/share/a.b2nd")  # doctest: +SKIP
+    Traceback (most recent call last):
+    ...
+    pyblosc2.errors.ParamError: file://server/share/a.b2nd names the host 'server' ...
+    """
+    if not path.startswith("file://"):
+        return path
+    host, sep, rest = path[len("file://") :].partition("/")
+    if host in ("", "localhost"):
+        return "/" + rest if sep else "/"
+    if os.name == "nt":
+        if len(host) == 2 and host[1] == ":":
+            return f"{host}/{rest}"
+        return f"//{host}/{rest}"
+    what = "a Windows drive" if len(host) == 2 and host[1] == ":" else "a remote host (UNC share)"
+    raise ParamError(
+        f"{path} names the host {host!r}: {what}, reachable on Windows only; "
+        "use file:///path for a local file"
+    )
 
 
 def exists(path: str, options: dict[str, Any] | None = None) -> bool:
@@ -131,6 +155,10 @@ def open_frame(
     lock = _lock(path, storage, sparse, offset)
     if sparse:
         return Frame.open_sparse(DirectoryStore(path), writable, lock)
+    if storage.mmap_mode is not None:
+        announce_mapping(
+            path, storage.mmap_mode, storage.initial_mapping_size, os.path.getsize(path)
+        )
     if storage.mmap_mode == "r":
         return Frame(MmapStore(path, offset))
     if storage.mmap_mode == "c":  # copy-on-write: changes never reach the file
@@ -183,6 +211,31 @@ def _open_url(path: str, storage: Storage, offset: int, options: dict[str, Any])
     return Frame(store)
 
 
+def whole_at_url(path: Any, kwargs: dict[str, Any]) -> bool:
+    """Whether a save to ``path`` writes a whole frame to a URL (a contiguous frame at an
+    fsspec URL: the frame is built in memory and written in one request, :func:`put_cframe`);
+    ``kwargs`` are the save's (``mode='r'`` is refused)."""
+    if path is None or not isinstance(path, str | os.PathLike):
+        return False
+    if _scheme(os.fsdecode(path)) is None or kwargs.get("contiguous", True) is False:
+        return False
+    if kwargs.get("mode") == "r":
+        raise ParamError(f"Cannot write {os.fsdecode(path)} with reading mode ('r')")
+    return True
+
+
+def put_cframe(path: Any, cframe: bytes, options: dict[str, Any] | None = None) -> int:
+    """Write the frame ``cframe`` as the object at the URL ``path`` (replacing it); returns
+    its size."""
+    from ..backends.fsspec import connect
+    from ..backends.retry import retrying
+
+    url = os.fsdecode(path)
+    fs, p = connect(url, (options or {}).get("storage_options"))
+    retrying(url, "writing the frame", lambda: fs.pipe_file(p, bytes(cframe)))
+    return len(cframe)
+
+
 def create_frame(
     storage: Storage,
     empty_frame: bytes,
@@ -204,9 +257,9 @@ def create_frame(
         return frame
     if _scheme(path) is not None:
         if storage.contiguous:
-            raise NotImplementedError(
-                f"creating a contiguous frame at a URL ({path}): use contiguous=False "
-                "(a sparse frame: one object per chunk)"
+            raise UnsupportedError(
+                f"creating a contiguous frame at an fsspec URL ({path}): build it in memory and "
+                "save() it there, or use contiguous=False (a sparse frame: one object per chunk)"
             )
         from ..backends.fsspec import FsspecDirectory
 
@@ -223,6 +276,8 @@ def create_frame(
     first = Frame(MemoryStore(empty_frame), exact=True)
     _first_content(first, fingerprint, chunks, requested)
     store = FileStore.create(path, first.to_cframe(), durable=storage.fsync)
+    if storage.mmap_mode is not None:
+        announce_mapping(path, storage.mmap_mode, storage.initial_mapping_size, 0)
     return Frame(store, lock=lock, durable=storage.fsync)
 
 

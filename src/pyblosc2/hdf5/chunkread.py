@@ -13,6 +13,14 @@ Two layouts of the decoded chunk:
 
 ``source`` holds the stored bytes: in memory, or a window of the file from which only the
 needed blocks are read (one positioned read per merged span).
+
+A chunk the dataset holds (:class:`~.chunkcache.HeldChunk`) is filled instead: the blocks a
+selection needs and the chunk's items do not have yet are decoded into their place in its
+items, in C order (:func:`fill_flat`, :func:`fill_b2nd`); the selection is then one numpy
+index of the items. The first fill of a held chunk decodes only the blocks the selection
+needs (a chunk read once pays for no more than an uncached read); a later fill, or one that
+needs most of the blocks, decodes the rest of the chunk at once (a chunk read again is
+likely to be read on: rows of a chunk read one after the other).
 """
 
 from __future__ import annotations
@@ -26,10 +34,19 @@ from .._threads import scratch
 from ..backends.base import ByteStore
 from ..chunk.decode import ChunkReader
 from ..chunk.ranged import read_blocks_ranges, with_blocks
+from .chunkcache import HeldChunk
 from .chunkplan import ChunkPlan
 from .selection import LocalKey, Selection
 
-__all__ = ["decode_whole", "read_b2nd", "read_flat", "selected_count"]
+__all__ = [
+    "decode_whole",
+    "decodes_most",
+    "fill_b2nd",
+    "fill_flat",
+    "read_b2nd",
+    "read_flat",
+    "selected_count",
+]
 
 #: a selection of at most this fraction of a chunk's items decodes only the blocks it needs
 PARTIAL_FRACTION = 4
@@ -174,3 +191,213 @@ def _by_blocks(plan: ChunkPlan, source: ByteStore, parts: list, out: np.ndarray)
                 out[p.out] = block.view(out.dtype).reshape(geo.blocks)[p.local]
 
     with_blocks(_fetcher(source, plan.start), reader, sorted(set(flat)), use, check=not pick)
+
+
+# -- held chunks ---------------------------------------------------------------------------------
+def fill_flat(
+    plan: ChunkPlan, source: ByteStore, held: HeldChunk, local: tuple[LocalKey, ...], itemsize: int
+) -> None:
+    """Decode into ``held`` (a chunk of C-ordered items) the Blosc blocks holding the items
+    ``local`` selects that it does not have yet (``itemsize``: bytes per item of the key's
+    axes)."""
+    if held.complete:
+        return
+    raw = held.raw
+    reader = plan.reader
+    if reader is None:  # a special or memcpyed chunk: decoded whole
+        decode_whole(plan, source, raw)
+        held.mark_all()
+        return
+    h = reader.header
+    bs = h.effective_blocksize
+    held.start_flat(h.nblocks, bs)
+    assert held.done is not None
+    chunks = held.items.shape[: len(local)]
+    need = _need_flat(plan, local, chunks, itemsize) if held.fills == 0 else None
+    missing = ~held.done if need is None else need & ~held.done
+    count = int(np.count_nonzero(missing))
+    if count == 0:
+        return
+    if need is None or count * 2 > h.nblocks:
+        decode_whole(plan, source, raw)
+        held.mark_all()
+        return
+    ranges = [(a * bs, min(b * bs, h.nbytes)) for a, b in _true_runs(missing)]
+    fetch = _fetcher(source, plan.start)
+    read_blocks_ranges(fetch, reader, ranges, [raw[a:b] for a, b in ranges])
+    held.note_done(missing)
+
+
+def fill_b2nd(
+    plan: ChunkPlan, source: ByteStore, held: HeldChunk, local: tuple[LocalKey, ...]
+) -> None:
+    """Decode into ``held`` (a b2nd chunk's items in C order) the b2nd blocks holding the
+    items ``local`` selects that it does not have yet."""
+    if held.complete:
+        return
+    geo = plan.geometry
+    assert geo is not None
+    reader = plan.reader
+    if not plan.blocks_addressable or reader is None:  # decoded whole
+        _fill_whole_b2nd(plan, source, held)
+        return
+    held.start_b2nd(geo.blocks)
+    assert held.done is not None
+    need = _need_b2nd(plan, local)
+    missing = ~held.done if need is None else need & ~held.done
+    count = int(np.count_nonzero(missing))
+    if count == 0:
+        return
+    if held.fills > 0 or need is None or count * 2 > missing.size:
+        _fill_whole_b2nd(plan, source, held)
+        return
+    bsize = geo.block_nbytes
+    todo = np.flatnonzero(missing.ravel()).tolist()
+    needed = sorted(
+        {b for j in todo for b in reader.layout.needed_blocks(j * bsize, (j + 1) * bsize)}
+    )
+    items = held.items
+
+    def use(bound: ChunkReader) -> None:
+        for j in todo:
+            block = bound.decode_range(j * bsize, (j + 1) * bsize, out=scratch(bsize, "hdf5-block"))
+            bi = np.unravel_index(j, geo.bgrid)
+            region = tuple(
+                slice(i * b, min((i + 1) * b, c))
+                for i, b, c in zip(bi, geo.blocks, geo.chunks, strict=True)
+            )
+            part = tuple(slice(0, r.stop - r.start) for r in region)
+            items[region] = block.view(items.dtype).reshape(geo.blocks)[part]
+
+    with_blocks(_fetcher(source, plan.start), reader, needed, use)
+    held.note_done(missing)
+
+
+def decodes_most(
+    plan: ChunkPlan, local: tuple[LocalKey, ...], full_shape: tuple[int, ...], itemsize: int
+) -> bool:
+    """Whether reading ``local`` out of the chunk decodes most of it anyway: all of it, or
+    several of its blocks and more than half of them. Keeping the chunk from that first read
+    then costs little more. (A read inside one block picks its items out of the block's
+    streams, much cheaper than decoding the block whole: it keeps nothing.) ``full_shape``,
+    ``itemsize``: as for :func:`read_flat`."""
+    if _span_blocks(plan, local, full_shape, itemsize) < 2:  # at most this many blocks
+        return False
+    if plan.geometry is not None:
+        need = _need_b2nd(plan, local)
+    else:
+        need = _need_flat(plan, local, full_shape[: len(local)], itemsize)
+    if need is None:
+        return True
+    n = int(np.count_nonzero(need))
+    return n >= 2 and n * 2 > need.size
+
+
+def _span_blocks(
+    plan: ChunkPlan, local: tuple[LocalKey, ...], full_shape: tuple[int, ...], itemsize: int
+) -> int:
+    """How many blocks lie between the first and the last item ``local`` selects (at least
+    those it needs; a large number when the chunk has no regular blocks)."""
+    reader = plan.reader
+    if reader is None:
+        return 1 << 62
+    firsts, lasts = [], []
+    for k in local:
+        if isinstance(k, slice):
+            n = len(range(k.start, k.stop, k.step))
+            a, z = k.start, k.start + k.step * (n - 1)
+        else:  # a sorted index array
+            n = len(k)
+            a, z = (int(k[0]), int(k[-1])) if n else (0, 0)
+        if n == 0:
+            return 0
+        firsts.append(a)
+        lasts.append(z)
+    geo = plan.geometry
+    if geo is not None:
+        return math.prod(
+            z // b - a // b + 1 for a, z, b in zip(firsts, lasts, geo.blocks, strict=True)
+        )
+    bs = reader.header.effective_blocksize
+    stride = itemsize
+    first = last = 0
+    for d in range(len(local) - 1, -1, -1):
+        first += firsts[d] * stride
+        last += lasts[d] * stride
+        stride *= full_shape[d]
+    return (last + itemsize - 1) // bs - first // bs + 1
+
+
+def _need_flat(
+    plan: ChunkPlan, local: tuple[LocalKey, ...], chunks: tuple[int, ...], itemsize: int
+) -> np.ndarray | None:
+    """The Blosc blocks a read of ``local`` decodes (a bool per block), None: all of them
+    (a large selection, or no regular blocks), as :func:`read_flat` chooses."""
+    if plan.reader is None or not is_small(local, chunks):
+        return None
+    runs = _needed_runs(local, chunks, itemsize, plan)
+    if runs is None:
+        return None
+    h = plan.reader.header
+    bs = h.effective_blocksize
+    need = np.zeros(h.nblocks, bool)
+    for a, b in runs:
+        need[a // bs : (b - 1) // bs + 1] = True
+    return need
+
+
+def _need_b2nd(plan: ChunkPlan, local: tuple[LocalKey, ...]) -> np.ndarray | None:
+    """The b2nd blocks a read of ``local`` decodes (a bool per block of the block grid),
+    None: all of them (blocks not addressable, or most of them selected), as
+    :func:`read_b2nd` chooses."""
+    geo = plan.geometry
+    assert geo is not None
+    if not plan.blocks_addressable:
+        return None
+    need = np.zeros(geo.bgrid, bool)
+    per_axis = [np.unique(_indices(k) // b) for k, b in zip(local, geo.blocks, strict=True)]
+    need[np.ix_(*per_axis)] = True
+    small = int(np.count_nonzero(need)) * 2 <= need.size or is_small(local, geo.chunks)
+    return need if small else None
+
+
+def _fill_whole_b2nd(plan: ChunkPlan, source: ByteStore, held: HeldChunk) -> None:
+    """The whole b2nd chunk decoded and its blocks put in C order in ``held``."""
+    geo = plan.geometry
+    assert geo is not None
+    items = held.items
+    if geo.ext == geo.chunks and geo.blocks[1:] == geo.chunks[1:]:
+        # blocks of whole rows (or one block), none padded: block order is C order
+        decode_whole(plan, source, held.raw)
+        held.mark_all()
+        return
+    buf = scratch(plan.nbytes, "hdf5-chunk")
+    decode_whole(plan, source, buf)
+    view = buf[: plan.nbytes].view(items.dtype).reshape(geo.bgrid + geo.blocks)
+    nd = len(geo.chunks)
+    if geo.ext == geo.chunks:  # no padding: one strided copy
+        pairs = tuple(x for g, b in zip(geo.bgrid, geo.blocks, strict=True) for x in (g, b))
+        perm = (*range(0, 2 * nd, 2), *range(1, 2 * nd, 2))
+        items.reshape(pairs).transpose(perm)[...] = view
+    else:
+        for bi in np.ndindex(*geo.bgrid):
+            region = tuple(
+                slice(i * b, min((i + 1) * b, c))
+                for i, b, c in zip(bi, geo.blocks, geo.chunks, strict=True)
+            )
+            items[region] = view[bi][tuple(slice(0, r.stop - r.start) for r in region)]
+    held.mark_all()
+
+
+def _indices(k: LocalKey) -> np.ndarray:
+    return np.arange(k.start, k.stop, k.step) if isinstance(k, slice) else np.asarray(k)
+
+
+def _true_runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """``[start, stop)`` of each run of True in a 1-d bool array.
+
+    >>> _true_runs(np.array([0, 1, 1, 0, 1], bool))
+    [(1, 3), (4, 5)]
+    """
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.view(np.int8), [0]])))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True))

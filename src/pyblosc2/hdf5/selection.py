@@ -7,6 +7,10 @@ for a negative step, take with the array's inverse for unsorted or repeated indi
 axis of an integer). Each axis then lists the chunks it touches, with the part of the chunk
 selected and where it goes in the result; the chunks a selection touches are the product of
 those lists, so a strided selection skips the chunks between its items.
+
+:func:`one_chunk_key` is the shortcut of the commonest reads (``ds[i]``, ``ds[i, a:b]``): a
+key of ints and slices of step 1 that stays inside one chunk, as that chunk's index and the
+key inside it, in a few attribute lookups per axis.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 
 from ..errors import BoundsError, ParamError, ParamTypeError
 
-__all__ = ["AxisSel", "ChunkPart", "Selection"]
+__all__ = ["AxisSel", "ChunkPart", "Selection", "one_chunk_key"]
 
 LocalKey = slice | np.ndarray
 
@@ -183,6 +187,64 @@ class Selection:
         if drop:
             out = out.reshape(tuple(n for d, n in enumerate(out.shape) if d not in drop))
         return out
+
+
+def one_chunk_key(
+    key: Any, shape: Sequence[int], chunks: Sequence[int]
+) -> tuple[tuple[int, ...], tuple[int | slice, ...]] | None:
+    """``(chunk index, key inside it)`` when ``key`` (ints, slices of step 1, as a tuple or
+    alone) selects items of one chunk of a grid of ``chunks`` over ``shape`` and at least one
+    item; ints stay ints (numpy drops their axes). None for any other key (empty, ``...``,
+    steps, arrays, out of bounds: :meth:`Selection.from_key` says what is wrong).
+
+    >>> one_chunk_key((7, slice(2, 5)), (100, 10), (50, 10))
+    ((0, 0), (7, slice(2, 5, 1)))
+    >>> one_chunk_key(-1, (100, 10), (50, 10))
+    ((1, 0), (49, slice(0, 10, 1)))
+    >>> one_chunk_key((slice(40, 60),), (100, 10), (50, 10)) is None  # two chunks
+    True
+    """
+    items = key if type(key) is tuple else (key,)
+    if len(items) > len(shape):
+        return None
+    index: list[int] = []
+    local: list[int | slice] = []
+    d = 0
+    for k in items:
+        n = shape[d]
+        c = chunks[d]
+        d += 1
+        if type(k) is slice:
+            if k.step is not None and k.step != 1:
+                return None
+            try:
+                a, b, _ = k.indices(n)
+            except (TypeError, ValueError):
+                return None
+            q = a // c
+            if b <= a or (b - 1) // c != q:
+                return None
+            index.append(q)
+            local.append(slice(a - q * c, b - q * c, 1))
+            continue
+        if type(k) is not int:
+            if not isinstance(k, np.integer):
+                return None
+            k = int(k)
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            return None
+        q = k // c
+        index.append(q)
+        local.append(k - q * c)
+    while d < len(shape):  # axes not in the key: whole, inside one chunk
+        if not 0 < shape[d] <= chunks[d]:
+            return None
+        index.append(0)
+        local.append(slice(0, shape[d], 1))
+        d += 1
+    return tuple(index), tuple(local)
 
 
 def _is_array(k: Any) -> bool:

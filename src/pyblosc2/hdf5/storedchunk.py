@@ -17,12 +17,14 @@ before anything is decoded: the chunk's own header, not ``cd_values``, drives th
 A read parses the stored chunk into a plan (:mod:`.chunkplan`: the frame and chunk layout,
 kept per dataset while nothing can change them) and takes the selection out of it
 (:mod:`.chunkread`), from the chunk's bytes or from byte ranges of the file
-(:mod:`.chunkfile`).
+(:mod:`.chunkfile`), or fills the blocks it needs into a chunk the dataset holds
+(:mod:`.chunkcache`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +38,10 @@ from ..params import CParams
 from ..schunk import SChunk
 from .blockshape import auto_blocksize, b2nd_block_shape
 from .cd_values import Blosc2Values, BloscValues
+from .chunkcache import HeldChunk
 from .chunkfile import StoredChunk
 from .chunkplan import ChunkPlan, PlanCache, plan_blosc, plan_frame
-from .chunkread import read_b2nd, read_flat
+from .chunkread import decodes_most, fill_b2nd, fill_flat, read_b2nd, read_flat
 from .fletcher32 import append_checksum, strip_checksum
 from .selection import LocalKey
 
@@ -105,15 +108,73 @@ class ChunkCodec:
         """``out[...]`` = the items ``local`` selects in chunk ``index`` (``out``: the shape
         of the selection plus the trailing axes of a subarray dtype, of ``item_dtype``).
         ``cache`` keeps the chunk's plan by its address, size and filter mask."""
+        self._named(index, self._read_into, stored, local, out, cache)
+
+    def fill(
+        self,
+        stored: StoredChunk,
+        held: HeldChunk,
+        local: tuple[LocalKey, ...],
+        index: tuple[int, ...],
+        cache: PlanCache | None = None,
+    ) -> None:
+        """Decode into the held chunk ``index`` (:mod:`.chunkcache`) the blocks of ``stored``
+        holding the items ``local`` selects that it does not have yet (all of them for a
+        chunk with a checksum or stored as is)."""
+        self._named(index, self._fill, stored, held, local, cache)
+
+    def decodes_most(
+        self,
+        stored: StoredChunk,
+        local: tuple[LocalKey, ...],
+        index: tuple[int, ...],
+        cache: PlanCache | None = None,
+    ) -> bool:
+        """Whether a read of ``local`` out of ``stored`` decodes most of the chunk anyway
+        (:func:`~.chunkread.decodes_most`; a chunk with a checksum or stored as is: always)."""
+        return bool(self._named(index, self._decodes_most, stored, local, cache))
+
+    def _decodes_most(
+        self,
+        stored: StoredChunk,
+        local: tuple[LocalKey, ...],
+        cache: PlanCache | None,
+        where: str,
+    ) -> bool:
+        if self.checksummed(stored.mask) or stored.mask >> self.codec_bit & 1:
+            return True
+        _, plan = self._stored_plan(stored, cache, where)
+        assert plan is not None
+        return decodes_most(plan, local, self.full_shape, self.dtype.itemsize)
+
+    def _named(self, index: tuple[int, ...], fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args, where)``, its format errors naming chunk ``index``."""
         where = self._where(index)
         try:
-            self._read_into(stored, local, out, cache, where)
+            return fn(*args, where)
         except FormatError as exc:
             if exc.where.startswith("HDF5 "):
                 raise
             raise FormatError(
                 f"{where}: {exc.where}", exc.field, exc.offset, exc.expected, exc.got
             ) from None
+
+    def _stored_plan(
+        self, stored: StoredChunk, cache: PlanCache | None, where: str
+    ) -> tuple[StoredChunk, ChunkPlan | None]:
+        """The stored chunk without its checksum, and its plan (None: stored as is)."""
+        mask = stored.mask
+        if self.checksummed(mask):
+            assert stored.data is not None  # a checksum needs the whole chunk
+            body = strip_checksum(stored.data, where)
+            stored = StoredChunk(mask, len(body), stored.address, data=body)
+        if mask >> self.codec_bit & 1:  # stored as is
+            return stored, None
+        source = stored.source()
+        if cache is None or stored.address is None:
+            return stored, self.plan(source)
+        key = (stored.address, stored.size, mask)
+        return stored, cache.get(key, lambda: self.plan(source))
 
     def _read_into(
         self,
@@ -123,24 +184,35 @@ class ChunkCodec:
         cache: PlanCache | None,
         where: str,
     ) -> None:
-        mask = stored.mask
-        if self.checksummed(mask):
-            assert stored.data is not None  # a checksum needs the whole chunk
-            body = strip_checksum(stored.data, where)
-            stored = StoredChunk(mask, len(body), stored.address, data=body)
-        if mask >> self.codec_bit & 1:  # stored as is
+        stored, plan = self._stored_plan(stored, cache, where)
+        if plan is None:
             assert stored.data is not None
             out[...] = self._view(np.frombuffer(stored.data, np.uint8), where)[local]
+        elif plan.geometry is not None:
+            read_b2nd(plan, stored.source(), local, out)
+        else:
+            read_flat(plan, stored.source(), local, out, self.full_shape, self.dtype.itemsize)
+
+    def _fill(
+        self,
+        stored: StoredChunk,
+        held: HeldChunk,
+        local: tuple[LocalKey, ...],
+        cache: PlanCache | None,
+        where: str,
+    ) -> None:
+        if self.checksummed(stored.mask) or stored.mask >> self.codec_bit & 1:
+            if not held.complete:  # only ever decoded whole
+                full = tuple(slice(0, c, 1) for c in self.chunks)
+                self._read_into(stored, full, held.items, cache, where)
+                held.mark_all()
             return
-        source = stored.source()
-        if cache is None or stored.address is None:
-            plan = self.plan(source)
-        else:
-            plan = cache.get((stored.address, stored.size, mask), lambda: self.plan(source))
+        stored, plan = self._stored_plan(stored, cache, where)
+        assert plan is not None
         if plan.geometry is not None:
-            read_b2nd(plan, source, local, out)
+            fill_b2nd(plan, stored.source(), held, local)
         else:
-            read_flat(plan, source, local, out, self.full_shape, self.dtype.itemsize)
+            fill_flat(plan, stored.source(), held, local, self.dtype.itemsize)
 
     def checksummed(self, mask: int) -> bool:
         """Whether a chunk stored with filter ``mask`` ends in a Fletcher-32 checksum."""

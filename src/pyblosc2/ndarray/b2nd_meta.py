@@ -18,6 +18,7 @@ from ..errors import FormatError
 
 __all__ = ["MAX_DIM", "B2NDMeta", "dtype_from_str", "dtype_to_str"]
 
+#: the most dimensions a b2nd array has (B2ND_MAX_DIM)
 MAX_DIM = 16
 VERSION = 0
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._bytes import BufferLike
 from ..errors import ParamError
+from ..frame.location import put_cframe, whole_at_url
 from ..schunk import SChunk, schunk_from_cframe
 from .constructors import copy, open
 from .indexing import is_int_key, normalize_key
@@ -34,6 +35,10 @@ def save(
     array([0, 1, 2, 3])
     """
     kwargs.setdefault("mode", "w")
+    if whole_at_url(urlpath, {**kwargs, "contiguous": contiguous}):  # built here, written whole
+        own = {k: v for k, v in kwargs.items() if k not in ("mode", "storage_options")}
+        put_cframe(urlpath, copy(array, **own).to_cframe(), kwargs)
+        return
     copy(array, urlpath=urlpath, contiguous=contiguous, **kwargs)
 
 

@@ -21,6 +21,7 @@ from ..chunk.decode import ChunkReader
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import ParamError
+from ..frame.location import put_cframe, whole_at_url
 from .blocklayout import buffer_to_chunk
 from .build import copy_of
 from .fancy import getitem, setitem
@@ -229,6 +230,10 @@ class NDArray(NDArrayMembers, Operand):
         >>> open(path)[1:3]
         array([1, 2])
         """
+        if whole_at_url(urlpath, {**kwargs, "contiguous": contiguous}):  # written whole
+            own = {k: v for k, v in kwargs.items() if k not in ("mode", "storage_options")}
+            put_cframe(urlpath, copy_of(self, **own).to_cframe(), kwargs)
+            return
         copy_of(self, urlpath=urlpath, contiguous=contiguous, **kwargs)
 
     def iterchunks_info(self) -> Iterator[ChunkInfoNDArray]:

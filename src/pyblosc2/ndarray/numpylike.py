@@ -305,6 +305,20 @@ def full_like(x: Any, fill_value: Any, dtype: DTypeLike | None = None, **kwargs:
     return full(shape, fill_value, dt, **kwargs)
 
 
+def are_partitions_aligned(shape: ShapeLike, chunks: ShapeLike, blocks: ShapeLike) -> bool:
+    """Whether chunks divide the shape and blocks divide the chunks, in every dimension.
+
+    >>> are_partitions_aligned((12,), (4,), (2,)), are_partitions_aligned((10, 8), (4, 4), (3, 2))
+    (True, False)
+    """
+    sh, ch, bl = (
+        parse_shape(v, n, 0) for v, n in ((shape, "shape"), (chunks, "chunks"), (blocks, "blocks"))
+    )
+    return all(c and s % c == 0 for s, c in zip(sh, ch, strict=True)) and all(
+        b and c % b == 0 for c, b in zip(ch, bl, strict=True)
+    )
+
+
 def are_partitions_behaved(shape: ShapeLike, chunks: ShapeLike, blocks: ShapeLike) -> bool:
     """Whether blocks tile chunks and chunks tile the array so that each is a C-contiguous
     run of its container (same last dimension, the others dividing evenly).

@@ -6,7 +6,10 @@ Python pre/postfilters and fillers (:mod:`.hooks`), the further python-blosc2 me
 opening of frame files and URLs (:mod:`.opener`).
 """
 
+from typing import Any
+
 from ..meta import Meta, VLMeta
+from ..params import DParams
 from ..storage import Storage
 from .members import format_nbytes
 from .opener import open
@@ -23,3 +26,10 @@ __all__ = [
     "remove_urlpath",
     "schunk_from_cframe",
 ]
+
+
+def _set_default_dparams(kwargs: dict[str, Any]) -> None:
+    """python-blosc2's private helper its tests call before ``blosc2_ext.open``: the default
+    ``dparams`` when none are given."""
+    if kwargs.get("dparams") is None:
+        kwargs["dparams"] = DParams()

@@ -315,7 +315,9 @@ class SChunkMembers:
 def open_members(cls: Any, path: str, mode: str, kwargs: dict[str, Any]) -> Any:
     """What :func:`pyblosc2.schunk.open` does with an existing frame at ``path``: open it
     (``mmap_mode`` decides the access when given), then apply the ``cparams``/``dparams``
-    given for this handle; ``mode='w'`` empties it, as python-blosc2's ``open`` does."""
+    given for this handle; ``mode='w'`` empties a plain SChunk, as python-blosc2's ``open``
+    does (an N-d array, with a ``b2nd`` metalayer, keeps its chunks: python-blosc2 4.x opens
+    it whole with ``mode='w'``, and its shape has to go on matching them)."""
     cparams, dparams = kwargs.pop("cparams", None), kwargs.pop("dparams", None)
     if kwargs.get("mmap_mode") is None:
         kwargs.pop("mmap_mode", None)
@@ -325,6 +327,6 @@ def open_members(cls: Any, path: str, mode: str, kwargs: dict[str, Any]) -> Any:
         s.cparams = s._cparams_from_header(cparams)
     if dparams is not None:
         s.dparams = DParams.from_any(dparams)
-    if mode == "w" and s.mode != "r" and s.nchunks:
+    if mode == "w" and s.mode != "r" and s.nchunks and "b2nd" not in dict(s.metalayers):
         s.set_chunks([])
     return s

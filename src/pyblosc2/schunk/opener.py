@@ -55,6 +55,10 @@ def open(
         raise ParamError(f"storage_options apply to URLs, not to the local path {path!r}")
     if not exists(path):
         raise FileNotFoundError(f"No such file or directory: {path}")
+    if kwargs.get("mmap_mode") == "w+":
+        raise ParamError(
+            f"w+ mmap_mode cannot be used to open an existing file ({path}): it creates one"
+        )
     if offset:
         storage = Storage(urlpath=path, mode="r", contiguous=True)
         if (mode, kwargs.get("mmap_mode")) not in (("r", None), (None, "r"), ("r", "r")):

@@ -328,6 +328,21 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         with self._frame.writing():
             yield self
 
+    @contextlib.contextmanager
+    def holding_shared_lock(self) -> Iterator[SChunk]:
+        """Hold the frame for reading across several reads, which see one state of it: with
+        locking, C-Blosc2's shared frame lock (other handles' changes wait; readers do not),
+        the frame re-read on entry when another handle changed it. A change cannot start
+        inside (:meth:`holding_lock` is the exclusive hold).
+
+        >>> s = SChunk(chunksize=40, data=bytes(80))
+        >>> with s.holding_shared_lock():
+        ...     s.nchunks, len(s.get_chunk(1)) > 0
+        (2, True)
+        """
+        with self._frame.reading():
+            yield self
+
     def refresh(self) -> bool:
         """Re-read the frame (what another handle wrote becomes visible); returns whether
         anything changed (always False in memory), as python-blosc2's does."""
@@ -348,10 +363,12 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
     @property
     @reads
     def metalayers(self) -> tuple[tuple[str, bytes], ...]:
+        """The metalayers as ``(name, msgpack bytes)`` pairs (what ``Meta`` reads)."""
         return self.header.metalayers
 
     @writes
     def update_metalayer(self, name: str, content: bytes) -> None:
+        """Replace the msgpack bytes of metalayer ``name`` by ``content`` of the same size."""
         self._check_writable()
         metas = dict(self.header.metalayers)
         if name not in metas:
@@ -365,10 +382,12 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
     @property
     @reads
     def vlmeta_entries(self) -> tuple[tuple[str, bytes], ...]:
+        """The user's vlmeta entries as ``(name, compressed bytes)`` pairs."""
         return tuple((k, v) for k, v in self._frame.trailer.vlmeta if k not in HIDDEN_VLMETA)
 
     @writes
     def set_vlmeta_entries(self, entries: tuple[tuple[str, bytes], ...]) -> None:
+        """Replace every vlmeta entry by ``entries`` (``(name, compressed bytes)``), one commit."""
         self._check_writable()
         hidden = sorted(HIDDEN_VLMETA & {k for k, _ in entries})
         if hidden:
@@ -377,6 +396,7 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
 
     @property
     def vlmeta_nthreads(self) -> int:
+        """The thread count vlmeta values are compressed with (``cparams.nthreads``)."""
         return self.cparams.nthreads
 
     # -- chunks ---------------------------------------------------------------------------

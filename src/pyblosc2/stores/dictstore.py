@@ -408,6 +408,7 @@ class DictStore(StoreForms):
             )
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The value at ``key``, or ``default`` when there is none."""
         try:
             return self[key]
         except KeyError:
@@ -449,10 +450,12 @@ class DictStore(StoreForms):
         return set(self.map_tree) | set(self._estore.keys())
 
     def values(self) -> Iterator[Any]:
+        """Every value, in key order of :meth:`keys`."""
         for key in self.keys():
             yield self[key]
 
     def items(self) -> Iterator[tuple[str, Any]]:
+        """Every ``(key, value)`` pair."""
         for key in self.keys():
             yield key, self[key]
 
@@ -487,6 +490,7 @@ class DictStore(StoreForms):
     # -- info ---------------------------------------------------------------------------------
     @property
     def info_items(self) -> list[tuple[str, Any]]:
+        """The rows :attr:`info` prints, as ``(name, value)`` pairs."""
         keys = sorted(self.keys())
         return [
             ("type", type(self).__name__),

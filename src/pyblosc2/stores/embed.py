@@ -257,6 +257,7 @@ class EmbedStore:
         return leaf_from_cframe(cframe)
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The value at ``key``, or ``default`` when there is none."""
         try:
             return self[key]
         except KeyError:
@@ -284,14 +285,17 @@ class EmbedStore:
         return iter(list(self._embed_map))
 
     def keys(self) -> KeysView[str]:
+        """The keys of the stored values."""
         self._sync_metadata()
         return self._embed_map.keys()
 
     def values(self) -> Iterator[Any]:
+        """Every stored value (each read from its frame)."""
         for key in list(self.keys()):
             yield self[key]
 
     def items(self) -> Iterator[tuple[str, Any]]:
+        """Every ``(key, value)`` pair."""
         for key in list(self.keys()):
             yield key, self[key]
 

@@ -16,14 +16,17 @@ import os
 from typing import Any
 
 from ..backends.file import FileStore
+from ..backends.localize import localize
 from ..errors import Blosc2Error, ParamError
 from ..frame.location import is_url
+from ..proxies.cache import SOURCE_META
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
 from .dictstore import DictStore
 from .embed import EmbedStore
 from .keys import EMBED_NAME
 from .leaves import URLPath, check_deserialize, container_of, schunk_in_window
+from .proxies import open_lazy, open_proxy
 from .tables import root_table
 from .treestore import TreeStore
 from .zipindex import ZipIndex
@@ -148,6 +151,24 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> Any:
             kwargs["deserialize"] = check_deserialize(kwargs["deserialize"])
         options = {k: kwargs[k] for k in ("storage_options",) if kwargs.get(k)}
         local = not is_url(path)
+        if kwargs.get("lazy") is True and not local:
+            return open_lazy(path, mode, offset, kwargs)
+        if kwargs.get("max_concurrency") is not None and kwargs.get("lazy") is not True:
+            raise NotImplementedError("max_concurrency= is for lazy=True proxies of URLs")
+        cache = kwargs.get("cache_storage")
+        if cache is not None and not local:
+            if mode not in ("r", None):
+                raise NotImplementedError(
+                    f"mode={mode!r} with cache_storage=: a cached URL is read, "
+                    "open it with mode='r'"
+                )
+            if path.rstrip("/").endswith(".b2d"):  # a directory store: read from a local copy
+                rest = {
+                    k: v for k, v in kwargs.items() if k not in ("cache_storage", "storage_options")
+                }
+                return open(
+                    localize(path, cache, options.get("storage_options")), "r", offset, **rest
+                )
         if not (offset and local):
             cls = store_class(path, options) if path.endswith(STORE_SUFFIXES) else None
             if cls is not None:
@@ -155,6 +176,8 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> Any:
     frame_kwargs = {k: v for k, v in kwargs.items() if k != "deserialize"}
     try:
         schunk = open_schunk(urlpath, mode, offset, **frame_kwargs)
+        if SOURCE_META in {name for name, _ in schunk.metalayers}:
+            return open_proxy(schunk, kwargs.get("deserialize", "safe"), open)
         return container_of(schunk, kwargs.get("deserialize", "safe"))
     except (Blosc2Error, OSError) as exc:
         if not isinstance(urlpath, str | os.PathLike) or offset:

@@ -158,10 +158,12 @@ class TreeStore(DictStore):
         return len(self.keys())
 
     def items(self) -> Iterator[tuple[str, Any]]:
+        """Every ``(key, value)`` pair, groups included."""
         for key in self.keys():
             yield key, self[key]
 
     def values(self) -> Iterator[Any]:
+        """Every value, groups included (as subtree views)."""
         for key in self.keys():
             yield self[key]
 
@@ -408,9 +410,11 @@ class TreeStore(DictStore):
 
     # -- python-blosc2 members pyblosc2 does not provide ---------------------------------------
     def open_remote(self, key: str, **kwargs: Any) -> Any:
+        """Not implemented: python-blosc2's RemoteStore references (``NotImplementedError``)."""
         raise NotImplementedError("RemoteStore references (python-blosc2's remote groups)")
 
     def materialize(self, destination: Any, *, overwrite: bool = False) -> Any:
+        """Not implemented: python-blosc2's RemoteStore references (``NotImplementedError``)."""
         raise NotImplementedError("materialize: RemoteStore references (remote groups)")
 
     def _info_contents(self, keys: list[str]) -> str:

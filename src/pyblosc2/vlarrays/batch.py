@@ -99,14 +99,17 @@ class Batch(Sequence[Any]):
 
     @property
     def nbytes(self) -> int:
+        """Uncompressed bytes of the batch's items."""
         return self._nbytes
 
     @property
     def cbytes(self) -> int:
+        """Compressed bytes of the batch's chunk."""
         return self._cbytes
 
     @property
     def cratio(self) -> float:
+        """``nbytes / cbytes``."""
         return self._nbytes / self._cbytes
 
     def __repr__(self) -> str:

@@ -313,6 +313,7 @@ class BatchArray(ChunkList):
 
     @property
     def serializer(self) -> str:
+        """How items are serialized: ``"msgpack"``."""
         return self._serializer
 
     def _block_sizes(self, lengths: list[int]) -> list[int] | None:

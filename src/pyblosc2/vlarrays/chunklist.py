@@ -354,10 +354,12 @@ class ChunkList:
     # -- the super-chunk ------------------------------------------------------------------
     @property
     def meta(self) -> Any:
+        """The frame's fixed-size metalayers (:class:`~pyblosc2.SChunk` ``meta``)."""
         return self.schunk.meta
 
     @property
     def vlmeta(self) -> Any:
+        """The frame's variable-length metadata (:class:`~pyblosc2.SChunk` ``vlmeta``)."""
         return self.schunk.vlmeta
 
     @property
@@ -367,34 +369,42 @@ class ChunkList:
 
     @property
     def cparams(self) -> CParams:
+        """Compression parameters of the underlying super-chunk."""
         return self.schunk.cparams
 
     @property
     def dparams(self) -> DParams:
+        """Decompression parameters of the underlying super-chunk."""
         return self.schunk.dparams
 
     @property
     def typesize(self) -> int:
+        """The super-chunk's typesize."""
         return self.schunk.typesize
 
     @property
     def nbytes(self) -> int:
+        """Uncompressed bytes of all chunks."""
         return self.schunk.nbytes
 
     @property
     def cbytes(self) -> int:
+        """Compressed bytes of all chunks."""
         return self.schunk.cbytes
 
     @property
     def cratio(self) -> float:
+        """``nbytes / cbytes``."""
         return self.schunk.cratio
 
     @property
     def urlpath(self) -> str | None:
+        """The file or URL the container is stored at (None in memory)."""
         return self.schunk.urlpath
 
     @property
     def contiguous(self) -> bool:
+        """Whether the frame is contiguous (one file) rather than sparse (a directory)."""
         return self.schunk.contiguous
 
     @property

@@ -348,56 +348,69 @@ class ListArray:
 
     @property
     def schunk(self) -> SChunk:
+        """The super-chunk holding the rows (of the backend container)."""
         return self._backend.schunk
 
     @property
     def meta(self) -> Any:
+        """The frame's fixed-size metalayers."""
         return self._backend.meta
 
     @property
     def vlmeta(self) -> Any:
+        """The frame's variable-length metadata."""
         return self._backend.vlmeta
 
     @property
     def attrs(self) -> Any:
+        """User attributes: :attr:`vlmeta` under its recommended name."""
         return self.vlmeta
 
     @property
     def cparams(self) -> Any:
+        """Compression parameters of the backend container."""
         return self._backend.cparams
 
     @property
     def dparams(self) -> Any:
+        """Decompression parameters of the backend container."""
         return self._backend.dparams
 
     @property
     def urlpath(self) -> str | None:
+        """The file or URL the rows are stored at (None in memory)."""
         return self._backend.urlpath
 
     @property
     def contiguous(self) -> bool:
+        """Whether the frame is contiguous (one file) rather than sparse (a directory)."""
         return self._backend.contiguous
 
     @property
     def items_per_block(self) -> int | None:
+        """Items per VL block with a BatchArray backend, None with an ObjectArray one."""
         if isinstance(self._backend, BatchArray):
             return self._backend.items_per_block
         return None
 
     @property
     def nbytes(self) -> int:
+        """Uncompressed bytes of the stored rows."""
         return self._backend.nbytes
 
     @property
     def cbytes(self) -> int:
+        """Compressed bytes of the stored rows."""
         return self._backend.cbytes
 
     @property
     def cratio(self) -> float:
+        """``nbytes / cbytes``."""
         return self._backend.cratio
 
     @property
     def info_items(self) -> list[tuple[str, Any]]:
+        """The rows :attr:`info` prints, as ``(name, value)`` pairs."""
         return [
             ("type", "ListArray"),
             ("logical_type", self.spec.display_label()),
@@ -414,6 +427,7 @@ class ListArray:
 
     @property
     def info(self) -> InfoReport:
+        """A printable summary of the container (python-blosc2's ``info``)."""
         return InfoReport(self.info_items)
 
     def to_cframe(self) -> bytes:

@@ -106,6 +106,7 @@ class ObjectArray(ChunkList):
     # -- the container ------------------------------------------------------------------
     @property
     def chunksize(self) -> int:
+        """The super-chunk's chunk size."""
         return self.schunk.chunksize
 
     @property

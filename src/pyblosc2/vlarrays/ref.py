@@ -42,10 +42,15 @@ class Ref:
     True
     """
 
+    #: what is referenced: ``urlpath``, ``dictstore_key``, ``c2array``, ``fsspec`` or ``zarr``
     kind: str
+    #: the file or URL (every kind but ``c2array``)
     urlpath: str | None = None
+    #: the key inside a DictStore or TreeStore (``dictstore_key``)
     key: str | None = None
+    #: the dataset path on a Caterva2 server (``c2array``)
     path: str | None = None
+    #: the Caterva2 server's URL (``c2array``)
     urlbase: str | None = None
 
     def __post_init__(self) -> None:
@@ -73,22 +78,27 @@ class Ref:
 
     @classmethod
     def urlpath_ref(cls, urlpath: str) -> Ref:
+        """A reference to the container stored at ``urlpath``."""
         return cls(kind="urlpath", urlpath=urlpath)
 
     @classmethod
     def dictstore_key(cls, urlpath: str, key: str) -> Ref:
+        """A reference to the value at ``key`` of the DictStore or TreeStore at ``urlpath``."""
         return cls(kind="dictstore_key", urlpath=urlpath, key=key)
 
     @classmethod
     def c2array_ref(cls, path: str, urlbase: str | None = None) -> Ref:
+        """A reference to a Caterva2 dataset ``path`` (on the server at ``urlbase``)."""
         return cls(kind="c2array", path=path, urlbase=urlbase)
 
     @classmethod
     def fsspec_ref(cls, urlpath: str) -> Ref:
+        """A reference to an fsspec URL."""
         return cls(kind="fsspec", urlpath=urlpath)
 
     @classmethod
     def zarr_ref(cls, urlpath: str) -> Ref:
+        """A reference to a zarr array at ``urlpath``."""
         return cls(kind="zarr", urlpath=urlpath)
 
     @classmethod
