@@ -22,8 +22,17 @@ array([[ 4,  6],
        [ 8, 10]])
 """
 
+import importlib as _importlib
+import importlib.abc as _importlib_abc
+import importlib.machinery as _importlib_machinery
+import importlib.util as _importlib_util
 import os as _os
+import sys as _sys
+import types as _types
+from collections import abc as _abc
 from dataclasses import fields as _fields
+
+import numpy as _np
 
 # -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
 from . import blosc2_ext as blosc2_ext  # python-blosc2's C-extension names
@@ -76,6 +85,7 @@ from .errors import (
     CodecError,
     FormatError,
     FrameChangedError,
+    MemoryBudgetError,
     ParamError,
     TruncatedError,
 )
@@ -91,9 +101,6 @@ from .ndarray.constructors import (
     zeros,
 )
 from .ndarray.dask_io import from_dask
-
-# -- API parity "ops": operators/reductions, evaluate, SChunk/VLMeta members --------------
-from .ndarray.evaluate import evaluate
 from .ndarray.extra import arange, frombuffer, linspace
 from .ndarray.io import get_slice_nchunks, load, save
 from .ndarray.members import NDField  # NDArray indexing (issue 11)
@@ -400,3 +407,286 @@ __all__ += [
     "SimpleProxy",
     "as_simpleproxy",
 ]
+
+# -- issue 33: the compute engine (lazy expressions, reductions, where, filters) ----------------
+# importing pyblosc2.compute registers the engine behind the NDArray operators
+#: numpy's names python-blosc2 re-exports for the array API
+from numpy import e, finfo, iinfo, inf, nan, newaxis, pi  # noqa: E402
+
+#: numpy's bool type (python-blosc2's ``blosc2.bool_``)
+bool_ = _np.bool_
+
+from . import compute as compute  # noqa: E402
+from .compute import (  # noqa: E402
+    FPAccuracy,
+    LazyArray,
+    LazyExpr,
+    abs,
+    acos,
+    acosh,
+    add,
+    all,
+    any,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    argmax,
+    argmin,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    can_cast,
+    ceil,
+    clip,
+    conj,
+    contains,
+    copysign,
+    cos,
+    cosh,
+    count_nonzero,
+    cumulative_prod,
+    cumulative_sum,
+    divide,
+    endswith,
+    equal,
+    evaluate,
+    exp,
+    expm1,
+    floor,
+    floor_divide,
+    get_expr_operands,
+    greater,
+    greater_equal,
+    hypot,
+    imag,
+    isdtype,
+    isfinite,
+    isinf,
+    isnan,
+    lazyexpr,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lower,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    multiply,
+    negative,
+    nextafter,
+    not_equal,
+    positive,
+    pow,
+    prod,
+    real,
+    reciprocal,
+    remainder,
+    result_type,
+    round,
+    sign,
+    signbit,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    squeeze,
+    startswith,
+    std,
+    subtract,
+    sum,
+    tan,
+    tanh,
+    trunc,
+    upper,
+    validate_expr,
+    var,
+    where,
+)
+from .ndarray.operand import Operand  # noqa: E402
+
+__all__ += [
+    "FPAccuracy",
+    "LazyArray",
+    "LazyExpr",
+    "MemoryBudgetError",
+    "Operand",
+    "abs",
+    "acos",
+    "acosh",
+    "add",
+    "all",
+    "any",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "argmax",
+    "argmin",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "can_cast",
+    "ceil",
+    "clip",
+    "compute",
+    "conj",
+    "contains",
+    "copysign",
+    "cos",
+    "cosh",
+    "count_nonzero",
+    "cumulative_prod",
+    "cumulative_sum",
+    "divide",
+    "e",
+    "endswith",
+    "equal",
+    "exp",
+    "expm1",
+    "finfo",
+    "floor",
+    "floor_divide",
+    "get_expr_operands",
+    "greater",
+    "greater_equal",
+    "hypot",
+    "iinfo",
+    "imag",
+    "inf",
+    "isdtype",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "lazyexpr",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "lower",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "multiply",
+    "nan",
+    "negative",
+    "newaxis",
+    "nextafter",
+    "not_equal",
+    "pi",
+    "positive",
+    "pow",
+    "prod",
+    "real",
+    "reciprocal",
+    "remainder",
+    "result_type",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "squeeze",
+    "startswith",
+    "std",
+    "subtract",
+    "sum",
+    "tan",
+    "tanh",
+    "trunc",
+    "upper",
+    "validate_expr",
+    "var",
+    "where",
+]
+
+
+class _Package(_types.ModuleType):
+    """python-blosc2 has submodules named like its functions (``blosc2.lazyexpr`` is both):
+    importing such a submodule must not replace the function the package exports."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        have = self.__dict__.get(name)
+        if (
+            isinstance(value, _types.ModuleType)
+            and callable(have)
+            and not isinstance(have, _types.ModuleType)
+        ):
+            return
+        super().__setattr__(name, value)
+
+
+class _AliasLoader(_importlib_abc.Loader):
+    def __init__(self, real: str) -> None:
+        self.real = real
+
+    def create_module(self, spec: _importlib_machinery.ModuleSpec) -> _types.ModuleType:
+        return _importlib.import_module(self.real)
+
+    def exec_module(self, module: _types.ModuleType) -> None:
+        pass
+
+
+class _AliasFinder(_importlib_abc.MetaPathFinder):
+    """``import pyblosc2 as blosc2`` made permanent (``sys.modules["blosc2"] = pyblosc2``, as
+    scripts moving from python-blosc2 do): ``import blosc2.lazyexpr`` is then
+    ``pyblosc2.lazyexpr`` itself, not a second copy of the package's modules under another
+    name (whose classes would not be pyblosc2's)."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: _abc.Sequence[str] | None = None,
+        target: _types.ModuleType | None = None,
+    ) -> _importlib_machinery.ModuleSpec | None:
+        head, _, tail = fullname.partition(".")
+        if not tail or head == __name__ or _sys.modules.get(head) is not _sys.modules[__name__]:
+            return None
+        return _importlib_util.spec_from_loader(fullname, _AliasLoader(f"{__name__}.{tail}"))
+
+
+_sys.modules[__name__].__class__ = _Package
+_sys.meta_path.insert(0, _AliasFinder())

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .api import vlcompress, vldecompress, vldecompress_block
+from .compute.analysis import Analysis
+from .errors import ParamError
 from .ndarray.ndarray import NDArray
 from .schunk import SChunk
 from .schunk import open as open_schunk
 
-__all__ = ["open", "vlcompress", "vldecompress", "vldecompress_block"]
+__all__ = ["me_output_dtype", "open", "vlcompress", "vldecompress", "vldecompress_block"]
 
 
 def open(urlpath: Any, mode: str, offset: int, **kwargs: Any) -> SChunk | NDArray:
@@ -35,3 +39,18 @@ def open(urlpath: Any, mode: str, offset: int, **kwargs: Any) -> SChunk | NDArra
     if "b2nd" in {name for name, _ in schunk.metalayers}:
         return NDArray(schunk)
     return schunk
+
+
+def me_output_dtype(expression: str, dtypes: dict[str, Any]) -> np.dtype | None:
+    """The dtype of ``expression`` over operands of ``dtypes`` (name -> dtype), or None when
+    it cannot be computed (python-blosc2's probe of its miniexpr compiler; here the compute
+    engine's analysis answers: numpy's dtype, string widths included).
+
+    >>> me_output_dtype("o0 + 'x'", {"o0": "<U3"}), me_output_dtype("nosuch(o0)", {"o0": "f8"})
+    (dtype('<U4'), None)
+    """
+    try:
+        ops = {k: np.empty((1,), np.dtype(v)) for k, v in dtypes.items()}
+        return Analysis.of(expression, ops).dtype
+    except (ParamError, TypeError):
+        return None

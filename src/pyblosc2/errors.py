@@ -19,6 +19,7 @@ __all__ = [
     "CodecError",
     "FormatError",
     "FrameChangedError",
+    "MemoryBudgetError",
     "MissingPartError",
     "NotAFrameError",
     "OrderError",
@@ -183,6 +184,25 @@ class FrameChangedError(Blosc2Error):
     """Another handle changed the frame since this one last read it, and this handle does not
     use locking: its change is refused rather than written over the other one's (open the
     frame again, or use ``locking=True`` on every handle)."""
+
+
+class MemoryBudgetError(Blosc2Error, MemoryError):
+    """An operation whose projected peak memory exceeds the bound it runs under
+    (``max_memory=``, by default the machine's available memory), refused before anything is
+    allocated: names the operation, the bytes it needs and the bound. Also a
+    :class:`MemoryError`.
+
+    >>> e = MemoryBudgetError("expr[...] as numpy", 8_000_000_000, 1_000_000_000)
+    >>> str(e)[:60], e.needed, e.bound
+    ('expr[...] as numpy needs 8000000000 bytes (7.45 GiB), over t', 8000000000, 1000000000)
+    """
+
+    def __init__(self, what: str, needed: int, bound: int) -> None:
+        self.what, self.needed, self.bound = what, needed, bound
+        super().__init__(
+            f"{what} needs {needed} bytes ({needed / 2**30:.2f} GiB), over the memory bound "
+            f"of {bound} bytes ({bound / 2**30:.2f} GiB)"
+        )
 
 
 class RemoteError(Blosc2Error, OSError):

@@ -10,12 +10,33 @@ chunk grid).
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from .ndarray.keys import process_key
 
-__all__ = ["get_chunks_idx", "process_key"]
+__all__ = ["NUMPY_GE_2_0", "get_chunks_idx", "npvecdot", "process_key"]
+
+#: whether numpy is 2.0 or newer (python-blosc2's flag)
+NUMPY_GE_2_0 = int(np.__version__.split(".")[0]) >= 2
 
 
 def get_chunks_idx(shape: Sequence[int], chunks: Sequence[int]) -> tuple[tuple[int, ...], int]:
-    """The chunk grid of an array (chunks per dimension) and its number of chunks."""
+    """The chunk grid of an array (chunks per dimension) and its number of chunks.
+
+    >>> get_chunks_idx((10, 7), (4, 7))
+    ((3, 1), 3)
+    """
     grid = tuple(math.ceil(s / c) for s, c in zip(shape, chunks, strict=True))
     return grid, math.prod(grid)
+
+
+def npvecdot(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    """numpy's ``vecdot`` (the conjugated dot product along ``axis``), also before numpy 2.
+
+    >>> float(npvecdot(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
+    11.0
+    """
+    vecdot = getattr(np, "vecdot", None)
+    if vecdot is not None:
+        return vecdot(a, b, axis=axis)
+    return np.sum(np.conj(a) * b, axis=axis)

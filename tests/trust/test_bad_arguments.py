@@ -54,7 +54,7 @@ CASES: list[tuple[str, Callable[[Path], Any], type[Exception], str]] = [
         "expression syntax",
         lambda p: pb.evaluate("x +* 1", {"x": np.arange(3)}),
         pb.ParamError,
-        "cannot be evaluated",
+        "is not valid",
     ),
     (
         "fill_special 10**15",

@@ -54,7 +54,9 @@ LAYERS = {
     "proxies": 8.37,  # Proxy: a cache of a source filled as reads touch it (issue 34)
     "proxy_source": 8.38,  # python-blosc2's blosc2.proxy_source (names proxies.byterange)
     "proxy": 8.39,  # python-blosc2's blosc2.proxy module name (re-exports)
-    "random": 8.4,  # python-blosc2's blosc2.random: distributions drawn chunk by chunk
+    "compute": 8.4,  # lazy expressions, reductions, where: the engine behind NDArray's operators
+    "random": 8.41,  # python-blosc2's blosc2.random: distributions drawn chunk by chunk
+    "lazyexpr": 8.42,  # python-blosc2's blosc2.lazyexpr names (re-exports of compute)
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "ctable": 8.7,  # CTable as storage: schema, columns, _valid_rows (the stores plug in)

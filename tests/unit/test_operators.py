@@ -1,5 +1,7 @@
-"""NDArray operators, ufuncs and reductions (ndarray/operators.py) agree with numpy on the same
-data, whatever the partition; they never answer silently wrong (the old ``a == 7`` was False)."""
+"""NDArray operators and ufuncs build lazy expressions (ndarray/operand.py through the
+compute engine) whose shape, dtype and values agree with numpy on the same data, whatever the
+partition; reductions read chunk by chunk and agree with numpy; nothing answers silently wrong
+(the old ``a == 7`` was False)."""
 
 from __future__ import annotations
 
@@ -53,11 +55,18 @@ BITWISE = [operator.and_, operator.or_, operator.xor]
 
 
 def _check(got: object, want: np.ndarray) -> None:
-    got = np.asarray(got)
-    assert isinstance(got, np.ndarray)
+    """``got`` is a lazy expression with numpy's shape and dtype (known before computing),
+    whose values, as numpy and as a computed NDArray, are numpy's."""
+    assert isinstance(got, blosc2.LazyExpr)
     assert got.shape == want.shape
     assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got, want)
+    values = got[...]
+    assert isinstance(values, np.ndarray)
+    np.testing.assert_array_equal(values, want)
+    computed = got.compute()
+    assert isinstance(computed, blosc2.NDArray)
+    assert computed.dtype == want.dtype
+    np.testing.assert_array_equal(computed[...], want)
 
 
 @pytest.mark.parametrize("op", BINARY + BITWISE, ids=lambda f: f.__name__)
@@ -115,6 +124,20 @@ def test_issue_examples_are_right() -> None:
     assert np.sum(a == 7) == 10
     assert int((a > 5).sum()) == 40
     assert a.max() == 9
+
+
+def test_operators_are_lazy_and_read_nothing(monkeypatch) -> None:
+    from pyblosc2.ndarray import reader
+
+    reads = []
+    real = reader.read_selection
+    monkeypatch.setattr(reader, "read_selection", lambda *a: reads.append(a) or real(*a))
+    a = blosc2.asarray(np.arange(10.0), chunks=(4,))
+    expr = (a + 1) * 2 - np.sin(a)
+    assert reads == [] and expr.shape == (10,) and expr.dtype == np.float64
+    assert expr.expression == "(((o0 + 1) * 2) - sin(o0))"
+    assert isinstance(expr.compute(), blosc2.NDArray) and isinstance(expr[:], np.ndarray)
+    assert isinstance(a, blosc2.Operand) and isinstance(expr, blosc2.LazyArray)
 
 
 @pytest.mark.parametrize("ufunc", [np.sin, np.sqrt, np.add, np.maximum, np.isnan])
@@ -178,8 +201,14 @@ def test_numpy_functions_dispatch_to_the_methods(func) -> None:
 def test_ufunc_reduce_defaults_to_axis_0() -> None:
     x = np.arange(12).reshape(3, 4)
     a = blosc2.asarray(x, chunks=(2, 2))
-    _check(np.add.reduce(a), np.add.reduce(x))
-    _check(np.maximum.reduce(a, axis=1), np.maximum.reduce(x, axis=1))
+    for got, want in [
+        (np.add.reduce(a), np.add.reduce(x)),
+        (np.maximum.reduce(a, axis=1), np.maximum.reduce(x, axis=1)),
+        (np.add.accumulate(a), np.add.accumulate(x)),
+    ]:
+        assert isinstance(got, np.ndarray)  # reductions are computed at once, into numpy
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
 
 
 def test_reductions_options() -> None:
@@ -211,18 +240,28 @@ def test_bad_axis_is_a_param_error(axis) -> None:
         a.sum(axis=axis)
 
 
-def test_unsupported_reduction_options_are_refused() -> None:
-    a = blosc2.zeros((4,))
-    with pytest.raises(NotImplementedError, match="where"):
-        a.sum(where=np.ones(4, bool))
+def test_an_axis_out_of_range_is_numpys_axis_error_too() -> None:
+    # python-blosc2 raises numpy's AxisError (its tests expect it); ours is both
+    with pytest.raises(np.exceptions.AxisError):
+        blosc2.zeros((2, 3)).sum(axis=2)
+
+
+def test_reductions_take_where_as_numpy() -> None:
+    x = np.arange(12.0).reshape(3, 4)
+    a = blosc2.asarray(x, chunks=(2, 3), blocks=(1, 3))
+    mask = x % 3 == 0
+    np.testing.assert_allclose(a.sum(axis=0, where=mask), np.sum(x, axis=0, where=mask))
+    np.testing.assert_allclose(a.mean(where=a > 4), np.mean(x, where=x > 4))
+    np.testing.assert_allclose(a.var(axis=1, where=mask), np.var(x, axis=1, where=mask))
 
 
 def test_transpose() -> None:
+    # (layout, not the engine: a numpy array, as before)
     x = np.arange(24).reshape(2, 3, 4)
     a = blosc2.asarray(x, chunks=(1, 2, 3))
-    _check(a.T, x.T)
-    _check(a.transpose(1, 0, 2), x.transpose(1, 0, 2))
-    _check(a.transpose((2, 0, 1)), x.transpose((2, 0, 1)))
+    np.testing.assert_array_equal(a.T, x.T)
+    np.testing.assert_array_equal(a.transpose(1, 0, 2), x.transpose(1, 0, 2))
+    np.testing.assert_array_equal(a.transpose((2, 0, 1)), x.transpose((2, 0, 1)))
     with pytest.raises(ParamError, match="permutation"):
         a.transpose(0, 0, 1)
 

@@ -40,9 +40,15 @@ class MemoryStore:
 
     def write(self, pos: int, data: bytes | memoryview) -> None:
         buf = self._mutable()
+        size = len(buf)
+        if pos >= size:  # appending: no zero-filled temporary the size of the data
+            if pos > size:
+                buf.extend(bytes(pos - size))
+            buf += data
+            return
         end = pos + len(data)
-        if end > len(buf):
-            buf.extend(bytes(end - len(buf)))
+        if end > size:
+            buf.extend(bytes(end - size))
         buf[pos:end] = data
 
     def truncate(self, size: int) -> None:

@@ -4,5 +4,11 @@ The key helpers python-blosc2 exposes from ``blosc2.ndarray`` are re-exported he
 """
 
 from .keys import _SUBSAMPLE_GATHER_MAX_COORDS, detect_aligned_chunks, get_ndarray_start_stop
+from .ndarray import NDArray
 
-__all__ = ["_SUBSAMPLE_GATHER_MAX_COORDS", "detect_aligned_chunks", "get_ndarray_start_stop"]
+__all__ = [
+    "_SUBSAMPLE_GATHER_MAX_COORDS",
+    "NDArray",
+    "detect_aligned_chunks",
+    "get_ndarray_start_stop",
+]

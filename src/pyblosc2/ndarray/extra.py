@@ -1,5 +1,4 @@
-"""More NDArray constructors: ``arange``, ``linspace``, ``frombuffer``. ``evaluate`` lives in
-:mod:`.evaluate` (re-exported here)."""
+"""More NDArray constructors: ``arange``, ``linspace``, ``frombuffer``."""
 
 from __future__ import annotations
 
@@ -14,13 +13,11 @@ from ..errors import ParamError
 from ..params import parse_int
 from .chunkfill import fill_flat
 from .constructors import _new, asarray
-from .evaluate import evaluate
 from .geometry import ShapeLike
 from .ndarray import NDArray
 
 __all__ = [
     "arange",
-    "evaluate",
     "frombuffer",
     "linspace",
 ]

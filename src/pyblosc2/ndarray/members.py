@@ -25,6 +25,8 @@ from .core import ArrayCore
 from .fancy import OIndex, gather_flat, take_numpy
 from .geometry import Geometry
 from .keys import detect_aligned_chunks, process_key
+from .lazyhook import engine
+from .operand import Operand
 from .partition import resolve_shape
 
 __all__ = ["NDArrayMembers", "NDField"]
@@ -35,9 +37,10 @@ _Self = TypeVar("_Self", bound="NDArrayMembers")
 _FIELD_ASSIGN = 'assign through the field view, e.g. array.fields["{}"][:] = values'
 
 
-class NDField:
+class NDField(Operand):
     """A view of one field of a structured NDArray: reads return that field of the
-    selection, writes update only that field.
+    selection, writes update only that field; an operand of lazy expressions (``f > 0``,
+    ``f[f > 0]``, ``f["f > 0"]``).
 
     >>> from pyblosc2 import zeros
     >>> a = zeros(3, dtype=[("x", "<f8"), ("n", "<i4")])
@@ -63,6 +66,26 @@ class NDField:
         return self.ndarr.shape
 
     @property
+    def field(self) -> str:
+        """The field's name (python-blosc2's attribute)."""
+        return self.name
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        """The array's chunks."""
+        return self.ndarr.chunks
+
+    @property
+    def blocks(self) -> tuple[int, ...]:
+        """The array's blocks."""
+        return self.ndarr.blocks
+
+    @property
+    def schunk(self) -> Any:
+        """The array's super-chunk."""
+        return self.ndarr.schunk
+
+    @property
     def ndim(self) -> int:
         """The number of dimensions."""
         return self.ndarr.ndim
@@ -75,7 +98,9 @@ class NDField:
     def __len__(self) -> int:
         return len(self.ndarr)
 
-    def __getitem__(self, key: Any) -> np.ndarray:
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str) or (isinstance(key, Operand) and not isinstance(key, ArrayCore)):
+            return engine().select(self, key)  # a lazy filter of this field
         out = np.asarray(self.ndarr[key])[self.name]
         return out[()] if out.ndim == 0 else out
 

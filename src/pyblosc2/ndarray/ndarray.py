@@ -27,8 +27,9 @@ from .build import copy_of
 from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
 from .indexing import check_key, is_basic_key, is_int_key, normalize_key, selection_box
+from .lazyhook import engine
 from .members import NDArrayMembers
-from .operators import NDArrayOperators
+from .operand import Operand
 from .reader import read_box, read_point, read_selection
 
 __all__ = ["ChunkInfoNDArray", "NDArray", "ShapeLike"]
@@ -46,7 +47,7 @@ class ChunkInfoNDArray:
     lazychunk: bool
 
 
-class NDArray(NDArrayMembers, NDArrayOperators):
+class NDArray(NDArrayMembers, Operand):
     """An N-d array in a super-chunk (its state and basic properties:
     :class:`~.core.ArrayCore`; the constructors: :mod:`.constructors`).
 
@@ -119,7 +120,11 @@ class NDArray(NDArrayMembers, NDArrayOperators):
     def _normalize(self, key: Any) -> tuple[list[range], list[int]]:
         return normalize_key(key, self.shape)
 
-    def __getitem__(self, key: Any) -> np.ndarray:
+    def __getitem__(self, key: Any) -> Any:
+        if (isinstance(key, Operand) and not isinstance(key, NDArray)) or (
+            isinstance(key, str) and key not in (self.dtype.names or ())
+        ):
+            return engine().select(self, key)  # a lazy filter (pyblosc2.compute)
         with self.schunk._frame.reading():  # the shape and the chunks read: one view
             return self._getitem(key)
 
@@ -180,6 +185,27 @@ class NDArray(NDArrayMembers, NDArrayOperators):
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self[...]
         return out if dtype is None else out.astype(dtype)
+
+    # -- layout -------------------------------------------------------------------------
+    @property
+    def T(self) -> np.ndarray:
+        """The transposed array (axes reversed), as numpy's ``.T`` (a numpy array).
+
+        >>> from pyblosc2 import asarray
+        >>> asarray(np.arange(6).reshape(2, 3)).T.tolist()
+        [[0, 3], [1, 4], [2, 5]]
+        """
+        return self.transpose()
+
+    def transpose(self, *axes: Any) -> np.ndarray:
+        """The array with its axes permuted (reversed by default), as ``np.transpose``."""
+        nd = len(self.shape)
+        perm = axes[0] if len(axes) == 1 and not isinstance(axes[0], int | np.integer) else axes
+        perm = tuple(range(nd))[::-1] if perm in ((), None) else tuple(perm)
+        ok = all(isinstance(p, int | np.integer) and -nd <= p < nd for p in perm)
+        if not ok or sorted(int(p) % nd for p in perm) != list(range(nd)):
+            raise ParamError(f"axes must be a permutation of {nd} axes, got {perm}")
+        return np.transpose(self[...], perm)
 
     # -- whole array ----------------------------------------------------------------------
     def to_cframe(self) -> bytes:

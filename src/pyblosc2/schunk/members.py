@@ -20,6 +20,7 @@ from ..chunk.special import make_special_chunk
 from ..chunk.vlblocks import decode_vl_block
 from ..constants import EXTENDED_HEADER_LENGTH, MAX_OVERHEAD, SpecialValue
 from ..errors import BoundsError, ParamError, ParamTypeError
+from ..frame.index import special_of
 from ..params import CParams, DParams, parse_int
 from .guards import reads
 
@@ -146,6 +147,21 @@ class SChunkMembers:
                 bytes(raw[ch.header_len : ch.cbytes]) if ch.special == SpecialValue.VALUE else None
             )
             yield ChunkInfo(n, ch.nbytes / ch.cbytes, SpecialValue(ch.special), value, False)
+
+    def index_special(self: _Host, nchunk: int) -> SpecialValue:
+        """The special value chunk ``nchunk`` is recorded as in the frame's offsets index
+        (ZERO, NAN or UNINIT: no bytes stored), else NOT_SPECIAL; reads no chunk, decodes
+        only the part of the index holding it (the compute engine answers such chunks
+        without decoding them).
+
+        >>> from pyblosc2 import SChunk, SpecialValue
+        >>> s = SChunk(chunksize=40, cparams={"typesize": 4})
+        >>> s.fill_special(20, SpecialValue.ZERO)
+        2
+        >>> s.index_special(1).name
+        'ZERO'
+        """
+        return special_of(self._frame.reader.offset(self._chunk_index(nchunk)))
 
     def __enter__(self) -> Any:
         return self
