@@ -370,3 +370,34 @@ __all__ += [
     "uint32",
     "uint64",
 ]
+
+# -- issue 33: linear algebra (python-blosc2's blosc2.linalg), squeeze -------------------------
+from . import linalg as linalg  # noqa: E402
+from .blosc2_ext import get_matmul_library  # noqa: E402
+from .linalg import (  # noqa: E402
+    diagonal,
+    matmul,
+    matrix_transpose,
+    outer,
+    permute_dims,
+    tensordot,
+    transpose,
+    vecdot,
+)
+from .linalg import linalg_funcs as linalg_funcs_list  # noqa: E402
+from .ndarray.numpylike import squeeze  # noqa: E402
+
+__all__ += [
+    "diagonal",
+    "get_matmul_library",
+    "linalg",
+    "linalg_funcs_list",
+    "matmul",
+    "matrix_transpose",
+    "outer",
+    "permute_dims",
+    "squeeze",
+    "tensordot",
+    "transpose",
+    "vecdot",
+]

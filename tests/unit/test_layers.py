@@ -51,6 +51,7 @@ LAYERS = {
     "msgpack_utils": 8.3,  # python-blosc2's msgpack_utils names
     "c2array": 8.35,  # python-blosc2's Caterva2 client names (not implemented)
     "dsl": 8.36,  # python-blosc2's dsl_kernel (kernels called as Python)
+    "linalg": 8.45,  # python-blosc2's blosc2.linalg: products and permutations out of core
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "ctable": 8.7,  # CTable as storage: schema, columns, _valid_rows (the stores plug in)

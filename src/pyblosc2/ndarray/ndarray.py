@@ -26,6 +26,7 @@ from .build import copy_of
 from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
 from .indexing import check_key, is_basic_key, is_int_key, normalize_key, selection_box
+from .linalg_members import NDArrayLinalg
 from .members import NDArrayMembers
 from .operators import NDArrayOperators
 from .reader import read_box, read_point, read_selection
@@ -45,7 +46,7 @@ class ChunkInfoNDArray:
     lazychunk: bool
 
 
-class NDArray(NDArrayMembers, NDArrayOperators):
+class NDArray(NDArrayMembers, NDArrayLinalg, NDArrayOperators):
     """An N-d array in a super-chunk (its state and basic properties:
     :class:`~.core.ArrayCore`; the constructors: :mod:`.constructors`).
 

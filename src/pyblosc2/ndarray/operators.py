@@ -274,17 +274,7 @@ class NDArrayOperators:
     def __invert__(self) -> np.ndarray:
         return map_chunks(np.invert, [self], nthreads=self._op_nthreads())
 
-    # -- layout -----------------------------------------------------------------------------
-    @property
-    def T(self) -> np.ndarray:
-        """The transposed array (axes reversed), as numpy's ``.T``.
-
-        >>> import numpy as np; from pyblosc2 import asarray
-        >>> asarray(np.arange(6).reshape(2, 3)).T.tolist()
-        [[0, 3], [1, 4], [2, 5]]
-        """
-        return self.transpose()
-
+    # -- layout (``.T``, ``.mT`` and ``@``: ndarray/linalg_members.py) ------------------------
     def transpose(self, *axes: Any) -> np.ndarray:
         """The array with its axes permuted (reversed by default), as ``np.transpose``."""
         nd = len(self.shape)

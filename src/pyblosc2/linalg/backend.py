@@ -1,0 +1,99 @@
+"""The kernel that multiplies the parts of a matrix product (python-blosc2's "matmul block
+backend" knobs: ``set_matmul_block_backend``, ``get_matmul_block_backend``,
+``get_selected_matmul_block_backend``, ``get_loaded_matmul_cblas_library``).
+
+pyblosc2 has no C kernels of its own: ``"cblas"`` is numpy's ``matmul``, which calls the BLAS
+numpy was built with for float and complex parts (and numpy's own loops for integers and
+booleans); ``"accelerate"`` is the same when that BLAS is Apple's Accelerate; ``"naive"`` is
+``np.einsum`` without BLAS (one plain summation loop: slower, its rounding independent of the
+BLAS). ``"auto"`` (the default) picks the BLAS when numpy has one. The choice is process-wide,
+as in python-blosc2.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from ..params import parse_choice
+
+__all__ = [
+    "block_matmul",
+    "get_loaded_matmul_cblas_library",
+    "get_matmul_block_backend",
+    "get_selected_matmul_block_backend",
+    "set_matmul_block_backend",
+]
+
+MODES = ("auto", "naive", "accelerate", "cblas")
+_mode = ["auto"]
+
+
+@cache
+def _blas() -> dict[str, str]:
+    """numpy's BLAS as ``np.show_config`` reports it (empty when it reports none)."""
+    try:
+        info = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    except (TypeError, KeyError):  # numpy < 1.25: no dict form
+        return {}
+    if not info.get("found"):
+        return {}
+    return {"name": str(info.get("name", "")), "version": str(info.get("version", ""))}
+
+
+def set_matmul_block_backend(mode: str) -> None:
+    """Choose the kernel of matrix products: ``"auto"``, ``"naive"``, ``"accelerate"`` or
+    ``"cblas"`` (see the module docstring).
+
+    >>> set_matmul_block_backend("naive"); get_selected_matmul_block_backend()
+    'naive'
+    >>> set_matmul_block_backend("auto")
+    """
+    _mode[0] = parse_choice(mode, "mode", MODES)
+
+
+def get_matmul_block_backend() -> str:
+    """The mode :func:`set_matmul_block_backend` last set (``"auto"`` at start).
+
+    >>> get_matmul_block_backend()
+    'auto'
+    """
+    return _mode[0]
+
+
+def get_selected_matmul_block_backend() -> str:
+    """The kernel products use now: ``"accelerate"`` or ``"cblas"`` when that mode (or
+    ``"auto"``) is set and numpy's BLAS is that one, else ``"naive"``.
+
+    >>> get_selected_matmul_block_backend() in ("naive", "accelerate", "cblas")
+    True
+    """
+    mode = _mode[0]
+    name = _blas().get("name", "").lower()
+    if not name or mode == "naive":
+        return "naive"
+    have = "accelerate" if "accelerate" in name else "cblas"
+    return have if mode in ("auto", have) else "naive"
+
+
+def get_loaded_matmul_cblas_library() -> str | None:
+    """numpy's BLAS, name and version, as numpy reports it (None when it reports none).
+
+    >>> lib = get_loaded_matmul_cblas_library()
+    >>> lib is None or isinstance(lib, str)
+    True
+    """
+    blas = _blas()
+    return f"{blas['name']} {blas['version']}".strip() if blas else None
+
+
+def block_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``a @ b`` into ``out`` (its dtype numpy's for the pair) with the selected kernel.
+
+    >>> block_matmul(np.ones((2, 3)), np.ones((3, 2)), np.empty((2, 2))).tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+    """
+    if get_selected_matmul_block_backend() == "naive" and out.dtype.kind in "fc":
+        return np.einsum("...ij,...jk->...ik", a, b, out=out)
+    return np.matmul(a, b, out=out)
