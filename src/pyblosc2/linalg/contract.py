@@ -150,18 +150,19 @@ def outer(x1: Any, x2: Any, **kwargs: Any) -> NDArray:
     return tensordot(a.src, b.src, ((), ()), **kwargs)
 
 
-def _vec_axis(axis: Any, a: Operand, b: Operand) -> int:
-    """``axis`` of vecdot as a negative axis valid in both operands (python-blosc2 takes
-    ``-N..-1``, N the smaller ndim; a non-negative axis counts in the broadcast shape)."""
+def _vec_axes(axis: Any, a: Operand, b: Operand) -> tuple[int, int]:
+    """The axis of each operand that ``axis`` of vecdot names: counted from the end of
+    both when negative (python-blosc2 takes ``-N..-1``, N the smaller ndim), from the start of
+    each when not, as numpy does."""
     if not is_int(axis):
         raise ParamTypeError(f"vecdot: axis must be an int, got {axis!r}")
     n = min(a.ndim, b.ndim)
-    ax = int(axis) - max(a.ndim, b.ndim) if axis >= 0 else int(axis)
-    if n == 0 or not -n <= ax <= -1:
+    if not -n <= axis < n:
         raise ParamError(
-            f"vecdot: axis must be in [-{n}, -1] for shapes {a.shape} and {b.shape}, got {axis}"
+            f"vecdot: axis must be in [{-n}, {n - 1}] for shapes {a.shape} and {b.shape}, "
+            f"got {axis}"
         )
-    return ax
+    return int(axis) % a.ndim, int(axis) % b.ndim
 
 
 def _broadcast_fixed(op: Operand, skip: int, region: Region) -> dict[int, slice]:
@@ -174,15 +175,15 @@ def _broadcast_fixed(op: Operand, skip: int, region: Region) -> dict[int, slice]
 
 def vecdot(x1: Any, x2: Any, axis: int = -1, **kwargs: Any) -> NDArray:
     """The dot products of the vectors of ``x1`` (conjugated) and ``x2`` along ``axis``, as a
-    new NDArray (``np.vecdot``; the other axes broadcast); ``kwargs`` are the constructors'.
+    new NDArray (``np.vecdot``: a negative axis counts from the end of both, a non-negative
+    one from the start of each; the other axes broadcast); ``kwargs`` are the constructors'.
 
     >>> vecdot(np.array([[1, 2], [3, 4]]), np.array([1, 1]))[...]
     array([3, 7])
     """
     _fast_path(kwargs)
     a, b = as_operand(x1, "x1"), as_operand(x2, "x2")
-    ax = _vec_axis(axis, a, b)
-    ka, kb = a.ndim + ax, b.ndim + ax
+    ka, kb = _vec_axes(axis, a, b)
     if a.shape[ka] != b.shape[kb]:
         raise ParamError(
             f"vecdot: the vectors differ in length: {a.shape[ka]} (x1 {a.shape}) and "
@@ -207,7 +208,7 @@ def vecdot(x1: Any, x2: Any, axis: int = -1, **kwargs: Any) -> NDArray:
             Panel(b, _broadcast_fixed(b, kb, work), (kb,)),
         )
         acc = _sum_steps(
-            panels, [k], [a.chunks[ka]], itemsize, lambda x, y: npvecdot(x, y, axis=ax)
+            panels, [k], [a.chunks[ka]], itemsize, lambda x, y: npvecdot(x, y, axis=int(axis))
         )
         return acc.astype(dtype, copy=False)
 
