@@ -50,7 +50,9 @@ def test_scalars_and_vectors_come_back_as_they_are() -> None:
     np.testing.assert_array_equal(copy[...], np.arange(4))
 
 
-@pytest.mark.parametrize("axes", [(0, 0, 1), (0, -1, -1), (0, 1), (0, 1, 2, 3), (0, 1, 3), (0, 0.5, 1)])
+@pytest.mark.parametrize(
+    "axes", [(0, 0, 1), (0, -1, -1), (0, 1), (0, 1, 2, 3), (0, 1, 3), (0, 0.5, 1)]
+)
 def test_invalid_permutations_are_refused(axes: Any) -> None:
     with pytest.raises(ParamError, match="not a valid permutation"):
         la.permute_dims(np.ones((2, 3, 4)), axes)

@@ -79,7 +79,12 @@ def test_steps_without_contracted_axes_are_one_empty_box() -> None:
 
 @pytest.mark.parametrize(
     ("chunks", "itemsize", "want"),
-    [((125, 4000), 8, (16, 4000)), ((3, 5), 8, (3, 5)), ((1, 1, 10**6), 1, (1, 1, 500_000)), ((), 8, ())],
+    [
+        ((125, 4000), 8, (16, 4000)),
+        ((3, 5), 8, (3, 5)),
+        ((1, 1, 10**6), 1, (1, 1, 500_000)),
+        ((), 8, ()),
+    ],
 )
 def test_result_blocks(chunks: Any, itemsize: int, want: Any) -> None:
     blocks = output.result_blocks(chunks, itemsize)

@@ -39,7 +39,7 @@ def test_the_method_and_array_likes() -> None:
 
 def test_writes_and_resizes_through_the_view_keep_the_stored_axes(tmp_path: Path) -> None:
     path = str(tmp_path / "a.b2nd")
-    x, a = _stored((1, 10), chunks=(1, 4), blocks=(1, 2), urlpath=path)
+    _, a = _stored((1, 10), chunks=(1, 4), blocks=(1, 2), urlpath=path)
     v = a.squeeze(0)
     v[2:5] = -1
     v.resize((13,))
@@ -89,4 +89,4 @@ def test_a_hidden_axis_grown_by_another_handle_is_a_format_error(tmp_path: Path)
     other = pb.open(path, mode="a")
     other.resize((2, 6))
     with pytest.raises(FormatError, match="squeeze view hides"):
-        v[...]  # noqa: B018
+        v[...]
