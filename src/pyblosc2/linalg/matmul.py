@@ -2,8 +2,10 @@
 and their axis dropped, leading axes broadcast as a stack of matrices), computed out of core.
 
 Each work region of the result (consecutive chunks, :mod:`.plan`) is the sum, over steps of
-the contracted axis, of the numpy products of the operands' parts; its chunks are written
-once, compressed, into a new NDArray (:mod:`.output`).
+the contracted axis, of the numpy products of the operands' parts, each step's product cut in
+bands of rows computed side by side on the result's ``cparams.nthreads`` threads (numpy's
+BLAS on one thread per band, :func:`.backend.one_blas_thread`); its chunks are written once,
+compressed, into a new NDArray (:mod:`.output`).
 The dtype is numpy's for the pair; integers and booleans give numpy's exact result (integer
 sums wrap the same way in any order), floats differ from one numpy product of the whole by
 the order of the summation only.
@@ -17,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from .._threads import run_parallel
 from ..errors import ParamError
 from ..ndarray.chunkfill import Region
 from ..ndarray.ndarray import NDArray
 from . import plan
-from .backend import block_matmul
+from .backend import block_matmul, one_blas_thread
 from .operands import Operand, as_operand, is_scalar, probe_dtype
 from .output import fill_by_work, new_result
 from .plan import Panel
@@ -96,20 +99,30 @@ class _Layout:
         return Panel(op, {**fixed, **own}, (axis,))
 
 
-def _accumulate(acc: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
-    """``acc += x @ y``, in bands of rows whose product buffer takes at most
-    :data:`.plan.STEP_BYTES`."""
+def _bands(rows: int, row_bytes: int, nthreads: int) -> list[tuple[int, int]]:
+    """Row ranges of a step's product: at least one per thread, each product buffer at most
+    :data:`.plan.STEP_BYTES` / ``nthreads`` (bands run side by side)."""
+    most = max(1, plan.STEP_BYTES // max(1, row_bytes * nthreads))
+    band = max(1, min(-(-rows // max(1, nthreads)), most))
+    return [(r0, min(r0 + band, rows)) for r0 in range(0, rows, band)]
+
+
+def _step(acc: np.ndarray, x: np.ndarray, y: np.ndarray, first: bool, nthreads: int) -> None:
+    """``acc = x @ y`` (``first``) or ``acc += x @ y``, in bands of rows on ``nthreads``
+    threads (numpy's products release the GIL)."""
     rows = acc.shape[-2]
-    row_bytes = acc.nbytes // max(1, rows)
-    band = max(1, min(rows, plan.STEP_BYTES // max(1, row_bytes)))
-    tmp = np.empty((*acc.shape[:-2], band, acc.shape[-1]), acc.dtype)
-    for r0 in range(0, rows, band):
-        r1 = min(r0 + band, rows)
-        part = block_matmul(x[..., r0:r1, :], y, tmp[..., : r1 - r0, :])
-        np.add(acc[..., r0:r1, :], part, out=acc[..., r0:r1, :])
+
+    def band(r: tuple[int, int]) -> None:
+        part, into = x[..., r[0] : r[1], :], acc[..., r[0] : r[1], :]
+        if first:
+            block_matmul(part, y, into)
+        else:
+            np.add(into, block_matmul(part, y, np.empty(into.shape, acc.dtype)), out=into)
+
+    run_parallel(band, _bands(rows, acc.nbytes // max(1, rows), nthreads), nthreads)
 
 
-def _product(lay: _Layout, dtype: np.dtype, work: Region) -> np.ndarray:
+def _product(lay: _Layout, dtype: np.dtype, nthreads: int, work: Region) -> np.ndarray:
     """The items of the result's region ``work``: the products of the steps' parts, summed."""
     pa, pb = lay.panels(work)
     rows = math.prod(s.stop - s.start for s in pa.fixed.values())
@@ -122,11 +135,11 @@ def _product(lay: _Layout, dtype: np.dtype, work: Region) -> np.ndarray:
         y = pb.part(box)
         x = x[None, :] if lay.a_vector else x
         y = y[:, None] if lay.b_vector else y
+        first = acc is None
         if acc is None:
             shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])
-            acc = block_matmul(x, y, np.empty(shape, dtype))
-        else:
-            _accumulate(acc, x, y)
+            acc = np.empty(shape, dtype)
+        _step(acc, x, y, first, nthreads)
     assert acc is not None  # k > 0: one step at least
     return acc.reshape(tuple(s.stop - s.start for s in work))
 
@@ -157,4 +170,6 @@ def matmul(x1: Any, x2: Any, **kwargs: Any) -> NDArray:
     out = new_result(lay.shape, dtype, kwargs)
     if lay.k == 0:  # nothing to sum: numpy's zeros
         return out
-    return fill_by_work(out, lambda work: _product(lay, dtype, work))
+    nthreads = int(out.schunk.cparams.nthreads)
+    with one_blas_thread():
+        return fill_by_work(out, lambda work: _product(lay, dtype, nthreads, work))
