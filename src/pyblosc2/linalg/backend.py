@@ -26,9 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from .._threads import run_parallel
 from ..params import parse_choice
+from . import plan
 
 __all__ = [
+    "banded_matmul",
     "block_matmul",
     "get_loaded_matmul_cblas_library",
     "get_matmul_block_backend",
@@ -129,3 +132,38 @@ def one_blas_thread() -> AbstractContextManager[Any]:
     """
     limits = _threadpool_limits()
     return nullcontext() if limits is None else limits(limits=1, user_api="blas")
+
+
+def _bands(rows: int, row_bytes: int, nthreads: int) -> list[tuple[int, int]]:
+    """Row ranges of a step's product: at least one per thread, each product buffer at most
+    :data:`.plan.STEP_BYTES` / ``nthreads`` (bands run side by side).
+
+    >>> _bands(10, 8, 2)
+    [(0, 5), (5, 10)]
+    """
+    most = max(1, plan.STEP_BYTES // max(1, row_bytes * nthreads))
+    band = max(1, min(-(-rows // max(1, nthreads)), most))
+    return [(r0, min(r0 + band, rows)) for r0 in range(0, rows, band)]
+
+
+def banded_matmul(
+    acc: np.ndarray, x: np.ndarray, y: np.ndarray, first: bool, nthreads: int
+) -> None:
+    """``acc = x @ y`` (``first``) or ``acc += x @ y``, in bands of rows on ``nthreads``
+    threads (numpy's products release the GIL; see :func:`one_blas_thread`).
+
+    >>> acc = np.empty((3, 2))
+    >>> banded_matmul(acc, np.ones((3, 4)), np.ones((4, 2)), True, 2)
+    >>> banded_matmul(acc, np.ones((3, 1)), np.ones((1, 2)), False, 2); acc.tolist()
+    [[5.0, 5.0], [5.0, 5.0], [5.0, 5.0]]
+    """
+    rows = acc.shape[-2]
+
+    def band(r: tuple[int, int]) -> None:
+        part, into = x[..., r[0] : r[1], :], acc[..., r[0] : r[1], :]
+        if first:
+            block_matmul(part, y, into)
+        else:
+            np.add(into, block_matmul(part, y, np.empty(into.shape, acc.dtype)), out=into)
+
+    run_parallel(band, _bands(rows, acc.nbytes // max(1, rows), nthreads), nthreads)

@@ -19,6 +19,7 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.npnames import npvecdot
 from ..params import is_int
 from . import plan
+from .backend import banded_matmul, one_blas_thread
 from .operands import Operand, as_operand, probe_dtype
 from .output import fill_by_work, new_result
 from .plan import Panel
@@ -121,17 +122,24 @@ def tensordot(x1: Any, x2: Any, axes: Any = 2, **kwargs: Any) -> NDArray:
     grains = [a.chunks[d] for d in a_axes]
     itemsize = max(a.dtype.itemsize, b.dtype.itemsize, dtype.itemsize)
 
-    def product(work: Region) -> np.ndarray:
-        panels = (
-            Panel(a, dict(zip(a_keep, work[: len(a_keep)], strict=True)), a_axes),
-            Panel(b, dict(zip(b_keep, work[len(a_keep) :], strict=True)), b_axes),
-        )
-        acc = _sum_steps(
-            panels, lengths, grains, itemsize, lambda x, y: np.tensordot(x, y, (a_axes, b_axes))
-        )
-        return acc.astype(dtype, copy=False)
+    nthreads = int(out.schunk.cparams.nthreads)
+    a_order, b_order = [*a_keep, *a_axes], [*b_axes, *b_keep]
 
-    return fill_by_work(out, product)
+    def product(work: Region) -> np.ndarray:
+        pa = Panel(a, dict(zip(a_keep, work[: len(a_keep)], strict=True)), a_axes)
+        pb = Panel(b, dict(zip(b_keep, work[len(a_keep) :], strict=True)), b_axes)
+        per_unit = sum(math.prod(s.stop - s.start for s in p.fixed.values()) for p in (pa, pb))
+        _, boxes = plan.steps(lengths, grains, per_unit, itemsize)
+        rows = math.prod(s.stop - s.start for s in work[: len(a_keep)])
+        acc = np.empty((rows, math.prod(s.stop - s.start for s in work[len(a_keep) :])), dtype)
+        for i, box in enumerate(boxes):  # np.tensordot's 2-d product, banded on threads
+            x = np.transpose(pa.part(box), a_order).reshape(rows, -1)
+            y = np.transpose(pb.part(box), b_order).reshape(x.shape[1], -1)
+            banded_matmul(acc, x, y, i == 0, nthreads)
+        return acc.reshape(tuple(s.stop - s.start for s in work))
+
+    with one_blas_thread():
+        return fill_by_work(out, product)
 
 
 def outer(x1: Any, x2: Any, **kwargs: Any) -> NDArray:

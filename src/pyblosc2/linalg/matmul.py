@@ -19,12 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .._threads import run_parallel
 from ..errors import ParamError
 from ..ndarray.chunkfill import Region
 from ..ndarray.ndarray import NDArray
 from . import plan
-from .backend import block_matmul, one_blas_thread
+from .backend import banded_matmul, one_blas_thread
 from .operands import Operand, as_operand, is_scalar, probe_dtype
 from .output import fill_by_work, new_result
 from .plan import Panel
@@ -99,29 +98,6 @@ class _Layout:
         return Panel(op, {**fixed, **own}, (axis,))
 
 
-def _bands(rows: int, row_bytes: int, nthreads: int) -> list[tuple[int, int]]:
-    """Row ranges of a step's product: at least one per thread, each product buffer at most
-    :data:`.plan.STEP_BYTES` / ``nthreads`` (bands run side by side)."""
-    most = max(1, plan.STEP_BYTES // max(1, row_bytes * nthreads))
-    band = max(1, min(-(-rows // max(1, nthreads)), most))
-    return [(r0, min(r0 + band, rows)) for r0 in range(0, rows, band)]
-
-
-def _step(acc: np.ndarray, x: np.ndarray, y: np.ndarray, first: bool, nthreads: int) -> None:
-    """``acc = x @ y`` (``first``) or ``acc += x @ y``, in bands of rows on ``nthreads``
-    threads (numpy's products release the GIL)."""
-    rows = acc.shape[-2]
-
-    def band(r: tuple[int, int]) -> None:
-        part, into = x[..., r[0] : r[1], :], acc[..., r[0] : r[1], :]
-        if first:
-            block_matmul(part, y, into)
-        else:
-            np.add(into, block_matmul(part, y, np.empty(into.shape, acc.dtype)), out=into)
-
-    run_parallel(band, _bands(rows, acc.nbytes // max(1, rows), nthreads), nthreads)
-
-
 def _product(lay: _Layout, dtype: np.dtype, nthreads: int, work: Region) -> np.ndarray:
     """The items of the result's region ``work``: the products of the steps' parts, summed."""
     pa, pb = lay.panels(work)
@@ -139,7 +115,7 @@ def _product(lay: _Layout, dtype: np.dtype, nthreads: int, work: Region) -> np.n
         if acc is None:
             shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])
             acc = np.empty(shape, dtype)
-        _step(acc, x, y, first, nthreads)
+        banded_matmul(acc, x, y, first, nthreads)
     assert acc is not None  # k > 0: one step at least
     return acc.reshape(tuple(s.stop - s.start for s in work))
 

@@ -48,8 +48,9 @@ def result_blocks(chunks: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
 def new_result(shape: tuple[int, ...], dtype: np.dtype, kwargs: dict[str, Any]) -> NDArray:
     """A new NDArray of zero chunks for a result, with the constructor ``kwargs`` the caller
     gave (``chunks``, ``blocks``, ``urlpath``, ``mode``, ``cparams``...). By default the
-    chunks are the automatic ones and the blocks larger (:func:`result_blocks`): a result is
-    written whole, chunk after chunk, where larger blocks compress on more threads.
+    chunks are the automatic ones and the blocks (unless given) larger than the constructors'
+    (:func:`result_blocks`): a result is written whole, chunk after chunk, where larger blocks
+    compress on more threads.
 
     >>> new_result((2, 3), np.dtype("f8"), {"chunks": (1, 3)}).chunks
     (1, 3)
@@ -58,9 +59,10 @@ def new_result(shape: tuple[int, ...], dtype: np.dtype, kwargs: dict[str, Any]) 
     if "dtype" in kw:
         raise ParamError(f"dtype is set by the operation ({dtype}), got dtype={kw['dtype']!r}")
     chunks, blocks = kw.pop("chunks", None), kw.pop("blocks", None)
-    if chunks is None and blocks is None and all(shape):
-        chunks, _ = compute_chunks_blocks(shape, dtype=dtype)
-        blocks = result_blocks(chunks, dtype.itemsize)
+    if blocks is None and all(shape):
+        if chunks is None:
+            chunks, _ = compute_chunks_blocks(shape, dtype=dtype)
+        blocks = result_blocks(tuple(chunks), dtype.itemsize)
     return _new(shape, dtype, chunks, blocks, kw)
 
 
