@@ -119,7 +119,7 @@ def _threadpool_limits() -> Callable[..., Any] | None:
         from threadpoolctl import threadpool_limits
     except ImportError:
         return None
-    return threadpool_limits  # type: ignore[no-any-return]
+    return threadpool_limits
 
 
 def one_blas_thread() -> AbstractContextManager[Any]:
