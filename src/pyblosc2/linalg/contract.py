@@ -1,8 +1,11 @@
 """Contractions: ``tensordot`` (and ``outer``, its case without contracted axes) and
 ``vecdot``, as numpy's, computed out of core like :mod:`.matmul`: a work region of the result
-at a time, summing numpy's contraction of the operands' parts over steps of the contracted
-axes (:mod:`.plan`). Dtypes are numpy's for the pair (``np.dot``'s, ``np.vecdot``'s);
-integer and boolean results are exact, floats differ from numpy's by summation order only.
+at a time, summing the contraction of the operands' parts over steps of the contracted axes
+(:mod:`.plan`). tensordot's parts are laid out as numpy's ``tensordot`` lays them out (kept
+axes, then contracted) and multiplied as matrices in bands on threads
+(:func:`.backend.banded_matmul`); vecdot's are numpy's ``vecdot``. Dtypes are numpy's for the
+pair (``np.dot``'s, ``np.vecdot``'s); integer and boolean results are exact, floats differ
+from numpy's by summation order only.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from .operands import Operand, as_operand, probe_dtype
 from .output import fill_by_work, new_result
 from .plan import Panel
 
-__all__ = ["npvecdot", "outer", "tensordot", "vecdot"]
+__all__ = ["outer", "tensordot", "vecdot"]
 
 
 def _fast_path(kwargs: dict[str, Any]) -> None:
