@@ -511,7 +511,6 @@ from .compute import (  # noqa: E402
     sinh,
     sqrt,
     square,
-    squeeze,
     startswith,
     std,
     subtract,
@@ -629,7 +628,6 @@ __all__ += [
     "sinh",
     "sqrt",
     "square",
-    "squeeze",
     "startswith",
     "std",
     "subtract",
@@ -690,3 +688,34 @@ class _AliasFinder(_importlib_abc.MetaPathFinder):
 
 _sys.modules[__name__].__class__ = _Package
 _sys.meta_path.insert(0, _AliasFinder())
+
+# -- issue 33: linear algebra (python-blosc2's blosc2.linalg), squeeze -------------------------
+from . import linalg as linalg  # noqa: E402
+from .blosc2_ext import get_matmul_library  # noqa: E402
+from .linalg import (  # noqa: E402
+    diagonal,
+    matmul,
+    matrix_transpose,
+    outer,
+    permute_dims,
+    tensordot,
+    transpose,
+    vecdot,
+)
+from .linalg import linalg_funcs as linalg_funcs_list  # noqa: E402
+from .ndarray.numpylike import squeeze  # noqa: E402
+
+__all__ += [
+    "diagonal",
+    "get_matmul_library",
+    "linalg",
+    "linalg_funcs_list",
+    "matmul",
+    "matrix_transpose",
+    "outer",
+    "permute_dims",
+    "squeeze",
+    "tensordot",
+    "transpose",
+    "vecdot",
+]

@@ -2,7 +2,8 @@
 directly: the VL-block chunk functions ``vlcompress``, ``vldecompress`` and
 ``vldecompress_block`` (chunk-level, in :mod:`pyblosc2.api`) and ``open``, the frame opener of
 its C extension (the frame at an offset of a file as an SChunk, or an NDArray when it has a
-``b2nd`` metalayer).
+``b2nd`` metalayer); the matmul block backend knobs of :mod:`pyblosc2.linalg.backend` and
+``get_matmul_library``, which asks them through this module as python-blosc2's does.
 
 >>> chunk = vlcompress([b"hello", b"variable", b"blocks"], typesize=1, nthreads=1)
 >>> vldecompress(chunk), vldecompress_block(chunk, 1)
@@ -18,11 +19,28 @@ import numpy as np
 from .api import vlcompress, vldecompress, vldecompress_block
 from .compute.analysis import Analysis
 from .errors import ParamError
+from .linalg.backend import (
+    get_loaded_matmul_cblas_library,
+    get_matmul_block_backend,
+    get_selected_matmul_block_backend,
+    set_matmul_block_backend,
+)
 from .ndarray.ndarray import NDArray
 from .schunk import SChunk
 from .schunk import open as open_schunk
 
-__all__ = ["me_output_dtype", "open", "vlcompress", "vldecompress", "vldecompress_block"]
+__all__ = [
+    "get_loaded_matmul_cblas_library",
+    "get_matmul_block_backend",
+    "get_matmul_library",
+    "get_selected_matmul_block_backend",
+    "me_output_dtype",
+    "open",
+    "set_matmul_block_backend",
+    "vlcompress",
+    "vldecompress",
+    "vldecompress_block",
+]
 
 
 def open(urlpath: Any, mode: str, offset: int, **kwargs: Any) -> SChunk | NDArray:
@@ -54,3 +72,21 @@ def me_output_dtype(expression: str, dtypes: dict[str, Any]) -> np.dtype | None:
         return Analysis.of(expression, ops).dtype
     except (ParamError, TypeError):
         return None
+
+
+def get_matmul_library() -> str | None:
+    """The library behind the selected matmul kernel (python-blosc2's
+    ``get_matmul_library``): ``"Accelerate.framework"`` for Accelerate, numpy's BLAS (name and
+    version) for ``"cblas"``, None for ``"naive"``. It asks this module's functions at call
+    time, as python-blosc2 asks its extension.
+
+    >>> lib = get_matmul_library()
+    >>> lib is None or lib == "Accelerate.framework" or "blas" in lib.lower()
+    True
+    """
+    selected = get_selected_matmul_block_backend()
+    if selected == "accelerate":
+        return "Accelerate.framework"
+    if selected == "cblas":
+        return get_loaded_matmul_cblas_library()
+    return None

@@ -1,5 +1,5 @@
 """python-blosc2's ``blosc2.utils`` names that scripts and tests import (index keys, the
-chunk grid).
+chunk grid, numpy names by version, the linear-algebra names and switch).
 
 >>> process_key(2, (5,))
 ((slice(2, 3, None),), (True,))
@@ -8,16 +8,29 @@ chunk grid).
 """
 
 import math
+import sys
 from collections.abc import Sequence
 
-import numpy as np
-
 from .ndarray.keys import process_key
+from .ndarray.linalg_members import LINALG_FUNCS
+from .ndarray.npnames import NUMPY_GE_2_0, nptranspose, npvecdot
 
-__all__ = ["NUMPY_GE_2_0", "get_chunks_idx", "npvecdot", "process_key"]
+__all__ = [
+    "NUMPY_GE_2_0",
+    "get_chunks_idx",
+    "linalg_funcs",
+    "nptranspose",
+    "npvecdot",
+    "process_key",
+    "try_miniexpr",
+]
 
-#: whether numpy is 2.0 or newer (python-blosc2's flag)
-NUMPY_GE_2_0 = int(np.__version__.split(".")[0]) >= 2
+#: python-blosc2's ``linalg_funcs``
+linalg_funcs = list(LINALG_FUNCS)
+
+#: python-blosc2's switch of its "miniexpr" engine: pyblosc2 has no such engine, the flag
+#: changes nothing (see :data:`pyblosc2.linalg.try_miniexpr`)
+try_miniexpr = True
 
 
 def get_chunks_idx(shape: Sequence[int], chunks: Sequence[int]) -> tuple[tuple[int, ...], int]:
@@ -30,13 +43,17 @@ def get_chunks_idx(shape: Sequence[int], chunks: Sequence[int]) -> tuple[tuple[i
     return grid, math.prod(grid)
 
 
-def npvecdot(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
-    """numpy's ``vecdot`` (the conjugated dot product along ``axis``), also before numpy 2.
+def _toggle_miniexpr(flag: bool) -> None:
+    """Set ``try_miniexpr`` here and in the ``linalg`` module of this package when it is
+    loaded (looked up by name, as python-blosc2 does, so no module is imported for it).
 
-    >>> float(npvecdot(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
-    11.0
+    >>> import pyblosc2.linalg
+    >>> _toggle_miniexpr(False); pyblosc2.linalg.try_miniexpr
+    False
+    >>> _toggle_miniexpr(True)
     """
-    vecdot = getattr(np, "vecdot", None)
-    if vecdot is not None:
-        return vecdot(a, b, axis=axis)
-    return np.sum(np.conj(a) * b, axis=axis)
+    global try_miniexpr
+    try_miniexpr = bool(flag)
+    module = sys.modules.get(f"{__package__}.linalg")
+    if module is not None:
+        module.try_miniexpr = try_miniexpr  # type: ignore[attr-defined]

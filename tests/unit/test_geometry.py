@@ -126,16 +126,17 @@ def test_resized_is_a_new_geometry_and_leaves_the_old_one() -> None:
 def test_an_array_holds_one_geometry_and_resize_replaces_it_whole() -> None:
     """The state a shape change touches is one attribute (the frame version it was derived
     at and the geometry), swapped in one assignment (what lets a shared handle see the old
-    or the new shape, never a mix); ``_axes`` (an expand_dims view's) never changes."""
+    or the new shape, never a mix); ``_axes`` and ``_dropped`` (an expand_dims or squeeze
+    view's) never change."""
     a = pb.asarray(np.arange(10, dtype=np.int16), chunks=(4,), blocks=(2,))
     before = a._geometry
-    assert set(vars(a)) == {"schunk", "_state", "_axes"}
+    assert set(vars(a)) == {"schunk", "_state", "_axes", "_dropped"}
     a.resize((13,))
     assert a._geometry is not before
     assert before.shape == (10,) and before.grid == (3,)
     assert a._geometry == before.resized((13,))
     assert (a.shape, a.schunk.nchunks) == ((13,), 4)
-    assert set(vars(a)) == {"schunk", "_state", "_axes"}
+    assert set(vars(a)) == {"schunk", "_state", "_axes", "_dropped"}
     np.testing.assert_array_equal(a[...], np.r_[np.arange(10), 0, 0, 0])
 
 

@@ -57,6 +57,7 @@ LAYERS = {
     "compute": 8.4,  # lazy expressions, reductions, where: the engine behind NDArray's operators
     "random": 8.41,  # python-blosc2's blosc2.random: distributions drawn chunk by chunk
     "lazyexpr": 8.42,  # python-blosc2's blosc2.lazyexpr names (re-exports of compute)
+    "linalg": 8.45,  # python-blosc2's blosc2.linalg: products and permutations out of core
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "ctable": 8.7,  # CTable as storage: schema, columns, _valid_rows (the stores plug in)

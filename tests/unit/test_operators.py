@@ -256,10 +256,14 @@ def test_reductions_take_where_as_numpy() -> None:
 
 
 def test_transpose() -> None:
-    # (layout, not the engine: a numpy array, as before)
+    """``a.transpose()`` is numpy's (a numpy result); ``a.T`` is python-blosc2's and the
+    array API's: a 2-d array's transpose as an NDArray, other dimensions refused
+    (tests/unit/test_linalg_layout.py)."""
     x = np.arange(24).reshape(2, 3, 4)
     a = blosc2.asarray(x, chunks=(1, 2, 3))
-    np.testing.assert_array_equal(a.T, x.T)
+    np.testing.assert_array_equal(blosc2.asarray(x[0], chunks=(2, 3)).T[...], x[0].T)
+    with pytest.raises(ParamError, match="only works for 2-dimensional"):
+        a.T  # noqa: B018
     np.testing.assert_array_equal(a.transpose(1, 0, 2), x.transpose(1, 0, 2))
     np.testing.assert_array_equal(a.transpose((2, 0, 1)), x.transpose((2, 0, 1)))
     with pytest.raises(ParamError, match="permutation"):

@@ -4,6 +4,11 @@ C reads it positionally (the msgpack markers are skipped, not checked, except ``
 16 dimensions C writes ``0x90 + 16 = 0xA0``, which generic msgpack misreads: so this layout is
 parsed and written by position, with the fixed widths C uses (shape int64, chunk/block int32,
 dtype str32) that keep its length independent of the values (resizes update it in place).
+
+A dtype holding Python objects (``|O``, an ``O`` field of a structured dtype, nested or in a
+subarray) is refused when the metalayer is parsed, on every route that opens an array: the
+items are raw bytes, which numpy would have to take as object pointers (python-blosc2 opens
+such a file and crashes reading it).
 """
 
 from __future__ import annotations
@@ -104,6 +109,13 @@ class B2NDMeta:
             if pos + 6 + ln > n:
                 raise _err("dtype length", pos + 2, f"at most {n - pos - 6}", ln)
             dtype = dtype_from_str(buf[pos + 6 : pos + 6 + ln].decode("utf-8", "replace"))
+            if dtype.hasobject:  # stored bytes read as object pointers: refused (§8.2)
+                raise _err(
+                    "dtype",
+                    pos + 6,
+                    "a dtype of plain bytes (no Python objects, in no field or subarray)",
+                    repr(dtype_to_str(dtype)),
+                )
         for i in range(nd):
             if shape[i] < 0 or chunks[i] < 0 or blocks[i] < 0:
                 raise _err(

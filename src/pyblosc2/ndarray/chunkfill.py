@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import numpy as np
 
+from .._threads import run_parallel
 from .core import ArrayCore
 from .reader import read_box
 
@@ -20,8 +21,10 @@ __all__ = [
     "ChunkWriter",
     "Region",
     "chunk_regions",
+    "encode_region",
     "fill_flat",
     "fill_regions",
+    "iter_regions",
     "reader_of",
 ]
 
@@ -36,17 +39,25 @@ Region = tuple[slice, ...]
 A = TypeVar("A", bound=ArrayCore)
 
 
+def iter_regions(shape: tuple[int, ...], chunks: tuple[int, ...]) -> Iterator[Region]:
+    """The region of every chunk, in storage order (C order over the chunk grid), one at a
+    time.
+
+    >>> list(iter_regions((5,), (2,)))
+    [(slice(0, 2, None),), (slice(2, 4, None),), (slice(4, 5, None),)]
+    """
+    grid = [range(0, s, c) for s, c in zip(shape, chunks, strict=True)]
+    for origin in itertools.product(*grid):
+        yield tuple(slice(o, min(o + c, s)) for o, c, s in zip(origin, chunks, shape, strict=True))
+
+
 def chunk_regions(shape: tuple[int, ...], chunks: tuple[int, ...]) -> list[Region]:
-    """The region of every chunk, in storage order (C order over the chunk grid).
+    """The region of every chunk, in storage order, as a list (see :func:`iter_regions`).
 
     >>> chunk_regions((5,), (2,))
     [(slice(0, 2, None),), (slice(2, 4, None),), (slice(4, 5, None),)]
     """
-    grid = [range(0, s, c) for s, c in zip(shape, chunks, strict=True)]
-    return [
-        tuple(slice(o, min(o + c, s)) for o, c, s in zip(origin, chunks, shape, strict=True))
-        for origin in itertools.product(*grid)
-    ]
+    return list(iter_regions(shape, chunks))
 
 
 def reader_of(src: Any) -> Callable[[Region], Any]:
@@ -105,10 +116,14 @@ class ChunkWriter:
             self.new, self.size = {}, 0
 
 
-def fill_regions(arr: A, piece_of: Callable[[Region], Any]) -> A:
+def fill_regions(arr: A, piece_of: Callable[[Region], Any], nthreads: int = 1) -> A:
     """Fill the new ``arr`` (zero chunks) one chunk per region, ``piece_of(region)`` giving
     its items (anything broadcastable to the region's shape); all-zero chunks stay special
     zero chunks. Returns ``arr``.
+
+    With ``nthreads`` > 1, that many regions at a time are computed and compressed on the
+    thread pool (``piece_of`` must then be safe to call from several threads), so at most
+    ``nthreads`` pieces are in memory at once.
 
     >>> from .constructors import _new
     >>> a = fill_regions(_new((3, 4), "i4", (2, 2), (1, 2), {}), lambda r: r[0].start)
@@ -124,18 +139,43 @@ def fill_regions(arr: A, piece_of: Callable[[Region], Any]) -> A:
     if arr.size == 0:
         return arr
     writer = ChunkWriter(arr)
-    for n, region in enumerate(chunk_regions(arr.shape, arr.chunks)):
-        shape = tuple(r.stop - r.start for r in region)
-        piece = np.ascontiguousarray(
-            np.broadcast_to(np.asarray(piece_of(region), arr.dtype), shape)
-        )
-        if not piece.reshape(-1).view(np.uint8).any():
-            continue  # a zero chunk already
-        ext = np.zeros(arr._geometry.ext, arr.dtype)
-        ext[tuple(slice(0, k) for k in shape)] = piece
-        writer.put(n, arr._compress(ext))
+
+    def encoded(region: Region) -> bytes | None:
+        return encode_region(arr, region, piece_of(region))
+
+    regions = iter_regions(arr.shape, arr.chunks)
+    first = 0
+    while window := list(itertools.islice(regions, max(1, nthreads))):
+        for n, chunk in enumerate(run_parallel(encoded, window, nthreads), first):
+            if chunk is not None:
+                writer.put(n, chunk)
+        first += len(window)
     writer.flush()
     return arr
+
+
+def encode_region(arr: ArrayCore, region: Region, piece: Any) -> bytes | None:
+    """The chunk of ``arr`` covering ``region`` holding ``piece`` (anything broadcastable to
+    the region's shape), compressed; None when it is all zero bytes (the new array's special
+    zero chunk stays). An edge chunk is padded with zeros to whole blocks.
+
+    >>> from .constructors import _new
+    >>> a = _new((3,), "i2", (2,), (2,), {})
+    >>> encode_region(a, (slice(0, 2),), 0) is None, len(encode_region(a, (slice(2, 3),), 7)) > 0
+    (True, True)
+    """
+    shape = tuple(r.stop - r.start for r in region)
+    data = np.broadcast_to(np.asarray(piece, arr.dtype), shape)
+    if not data.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        data = data.copy()
+    if not data.reshape(-1).view(np.uint8).any():
+        return None
+    ext_shape = arr._geometry.ext
+    if shape != ext_shape:
+        ext = np.zeros(ext_shape, arr.dtype)
+        ext[tuple(slice(0, k) for k in shape)] = data
+        data = ext
+    return arr._compress(data)
 
 
 def fill_flat(arr: A, produce: Callable[[int, int], np.ndarray], c_order: bool) -> A:

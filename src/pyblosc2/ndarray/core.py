@@ -30,13 +30,17 @@ class ArrayCore:
     The geometry is one immutable object, derived from the metalayer and derived again
     whenever this handle's view of the frame changes (its own commits, and what another
     handle wrote, re-read when a hold of the frame begins): code that takes ``_geometry``
-    once sees one shape, grid and padding, the old or the new, never a mix. An
-    ``expand_dims`` view keeps its added length-1 axes (``_axes``) over the stored shape.
+    once sees one shape, grid and padding, the old or the new, never a mix. A view describes
+    the stored array with other length-1 axes: ``squeeze`` hides stored axes of length, chunk
+    and block 1 (``_dropped``, stored numbering), which changes no item's place in a chunk,
+    then ``expand_dims`` adds axes (``_axes``, the view's numbering).
     """
 
     schunk: SChunk
     #: the length-1 axes this handle adds to the stored array (an ``expand_dims`` view)
     _axes: tuple[int, ...] = ()
+    #: the stored axes (all of length, chunk and block 1) this handle hides (a ``squeeze`` view)
+    _dropped: tuple[int, ...] = ()
     #: (the frame version the geometry was derived at, the geometry)
     _state: tuple[int, Geometry]
 
@@ -47,10 +51,12 @@ class ArrayCore:
         *,
         _validate: bool = True,
         _axes: tuple[int, ...] = (),
+        _dropped: tuple[int, ...] = (),
     ) -> None:
         geo = Geometry.from_meta(_stored_meta(schunk) if meta is None else meta)
         self.schunk = schunk
         self._axes = _axes
+        self._dropped = _dropped
         self._state = (schunk._frame.version, geo)
         if _validate and all(geo.shape) and schunk.nchunks != geo.nchunks:
             raise FormatError(
@@ -76,11 +82,24 @@ class ArrayCore:
         return geo
 
     def _derive(self, current: Geometry) -> Geometry:
-        """The geometry of the stored ``b2nd`` metalayer (with this view's added axes). Only
-        the shape may change under a handle, as in python-blosc2: another partition, ndim or
-        dtype (the file replaced by another array) is a :class:`FormatError`."""
+        """The geometry of the stored ``b2nd`` metalayer (without this view's hidden axes,
+        with its added ones). Only the shape may change under a handle, as in python-blosc2:
+        another partition, ndim or dtype (the file replaced by another array), or a hidden
+        axis grown past length 1, is a :class:`FormatError`."""
         stored = Geometry.from_meta(_stored_meta(self.schunk))
-        shape, chunks, blocks = list(stored.shape), list(stored.chunks), list(stored.blocks)
+        hidden = [(stored.shape[d], stored.chunks[d], stored.blocks[d]) for d in self._dropped]
+        if any(h != (1, 1, 1) for h in hidden):
+            raise FormatError(
+                "b2nd array",
+                "shape/chunks/blocks",
+                None,
+                f"length, chunk and block 1 on the axes {self._dropped} a squeeze view hides",
+                hidden,
+            )
+        keep = [d for d in range(stored.ndim) if d not in self._dropped]
+        shape = [stored.shape[d] for d in keep]
+        chunks = [stored.chunks[d] for d in keep]
+        blocks = [stored.blocks[d] for d in keep]
         for axis in self._axes:
             for part in (shape, chunks, blocks):
                 part.insert(axis, 1)
@@ -97,14 +116,16 @@ class ArrayCore:
         return geo
 
     def _stored_geometry(self, geo: Geometry) -> Geometry:
-        """``geo`` without this view's added axes: what the ``b2nd`` metalayer stores."""
+        """``geo`` without this view's added axes and with its hidden ones: what the ``b2nd``
+        metalayer stores."""
         keep = [d for d in range(geo.ndim) if d not in self._axes]
-        return Geometry(
-            tuple(geo.shape[d] for d in keep),
-            tuple(geo.chunks[d] for d in keep),
-            tuple(geo.blocks[d] for d in keep),
-            geo.dtype,
-        )
+        shape = [geo.shape[d] for d in keep]
+        chunks = [geo.chunks[d] for d in keep]
+        blocks = [geo.blocks[d] for d in keep]
+        for axis in self._dropped:
+            for part in (shape, chunks, blocks):
+                part.insert(axis, 1)
+        return Geometry(tuple(shape), tuple(chunks), tuple(blocks), geo.dtype)
 
     if TYPE_CHECKING:  # item access: provided by NDArray (basic keys; advanced in fancy.py)
 

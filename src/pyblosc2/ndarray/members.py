@@ -28,6 +28,7 @@ from .keys import detect_aligned_chunks, process_key
 from .lazyhook import engine
 from .operand import Operand
 from .partition import resolve_shape
+from .views import squeeze_view
 
 __all__ = ["NDArrayMembers", "NDField"]
 
@@ -392,6 +393,16 @@ class NDArrayMembers(ArrayCore):
     def take(self: _Self, indices: Any, axis: int | None = None) -> _Self:
         """numpy's ``take`` as a new NDArray (see :func:`~pyblosc2.take`)."""
         return asarray_of(type(self), take_numpy(self, indices, axis))
+
+    def squeeze(self: _Self, axis: int | tuple[int, ...] | None = None) -> _Self:
+        """A view without the length-1 axes ``axis`` (all of them by default), as
+        python-blosc2's ``squeeze`` (see :mod:`.views`).
+
+        >>> from pyblosc2 import zeros
+        >>> zeros((1, 3, 1)).squeeze(axis=(0, 2)).shape
+        (3,)
+        """
+        return squeeze_view(self, axis)
 
     # -- growth ---------------------------------------------------------------------------
     def append(self, values: Any) -> int:

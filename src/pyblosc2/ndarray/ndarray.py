@@ -28,6 +28,7 @@ from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
 from .indexing import check_key, is_basic_key, is_int_key, normalize_key, selection_box
 from .lazyhook import engine
+from .linalg_members import NDArrayLinalg
 from .members import NDArrayMembers
 from .operand import Operand
 from .reader import read_box, read_point, read_selection
@@ -47,7 +48,7 @@ class ChunkInfoNDArray:
     lazychunk: bool
 
 
-class NDArray(NDArrayMembers, Operand):
+class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
     """An N-d array in a super-chunk (its state and basic properties:
     :class:`~.core.ArrayCore`; the constructors: :mod:`.constructors`).
 
@@ -186,17 +187,7 @@ class NDArray(NDArrayMembers, Operand):
         out = self[...]
         return out if dtype is None else out.astype(dtype)
 
-    # -- layout -------------------------------------------------------------------------
-    @property
-    def T(self) -> np.ndarray:
-        """The transposed array (axes reversed), as numpy's ``.T`` (a numpy array).
-
-        >>> from pyblosc2 import asarray
-        >>> asarray(np.arange(6).reshape(2, 3)).T.tolist()
-        [[0, 3], [1, 4], [2, 5]]
-        """
-        return self.transpose()
-
+    # -- layout (``.T``, ``.mT`` and ``@``: ndarray/linalg_members.py) ------------------------
     def transpose(self, *axes: Any) -> np.ndarray:
         """The array with its axes permuted (reversed by default), as ``np.transpose``."""
         nd = len(self.shape)

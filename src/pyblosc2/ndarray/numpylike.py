@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +22,7 @@ from .fancy import _normalize_axis, _normalize_indices, gather_flat, take_numpy
 from .geometry import ShapeLike
 from .ndarray import NDArray
 from .partition import parse_geometry, parse_shape, resolve_shape
+from .views import squeeze_view
 
 __all__ = [
     "are_partitions_behaved",
@@ -39,6 +40,7 @@ __all__ = [
     "ones_like",
     "reshape",
     "sort",
+    "squeeze",
     "take",
     "take_along_axis",
     "uninit",
@@ -174,8 +176,9 @@ def array(obj: Any, copy: bool | None = True, **kwargs: Any) -> NDArray:
     return asarray(obj, copy=copy, **kwargs)
 
 
-def expand_dims(array: NDArray, axis: int | tuple[int, ...] = 0) -> NDArray:
-    """A view of ``array`` with length-1 axes inserted at ``axis`` (``np.expand_dims``).
+def expand_dims(array: Any, axis: int | tuple[int, ...] = 0) -> NDArray:
+    """A view of ``array`` with length-1 axes inserted at ``axis`` (``np.expand_dims``);
+    another array-like is stored as an NDArray first (as python-blosc2 does).
 
     The view shares the data: a length-1 axis of chunk and block length 1 does not change
     where any item is stored (frame-format.md §8.4), so the view is the same super-chunk
@@ -186,6 +189,8 @@ def expand_dims(array: NDArray, axis: int | tuple[int, ...] = 0) -> NDArray:
     >>> v.shape, v[0, 1, :, 0]
     ((1, 2, 3, 1), array([3, 4, 5]))
     """
+    if not isinstance(array, NDArray):
+        array = asarray(array)
     axes = (axis,) if is_int(axis) else tuple(axis)  # type: ignore[arg-type]
     ndim = array.ndim + len(axes)
     if ndim > MAX_DIM:
@@ -204,10 +209,23 @@ def expand_dims(array: NDArray, axis: int | tuple[int, ...] = 0) -> NDArray:
     for a in norm:
         added.insert(a, True)
     axes = tuple(d for d, a in enumerate(added) if a)
-    view = NDArray(array.schunk, meta, _validate=False, _axes=axes)
+    view = NDArray(array.schunk, meta, _validate=False, _axes=axes, _dropped=array._dropped)
     base = getattr(array, "_base", None)
     view._base = array if base is None else base  # type: ignore[attr-defined]
     return view
+
+
+def squeeze(x: Any, axis: int | Sequence[int] | None = None) -> NDArray:
+    """A view of ``x`` without its length-1 axes ``axis`` (all of them by default), as
+    ``np.squeeze``; another array-like is stored as an NDArray first. An axis of length 1
+    chunked longer than 1 cannot be dropped from a view: ``NotImplementedError`` (see
+    :mod:`.views`).
+
+    >>> a = asarray(np.arange(6).reshape(1, 2, 3, 1))
+    >>> squeeze(a, 0).shape, squeeze(a).shape, squeeze(a, (0, -1))[1]
+    ((2, 3, 1), (2, 3), array([3, 4, 5]))
+    """
+    return squeeze_view(x if isinstance(x, NDArray) else asarray(x), axis)
 
 
 def reshape(src: Any, shape: ShapeLike, c_order: bool = True, **kwargs: Any) -> NDArray:
