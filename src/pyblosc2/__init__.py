@@ -323,7 +323,6 @@ from . import c2array as c2array  # noqa: E402
 from . import msgpack_utils as msgpack_utils  # noqa: E402
 from . import schema as schema  # noqa: E402
 from .c2array import C2Array  # noqa: E402
-from .dsl import DSLKernel, dsl_kernel  # noqa: E402
 from .schema import (  # noqa: E402
     bool,
     bytes,
@@ -349,13 +348,11 @@ from .schema import (  # noqa: E402
 __all__ += [
     "C2Array",
     "CTable",
-    "DSLKernel",
     "bool",
     "bytes",
     "c2array",
     "complex64",
     "complex128",
-    "dsl_kernel",
     "field",
     "float32",
     "float64",
@@ -606,6 +603,43 @@ __all__ += [
     "validate_expr",
     "var",
     "where",
+]
+
+
+# -- issue 33: user functions (lazyudf, jit, DSL kernels) ------------------------------------------
+import importlib.util as _importlib_util  # noqa: E402
+
+#: python-blosc2's flag: whether numba is installed (the DSL's numba route, pyblosc2[fast])
+_HAS_NUMBA = _importlib_util.find_spec("numba") is not None
+
+from .compute import (  # noqa: E402
+    LazyUDF,
+    SimpleProxy,
+    as_simpleproxy,
+    group_reduce,
+    jit,
+    lazyudf,
+)
+from .dsl import (  # noqa: E402
+    DSLKernel,
+    DSLSyntaxError,
+    dsl_kernel,
+    validate_dsl,
+    validate_dsl_jit,
+)
+
+__all__ += [
+    "DSLKernel",
+    "DSLSyntaxError",
+    "LazyUDF",
+    "SimpleProxy",
+    "as_simpleproxy",
+    "dsl_kernel",
+    "group_reduce",
+    "jit",
+    "lazyudf",
+    "validate_dsl",
+    "validate_dsl_jit",
 ]
 
 

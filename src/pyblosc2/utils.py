@@ -4,26 +4,14 @@
 ((slice(2, 3, None),), (True,))
 """
 
-import math
-
 import numpy as np
 
-from .ndarray.keys import process_key
+from .ndarray.keys import get_chunks_idx, process_key
 
 __all__ = ["NUMPY_GE_2_0", "get_chunks_idx", "npvecdot", "process_key"]
 
 #: whether numpy is 2.0 or newer (python-blosc2's flag)
 NUMPY_GE_2_0 = int(np.__version__.split(".")[0]) >= 2
-
-
-def get_chunks_idx(shape: tuple[int, ...], chunks: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
-    """The chunk grid of ``shape`` cut into ``chunks``, and the number of chunks.
-
-    >>> get_chunks_idx((10, 7), (4, 7))
-    ((3, 1), 3)
-    """
-    grid = tuple(-(-s // c) for s, c in zip(shape, chunks, strict=True))
-    return grid, math.prod(grid)
 
 
 def npvecdot(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:

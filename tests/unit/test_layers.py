@@ -50,9 +50,11 @@ LAYERS = {
     "vlarrays": 8.2,  # ObjectArray, BatchArray, ListArray: variable-length containers
     "msgpack_utils": 8.3,  # python-blosc2's msgpack_utils names
     "c2array": 8.35,  # python-blosc2's Caterva2 client names (not implemented)
-    "dsl": 8.36,  # python-blosc2's dsl_kernel (kernels called as Python)
+    "dsl": 8.36,  # python-blosc2's DSL kernels: the allow-list, the numpy and numba routes
+    "dsl_kernel": 8.37,  # python-blosc2's blosc2.dsl_kernel names (re-exports of dsl)
     "compute": 8.4,  # lazy expressions, reductions, where: the engine behind NDArray's operators
     "lazyexpr": 8.42,  # python-blosc2's blosc2.lazyexpr names (re-exports of compute)
+    "proxy": 8.43,  # python-blosc2's blosc2.proxy names (SimpleProxy, jit: re-exports)
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "ctable": 8.7,  # CTable as storage: schema, columns, _valid_rows (the stores plug in)
