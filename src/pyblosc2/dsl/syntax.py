@@ -122,7 +122,7 @@ def symbol_axis(name: str) -> int:
 class Program:
     """A kernel that passed the allow-list: its name, source (python-blosc2's
     ``dsl_source``), inputs, checked function node (treat it as read-only), locals, the index
-    symbols it reads, and whether it prints or has ``if``/``for``/``while``."""
+    symbols it reads, and whether it prints, has ``if``/``for``/``while``, has loops."""
 
     name: str
     source: str
@@ -132,6 +132,7 @@ class Program:
     symbols: frozenset[str]
     has_print: bool
     has_control_flow: bool
+    has_loops: bool = False
 
 
 def _pointer(source: str, line: int, col: int) -> str:
@@ -268,6 +269,7 @@ class _Checker:
         self.reads: list[ast.Name] = []
         self.has_print = False
         self.has_cf = False
+        self.has_loops = False
 
     def fail(self, node: Any, msg: str, col: int | None = None) -> NoReturn:
         line = getattr(node, "lineno", 1)
@@ -299,6 +301,7 @@ class _Checker:
             frozenset(symbols),
             self.has_print,
             self.has_cf,
+            self.has_loops,
         )
 
     def _depth(self, root: ast.AST) -> None:
@@ -364,10 +367,10 @@ class _Checker:
             if node.orelse:
                 self.block(node.orelse, node, loops)
         elif isinstance(node, ast.For):
-            self.has_cf = True
+            self.has_cf = self.has_loops = True
             self.for_loop(node, loops)
         elif isinstance(node, ast.While):
-            self.has_cf = True
+            self.has_cf = self.has_loops = True
             if node.orelse:
                 self.fail(node, "while/else is not supported in DSL kernels")
             self.expr(node.test)
