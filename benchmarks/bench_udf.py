@@ -11,8 +11,8 @@ zstd clevel 1 + shuffle) into a temporary directory (``--dir`` keeps them). Ever
 in a fresh process per library and repeat, which opens the inputs, computes the row into a
 new file (``urlpath=``, ``mode="w"``) and reports its wall time and its peak RSS
 (``VmHWM``, the whole process; pyblosc2's codec kernels, numba's when installed, are loaded
-before the clock starts, as in bench_reads); the output is checked against numpy on a sample of rows.
-A row reports the median time of each library over the repeats, the ratio python-blosc2's
+before the clock starts, as in bench_reads); the output is checked against numpy on a sample
+of rows. A row reports the median time of each library over the repeats, the ratio python-blosc2's
 time / ours (1.0 = parity, higher is better) and the largest peak RSS of each. The machine's
 load (``os.getloadavg``) is printed with the table: times on a loaded machine are noisy,
 the ratio is what counts. Rows:

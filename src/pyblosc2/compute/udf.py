@@ -138,7 +138,7 @@ class UDFSource:
         )
         if all(r.step == 1 for r in ranges):
             return out
-        return out[local]
+        return np.ascontiguousarray(out[local])
 
     def compute_box(self, box: tuple[slice, ...], shape: tuple[int, ...]) -> np.ndarray:
         """The function's output over ``box`` (unit steps)."""
@@ -326,6 +326,8 @@ class LazyUDF(LazyArray):
         storage = {k: v for k, v in self._storage().items() if k != "urlpath"}
         if kwargs.get("out") is not None:
             storage = {}  # an output of its own: the UDF's storage arguments do not apply
+        elif item not in ((), Ellipsis):  # a selection has a shape of its own
+            storage = {k: v for k, v in storage.items() if k not in ("chunks", "blocks")}
         for k in ("cparams", "dparams"):
             if k in kwargs and k in storage:
                 kwargs[k] = _merge(storage[k], kwargs[k])

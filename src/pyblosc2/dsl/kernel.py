@@ -44,6 +44,7 @@ from .syntax import (
     parse_program,
     parse_source,
     rewrite_numpy_calls,
+    symbol_axis,
 )
 
 __all__ = ["DSLKernel", "dsl_kernel", "kernel_from_source", "validate_dsl", "validate_dsl_jit"]
@@ -315,6 +316,11 @@ def validate_dsl_jit(
         raise ParamError("validate_dsl_jit needs at least one array operand (pass a dtype spec)")
     types = {n: widen(np.zeros(1, specs[n])).dtype if n in arrays else specs[n] for n in names}
     report.update(valid=True, compiled=True, status="ME_COMPILE_SUCCESS", route="numpy")
+    for s in kernel.program.symbols:
+        if s not in ("_ndim", "_flat_idx") and symbol_axis(s) >= len(shape):
+            msg = f"the kernel reads {s}, the probe has {len(shape)} dimensions"
+            report.update(compiled=False, status="ME_COMPILE_ERROR", error=msg, route=None)
+            return report
     if not numba_enabled() or kernel.program.has_print:
         return report
     try:

@@ -129,7 +129,9 @@ class _Writer:
 
     def for_loop(self, node: ast.For, ind: int) -> None:
         k = self.fresh()
-        args = [self.ex(a) for a in node.iter.args]  # type: ignore[attr-defined]
+        # ``| 0``: an int stays itself, anything else fails numba's typing (as range() fails
+        # on a non-integer in Python and in the numpy route) and the numpy route reports it
+        args = [f"({self.ex(a)} | 0)" for a in node.iter.args]  # type: ignore[attr-defined]
         if len(args) == 3:
             self.emit(f"r_{k} = {args[2]}", ind)
             self.emit(f"if r_{k} == 0:", ind)

@@ -137,6 +137,8 @@ class Runner:
     def __init__(self, program: Program) -> None:
         self.program = program
         self._compiled: dict[tuple[tuple[str, ...], int], Any] = {}
+        self._failed: dict[Any, Exception] = {}  # numba's failures, per input types
+        self._ran: set[Any] = set()  # the input types numba compiled and ran
         self._lock = threading.Lock()
 
     def compiled(self, arrays: tuple[str, ...], ndim: int) -> Any:
@@ -174,19 +176,31 @@ class Runner:
             raise NotImplementedError(f"DSL kernels with output dtype {dtype} (strings, records)")
         vals = {n: widen(values[n]) for n in self.program.inputs}
         arrays = tuple(n for n in self.program.inputs if isinstance(vals[n], np.ndarray))
-        items = math.prod(full)
-        if jit is None and not isinstance(
-            self._compiled.get((arrays, len(full))), Exception | None
-        ):
+        sig = (
+            arrays,
+            len(full),
+            np.dtype(dtype).str,
+            tuple(vals[n].dtype.str if n in arrays else type(vals[n]).__name__ for n in vals),
+        )
+        if jit is None and sig in self._ran:
             jit = True  # compiled already: no cost left to avoid
-        if choose(self.program, jit, backend, items) == "numba":
+        if choose(self.program, jit, backend, math.prod(full)) == "numba":
             kernel = self.compiled(arrays, len(full))
-            if not isinstance(kernel, Exception):
-                return kernel.run(np.empty(shape, dtype), vals, shape, offset, full)
+            failed = kernel if isinstance(kernel, Exception) else self._failed.get(sig)
+            if failed is None:
+                try:
+                    out = kernel.run(np.empty(shape, dtype), vals, shape, offset, full)
+                except DSLRuntimeError:
+                    raise
+                except Exception as exc:  # numba could not type it for these inputs
+                    failed = self._failed[sig] = exc
+                else:
+                    self._ran.add(sig)
+                    return out
             if backend is not None:
                 raise NotImplementedError(
                     f"jit_backend={backend!r}: numba cannot compile DSL kernel "
-                    f"{self.program.name!r}: {kernel}"
+                    f"{self.program.name!r} for these inputs: {failed}"
                 )
         res = interp.run(self.program, vals, shape, offset, full)
         return res.astype(dtype, copy=False)
