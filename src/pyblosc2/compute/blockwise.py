@@ -309,7 +309,9 @@ def to_ndarray(
     dtype = kwargs.pop("dtype", None) or src.dtype
     nbytes = math.prod(shape) * np.dtype(dtype).itemsize
     fixed = 0 if _urlpath(kwargs) else nbytes
-    Plan.make(what, src.piece_bytes(min(nbytes, PIECE_ITEMS)), fixed, 1, bound)  # refuse early
+    # refuse early: one piece of the size _fill computes (a chunk of the result), not more
+    items = math.prod(chunks) if chunks is not None and all(chunks) else PIECE_ITEMS
+    Plan.make(what, src.piece_bytes(min(items, math.prod(shape) or 1)), fixed, 1, bound)
     arr = new_array(NDArray, shape, dtype, chunks, blocks, kwargs)
     return _fill(src, sel, arr, bound, fixed, what)
 
