@@ -191,7 +191,8 @@ def test_kernel_from_source_never_executes(tmp_path) -> None:
 
 
 def test_kernel_from_source_picks_and_rewrites() -> None:
-    src = '"""kernels"""\nimport numpy\ndef a(x):\n    return numpy.sqrt(x)\ndef b(x):\n    return -x\n'
+    src = '"""kernels"""\nimport numpy\ndef a(x):\n    return numpy.sqrt(x)\n'
+    src += "def b(x):\n    return -x\n"
     with pytest.raises(ParamError, match="no name"):
         kernel_from_source(src)
     with pytest.raises(ParamError, match="did not define"):

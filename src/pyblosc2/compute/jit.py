@@ -129,10 +129,12 @@ def _jit_dsl_wrapper(kernel: DSLKernel, out: Any, kwargs: dict[str, Any]) -> Cal
             )
         else:
             (shape,) = shapes
+        # scalars only: numpy's type of them (python-blosc2 asks for a dtype it cannot be given)
+        dtype = None if shapes else np.result_type(*[np.asarray(v).dtype for v in values] or [float])
         udf = lazyudf(
             kernel,
             values,
-            dtype=None,
+            dtype=dtype,
             shape=shape,
             jit=tuning.get("jit"),
             jit_backend=tuning.get("jit_backend"),
@@ -164,10 +166,14 @@ def _jit_dsl_wrapper(kernel: DSLKernel, out: Any, kwargs: dict[str, Any]) -> Cal
 def _trace_wrapper(func: Any, out: Any, kwargs: dict[str, Any], hint: str | None) -> Any:
     """The tracing route: ``func`` called once with operands; its expression computed."""
     storage, _, max_memory = _split(kwargs)
-    proxy = {"chunks": kwargs.get("chunks"), "blocks": kwargs.get("blocks")}
+    chunks, blocks = kwargs.get("chunks"), kwargs.get("blocks")
 
     def wrap(v: Any) -> Any:
-        return v if isinstance(v, Operand) else SimpleProxy(v, **proxy)
+        if isinstance(v, Operand):
+            return v
+        ndim = len(getattr(v, "shape", np.shape(v)))
+        fits = [p if p is not None and len(p) == ndim else None for p in (chunks, blocks)]
+        return SimpleProxy(v, *fits)  # the result's chunks, for the proxies they fit
 
     def wrapper(*args: Any, **fkwargs: Any) -> Any:
         try:

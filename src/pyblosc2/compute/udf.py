@@ -55,7 +55,8 @@ from .selection import Selection, piece_boxes
 __all__ = ["UDF_TEMPS", "LazyUDF", "UDFSource", "lazyudf"]
 
 #: temporaries (of a piece's size) a plain Python function is allowed for in the memory plan
-UDF_TEMPS = 4
+#: (``output[:] = a * 2 + b`` makes two)
+UDF_TEMPS = 2
 _TUNING = ("fp_accuracy", "strict_miniexpr")
 
 
@@ -109,11 +110,12 @@ class UDFSource:
             chunks = chunks_of(v)
             if chunks is not None:
                 out += 2 * math.prod(chunks) * itemsize
+        wide = 16 if self.dtype.kind == "c" else 8  # the DSL computes on 64-bit items
         program = self.udf._program
-        if program is not None:  # the numpy route holds its locals, inputs and masks
-            temps = len(program.locals) + len(program.inputs) + 4
-            return out + items * 16 * temps + items * self.dtype.itemsize * 2
-        return out + items * max(self.dtype.itemsize, 8) * (UDF_TEMPS + 2)
+        if program is not None:  # the numpy route: its inputs, locals, a few temporaries
+            temps = len(program.locals) + len(program.inputs) + 3
+            return out + items * (wide * temps + self.dtype.itemsize)
+        return out + items * (wide * UDF_TEMPS + 2 * self.dtype.itemsize)
 
     def _part(self, v: Any, box: tuple[slice, ...]) -> Any:
         if not is_array(v):
