@@ -130,9 +130,8 @@ def _jit_dsl_wrapper(kernel: DSLKernel, out: Any, kwargs: dict[str, Any]) -> Cal
         else:
             (shape,) = shapes
         # scalars only: numpy's type of them (python-blosc2 asks for a dtype it cannot be given)
-        dtype = (
-            None if shapes else np.result_type(*[np.asarray(v).dtype for v in values] or [float])
-        )
+        dtypes = [np.asarray(v).dtype for v in values] or [np.dtype(np.float64)]
+        dtype = None if shapes else np.result_type(*dtypes)
         udf = lazyudf(
             kernel,
             values,
