@@ -6,6 +6,7 @@ errors of both."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 # the DSL's functions, for the plain Python runs of the kernels (and for ruff)
 from numpy import arctan2, cbrt, exp, expm1, floor, fmax, log, sqrt, tan, tanh, where
 
+from pyblosc2 import __file__ as pyblosc2_file
 from pyblosc2.dsl import DSLKernel, DSLRuntimeError, dsl_kernel, validate_dsl_jit
 from pyblosc2.dsl.run import Runner, choose, widen
 from pyblosc2.errors import ParamTypeError
@@ -285,3 +287,54 @@ def test_runner_remembers_its_compilations() -> None:
     # once compiled and run for these inputs, jit=None takes numba whatever the size
     r.evaluate({"x": x, "y": 3}, np.dtype("i8"), (6,), (0,), (6,), jit=None)
     assert len(r._ran) == 2 and not r._failed
+
+
+CACHED = r"""
+import json, sys
+import numpy as np
+from pyblosc2.dsl import dsl_kernel
+
+@dsl_kernel
+def k(x, n):
+    acc = 0.0
+    for i in range(n):
+        acc = where(acc > 3.0, acc, acc + x * i)
+    return acc
+
+out = k.evaluate((np.arange(5.0), 4), "f8", (5,), (0,), (5,), jit=True)
+c = k._runner._compiled[(("x",), 1)]
+print(json.dumps({"out": out.tolist(), "hits": sum(c.driver.stats.cache_hits.values())}))
+"""
+
+
+def test_numba_compilations_are_cached_across_processes(tmp_path, monkeypatch) -> None:
+    _numba()
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from pyblosc2.dsl import numba_route
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(numba_route.CACHE_ENV, str(cache))
+    script = tmp_path / "cached.py"  # a file: the kernel needs its source
+    script.write_text(CACHED)
+    namespace: dict = {"__name__": "cached"}
+    exec(compile(CACHED.replace("print(", "result = ("), str(script), "exec"), namespace)
+    assert namespace["result"] is not None  # compiled here: the cache written
+    (generated,) = cache.glob("dsl_*.py")
+    text = generated.read_text()
+    assert "def kernel(" in text and "def drive(" in text
+    env = dict(os.environ, PYBLOSC2_KERNELS="numpy")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(pyblosc2_file).parents[1]), env.get("PYTHONPATH", "")]
+    )
+    p = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-2000:]
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    assert got == {"out": [0.0, 6.0, 6.0, 9.0, 4.0], "hits": 1}  # loaded, not compiled
+    # the file is numba's anchor, never executed: a changed one is written again
+    generated.write_text("raise SystemExit(3)\n")
+    assert numba_route._source_file(text) == str(generated)
+    assert generated.read_text() == text

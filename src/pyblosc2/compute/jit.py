@@ -58,11 +58,6 @@ __all__ = ["jit"]
 TUNING = frozenset({"jit", "jit_backend", "fp_accuracy"})
 
 
-def _undecorated(func: Any) -> Any:
-    """The function behind a ``jit`` wrapper, or ``func`` itself."""
-    return getattr(func, "_blosc2_jit_wrapped", func)
-
-
 def _has_control_flow(source: str | None) -> bool:
     if source is None:
         return False

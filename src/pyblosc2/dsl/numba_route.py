@@ -11,6 +11,15 @@ Only that generated text is compiled, in a namespace holding the DSL's functions
 nothing else (no builtins but ``range``, ``int``, ``float`` and ``bool``): the kernel's own
 source never runs. numba's Python subset only (no C, no intrinsics).
 
+Compilations are cached on disk by numba (``cache=True``): the generated text is also written
+to a file named by its hash under the cache directory (:func:`cache_dir`:
+``PYBLOSC2_DSL_CACHE``, else ``$XDG_CACHE_HOME/pyblosc2/dsl`` or ``~/.cache/pyblosc2/dsl``,
+created private to the user; ``PYBLOSC2_DSL_CACHE=0`` turns it off), which numba needs to
+place and stamp its cache entries. The file is never imported or executed: the text compiled
+is the one generated in memory, and a file whose content is not that text is rewritten. A
+kernel a process already compiled is then loaded by the next process instead of compiled
+again (seconds saved per kernel and pattern of inputs).
+
 numba is imported by this module alone, when the route is first used.
 
 >>> from .syntax import parse_program
@@ -26,8 +35,13 @@ numba is imported by this module alone, when the route is first used.
 from __future__ import annotations
 
 import ast
+import hashlib
 import math
+import os
+import sys
+import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numba
@@ -37,7 +51,10 @@ from .functions import CONSTANTS, FUNCTIONS
 from .interp import loop_cap
 from .syntax import DSLRuntimeError, Program, call_name, is_symbol, symbol_axis, target_name
 
-__all__ = ["CompiledKernel", "compile_kernel"]
+__all__ = ["CACHE_ENV", "CompiledKernel", "cache_dir", "compile_kernel"]
+
+#: the environment variable naming the cache directory (``0``/``off``: no cache)
+CACHE_ENV = "PYBLOSC2_DSL_CACHE"
 
 _OPS = {
     ast.Add: "+",
@@ -235,10 +252,66 @@ def _namespace() -> dict[str, Any]:
     }
 
 
-def _compile(source: str, name: str, ns: dict[str, Any]) -> Any:
-    code = compile(source, f"<dsl kernel {name}>", "exec")
-    exec(code, ns)  # the generated text above: names, operators and the DSL's functions only
-    return numba.njit(**_JIT)(ns.pop(name))
+def cache_dir() -> Path | None:
+    """Where compiled kernels are cached (see the module docstring), created private to the
+    user; None when caching is off or the directory cannot be made.
+
+    >>> d = cache_dir(); d is None or d.is_dir()
+    True
+    """
+    env = os.environ.get(CACHE_ENV, "").strip()
+    if env.lower() in ("0", "off", "no", "false"):
+        return None
+    if env:
+        path = Path(env)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        path = Path(base) / "pyblosc2" / "dsl"
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return path if os.access(path, os.W_OK) else None
+
+
+def _source_file(source: str) -> str | None:
+    """The cache file holding ``source`` (written when missing or different), or None."""
+    where = cache_dir()
+    if where is None:
+        return None
+    digest = hashlib.sha256(f"{numba.__version__}\n{source}".encode()).hexdigest()[:32]
+    path = where / f"dsl_{digest}.py"
+    try:
+        if not path.exists() or path.read_text() != source:
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(source)
+            os.replace(tmp, path)
+    except OSError:
+        return None
+    return str(path)
+
+
+def _compile(source: str, ns: dict[str, Any]) -> tuple[Any, Any]:
+    """The kernel and the driver of ``source`` (the generated text), numba-compiled lazily
+    (on first call), cached on disk when a cache directory is available.
+
+    The functions live in a module of their own, registered in ``sys.modules`` under a name
+    made of the text's hash before anything runs: numba's cache finds a function's globals
+    by importing its module's name, which then resolves to this module (the file is never
+    imported)."""
+    filename = _source_file(source)
+    name = "pyblosc2_dsl_" + hashlib.sha256(source.encode()).hexdigest()[:32]
+    module = sys.modules.get(name)
+    if module is None:
+        module = types.ModuleType(name)
+        module.__dict__.update(ns)
+        code = compile(source, filename or f"<{name}>", "exec")
+        exec(code, module.__dict__)  # the generated text: names, operators, DSL functions
+        jit = {**_JIT, "cache": filename is not None}
+        module.__dict__["kernel"] = numba.njit(**jit)(module.__dict__["kernel"])
+        module.__dict__["drive"] = numba.njit(**jit)(module.__dict__["drive"])
+        sys.modules[name] = module
+    return module.__dict__["kernel"], module.__dict__["drive"]
 
 
 class CompiledKernel:
@@ -252,11 +325,10 @@ class CompiledKernel:
         self.arrays = arrays
         self.ndim = ndim
         self.symbols = tuple(sorted(program.symbols))
-        ns = _namespace()
         self.kernel_source = _kernel_source(program, self.symbols, loop_cap())
-        ns["kernel"] = _compile(self.kernel_source, "kernel", ns)
         self.driver_source = _driver_source(program, arrays, self.symbols, ndim)
-        self.driver = _compile(self.driver_source, "drive", ns)
+        source = f"{self.kernel_source}\n\n{self.driver_source}"
+        self.kernel, self.driver = _compile(source, _namespace())
 
     def _args(
         self,
