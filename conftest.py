@@ -28,6 +28,7 @@ OPTIONAL_DOCTESTS = {
     "src/pyblosc2/hdf5": "h5py",
     "src/pyblosc2/xarray": "xarray",
     "src/pyblosc2/kernels/numba_set.py": "numba",
+    "src/pyblosc2/dsl/numba_route.py": "numba",  # the DSL's numba route (issue 33)
 }
 # every numba kernel module (*_nb.py): a new one is not forgotten in an install without numba
 OPTIONAL_DOCTESTS.update(

@@ -337,14 +337,11 @@ from . import proxy_source as proxy_source  # noqa: E402
 from . import random as random  # noqa: E402
 from . import schema as schema  # noqa: E402
 from .c2array import C2Array  # noqa: E402
-from .dsl import DSLKernel, dsl_kernel  # noqa: E402
 from .proxies import (  # noqa: E402
     Proxy,
     ProxyNDField,
     ProxyNDSource,
     ProxySource,
-    SimpleProxy,
-    as_simpleproxy,
 )
 from .proxies.byterange import ByteRangeNDSource, FsspecNDSource  # noqa: E402
 from .schema import (  # noqa: E402
@@ -372,13 +369,11 @@ from .schema import (  # noqa: E402
 __all__ += [
     "C2Array",
     "CTable",
-    "DSLKernel",
     "bool",
     "bytes",
     "c2array",
     "complex64",
     "complex128",
-    "dsl_kernel",
     "field",
     "float32",
     "float64",
@@ -404,8 +399,6 @@ __all__ += [
     "ProxyNDField",
     "ProxyNDSource",
     "ProxySource",
-    "SimpleProxy",
-    "as_simpleproxy",
 ]
 
 # -- issue 33: the compute engine (lazy expressions, reductions, where, filters) ----------------
@@ -639,6 +632,41 @@ __all__ += [
     "validate_expr",
     "var",
     "where",
+]
+
+
+# -- issue 33: user functions (lazyudf, jit, DSL kernels) ------------------------------------------
+#: python-blosc2's flag: whether numba is installed (the DSL's numba route, pyblosc2[fast])
+_HAS_NUMBA = _importlib_util.find_spec("numba") is not None
+
+from .compute import (  # noqa: E402
+    LazyUDF,
+    SimpleProxy,
+    as_simpleproxy,
+    group_reduce,
+    jit,
+    lazyudf,
+)
+from .dsl import (  # noqa: E402
+    DSLKernel,
+    DSLSyntaxError,
+    dsl_kernel,
+    validate_dsl,
+    validate_dsl_jit,
+)
+
+__all__ += [
+    "DSLKernel",
+    "DSLSyntaxError",
+    "LazyUDF",
+    "SimpleProxy",
+    "as_simpleproxy",
+    "dsl_kernel",
+    "group_reduce",
+    "jit",
+    "lazyudf",
+    "validate_dsl",
+    "validate_dsl_jit",
 ]
 
 

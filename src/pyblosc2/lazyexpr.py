@@ -26,14 +26,33 @@ from pyblosc2.compute.lazyarray import LazyArray
 from pyblosc2.compute.lazyexpr import LazyExpr
 from pyblosc2.compute.parser import get_expr_operands, validate_expr
 
+# -- issue 33, user functions: python-blosc2's UDF names, and two private helpers of its
+# module that its tests call or patch (the compiler pragma; the gate of its JavaScript route)
+from pyblosc2.compute.udf import LazyUDF, lazyudf
+from pyblosc2.dsl.run import backend_pragma as _apply_jit_backend_pragma
+
+
+def _js_dtypes_ok(operands: object, kwargs: object) -> bool:
+    """python-blosc2's gate of its JavaScript (WebAssembly) route: pyblosc2 has none.
+
+    >>> _js_dtypes_ok({}, {})
+    False
+    """
+    return False
+
+
 __all__ = [
     "FPAccuracy",
     "LazyArray",
     "LazyExpr",
+    "LazyUDF",
+    "_apply_jit_backend_pragma",
+    "_js_dtypes_ok",
     "can_cast",
     "evaluate",
     "get_expr_operands",
     "lazyexpr",
+    "lazyudf",
     "ne_evaluate",
     "npcumprod",
     "npcumsum",

@@ -7,11 +7,9 @@ chunk grid, numpy names by version, the linear-algebra names and switch).
 ((3, 1), 3)
 """
 
-import math
 import sys
-from collections.abc import Sequence
 
-from .ndarray.keys import process_key
+from .ndarray.keys import get_chunks_idx, process_key
 from .ndarray.linalg_members import LINALG_FUNCS
 from .ndarray.npnames import NUMPY_GE_2_0, nptranspose, npvecdot
 
@@ -31,16 +29,6 @@ linalg_funcs = list(LINALG_FUNCS)
 #: python-blosc2's switch of its "miniexpr" engine: pyblosc2 has no such engine, the flag
 #: changes nothing (see :data:`pyblosc2.linalg.try_miniexpr`)
 try_miniexpr = True
-
-
-def get_chunks_idx(shape: Sequence[int], chunks: Sequence[int]) -> tuple[tuple[int, ...], int]:
-    """The chunk grid of an array (chunks per dimension) and its number of chunks.
-
-    >>> get_chunks_idx((10, 7), (4, 7))
-    ((3, 1), 3)
-    """
-    grid = tuple(math.ceil(s / c) for s, c in zip(shape, chunks, strict=True))
-    return grid, math.prod(grid)
 
 
 def _toggle_miniexpr(flag: bool) -> None:

@@ -18,21 +18,20 @@ from pyblosc2.compute.selection import Selection, piece_boxes, split_fancy
 @st.composite
 def keys(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[object, ...]]:
     shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=12))
-    key = []
-    for n in shape:
-        key.append(
-            draw(
-                st.one_of(
-                    st.integers(-n, n - 1),
-                    st.builds(
-                        slice,
-                        st.none() | st.integers(-n - 2, n + 2),
-                        st.none() | st.integers(-n - 2, n + 2),
-                        st.none() | st.sampled_from([1, 2, 3, -1, -2]),
-                    ),
-                )
+    key = [
+        draw(
+            st.one_of(
+                st.integers(-n, n - 1),
+                st.builds(
+                    slice,
+                    st.none() | st.integers(-n - 2, n + 2),
+                    st.none() | st.integers(-n - 2, n + 2),
+                    st.none() | st.sampled_from([1, 2, 3, -1, -2]),
+                ),
             )
         )
+        for n in shape
+    ]
     if draw(st.booleans()):
         key.insert(draw(st.integers(0, len(key))), None)
     return shape, tuple(key)

@@ -50,13 +50,14 @@ LAYERS = {
     "vlarrays": 8.2,  # ObjectArray, BatchArray, ListArray: variable-length containers
     "msgpack_utils": 8.3,  # python-blosc2's msgpack_utils names
     "c2array": 8.35,  # python-blosc2's Caterva2 client names (not implemented)
-    "dsl": 8.36,  # python-blosc2's dsl_kernel (kernels called as Python)
+    "dsl": 8.36,  # python-blosc2's DSL kernels: the allow-list, the numpy and numba routes
+    "dsl_kernel": 8.365,  # python-blosc2's blosc2.dsl_kernel names (re-exports of dsl)
     "proxies": 8.37,  # Proxy: a cache of a source filled as reads touch it (issue 34)
     "proxy_source": 8.38,  # python-blosc2's blosc2.proxy_source (names proxies.byterange)
-    "proxy": 8.39,  # python-blosc2's blosc2.proxy module name (re-exports)
     "compute": 8.4,  # lazy expressions, reductions, where: the engine behind NDArray's operators
     "random": 8.41,  # python-blosc2's blosc2.random: distributions drawn chunk by chunk
     "lazyexpr": 8.42,  # python-blosc2's blosc2.lazyexpr names (re-exports of compute)
+    "proxy": 8.43,  # python-blosc2's blosc2.proxy names (Proxy, sources, SimpleProxy, jit)
     "linalg": 8.45,  # python-blosc2's blosc2.linalg: products and permutations out of core
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)

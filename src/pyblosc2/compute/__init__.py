@@ -66,13 +66,17 @@ from .api import (
 from .elementwise import *  # noqa: F403 - the namespace of elementwise functions
 from .elementwise import __all__ as _elementwise
 from .engine import ComputeEngine
+from .groupreduce import group_reduce
+from .jit import jit
 from .lazyarray import LazyArray
 from .lazyexpr import LazyExpr
 from .parser import get_expr_operands, validate_expr
 from .plan import available_memory, memory_bound
 from .registry import register_function, squeeze
+from .simpleproxy import SimpleProxy, as_simpleproxy
 from .statistical import *  # noqa: F403 - the module-level reductions
 from .statistical import __all__ as _statistical
+from .udf import LazyUDF, lazyudf
 
 _lazyhook.register(ComputeEngine())
 
@@ -81,12 +85,18 @@ __all__ = [
     "FPAccuracy",
     "LazyArray",
     "LazyExpr",
+    "LazyUDF",
+    "SimpleProxy",
+    "as_simpleproxy",
     "available_memory",
     "can_cast",
     "evaluate",
     "get_expr_operands",
+    "group_reduce",
     "isdtype",
+    "jit",
     "lazyexpr",
+    "lazyudf",
     "memory_bound",
     "ne_evaluate",
     "npcumprod",

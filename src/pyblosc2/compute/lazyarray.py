@@ -83,13 +83,10 @@ def _is_basic(item: Any) -> bool:
 def _compute_kwargs(kwargs: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """The memory bound and the storage arguments of a compute() call."""
     bound = memory_bound(kwargs.pop("max_memory", None))
-    for k in ("fp_accuracy", "strict_miniexpr"):
+    # python-blosc2's tuning of its miniexpr kernels: an expression is numexpr's or numpy's
+    # here (jit= and jit_backend= choose the route of DSL kernels, in LazyUDF.compute)
+    for k in ("fp_accuracy", "strict_miniexpr", "jit", "jit_backend"):
         kwargs.pop(k, None)
-    for k in ("jit", "jit_backend"):
-        if kwargs.pop(k, None) is not None:
-            raise NotImplementedError(
-                f"compute({k}=...): the jit route (lazyudf/jit) is not implemented here yet"
-            )
     unknown = set(kwargs) - _STORAGE_KEYS
     if unknown:
         raise ParamError(f"unknown compute() arguments {sorted(unknown)}")

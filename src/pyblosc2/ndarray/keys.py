@@ -21,6 +21,7 @@ from .indexing import is_int_key
 __all__ = [
     "_SUBSAMPLE_GATHER_MAX_COORDS",
     "detect_aligned_chunks",
+    "get_chunks_idx",
     "get_ndarray_start_stop",
     "process_key",
 ]
@@ -139,3 +140,14 @@ def detect_aligned_chunks(
     if consecutive and flat and flat[-1] - flat[0] + 1 != len(flat):
         return []
     return flat
+
+
+def get_chunks_idx(shape: tuple[int, ...], chunks: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """The chunk grid of ``shape`` cut into ``chunks``, and the number of chunks
+    (python-blosc2's ``blosc2.ndarray.get_chunks_idx``, also in ``blosc2.utils``).
+
+    >>> get_chunks_idx((10, 7), (4, 7))
+    ((3, 1), 3)
+    """
+    grid = tuple(-(-s // c) for s, c in zip(shape, chunks, strict=True))
+    return grid, math.prod(grid)

@@ -4,7 +4,7 @@ filled and shared (:mod:`.filler`, :mod:`.splice`, :mod:`.cells`), a frame read 
 (:mod:`.frameranges`, used by :mod:`pyblosc2.proxy_source`), and :class:`SimpleProxy`."""
 
 from .proxy import Proxy, ProxyNDField
-from .simple import SimpleProxy, as_simpleproxy, convert_dtype
+from .simple import convert_dtype
 from .sources import NotRanged, ProxyNDSource, ProxySource
 
 __all__ = [
@@ -13,7 +13,5 @@ __all__ = [
     "ProxyNDField",
     "ProxyNDSource",
     "ProxySource",
-    "SimpleProxy",
-    "as_simpleproxy",
     "convert_dtype",
 ]
