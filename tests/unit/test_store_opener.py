@@ -96,8 +96,7 @@ def test_from_cframe(stores: Path) -> None:
 @pytest.mark.parametrize(
     ("layer", "name"),
     [
-        ("b2o", "b2o"),
-        ("proxy-source", "Proxy"),
+        ("proxy-source", "Proxy"),  # b2o carriers open: tests/unit/test_saved_open.py
     ],
 )
 def test_containers_not_implemented_are_named(tmp_path: Path, layer: str, name: str) -> None:

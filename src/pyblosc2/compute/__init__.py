@@ -71,16 +71,20 @@ from .lazyexpr import LazyExpr
 from .parser import get_expr_operands, validate_expr
 from .plan import available_memory, memory_bound
 from .registry import register_function, squeeze
+from .saved.reader import MissingOperands
+from .saved.reader import register as _register_saved
 from .statistical import *  # noqa: F403 - the module-level reductions
 from .statistical import __all__ as _statistical
 
 _lazyhook.register(ComputeEngine())
+_register_saved()  # pyblosc2.open, from_cframe and the stores open saved expressions
 
 __all__ = [
     "ComputeEngine",
     "FPAccuracy",
     "LazyArray",
     "LazyExpr",
+    "MissingOperands",
     "available_memory",
     "can_cast",
     "evaluate",

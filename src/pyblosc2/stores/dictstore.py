@@ -43,6 +43,7 @@ from ..params import CParams, DParams
 from ..schunk import open as open_schunk
 from ..schunk.members import InfoReport
 from ..storage import Storage
+from ..vlarrays import Origin, Ref
 from .archive import extract_archive
 from .discovery import leaves_in_archive, leaves_in_directory, remove_stale_staging
 from .embed import EmbedStore
@@ -65,6 +66,15 @@ __all__ = ["DictStore"]
 
 TICK = "dstore_tick"
 MODES = ("r", "a", "w")
+
+
+def _referenced(value: Any, store: str, key: str) -> Any:
+    """``value`` (a member read where it lies) remembering the store and key it was read
+    by, as python-blosc2's members do (``_blosc2_ref``): an expression saved over it names
+    the member, not the file holding it."""
+    with contextlib.suppress(AttributeError):  # an object without a __dict__ keeps none
+        value._blosc2_ref = Ref.dictstore_key(store, key)
+    return value
 
 
 class DictStore(StoreForms):
@@ -197,6 +207,7 @@ class DictStore(StoreForms):
                 )
             schunk = self._member(EMBED_NAME)
             self._estore = EmbedStore(_from_schunk=schunk, deserialize=self._deserialize)
+            self._estore.origin_path = self.localpath
             self.map_tree = leaves_in_archive(index, self._probe_member)
             return
         if not os.path.isdir(self.localpath):
@@ -206,6 +217,7 @@ class DictStore(StoreForms):
             kwargs["locking"] = True
         schunk = open_schunk(self.estore_path, "r", 0, dparams=self.dparams, **kwargs)
         self._estore = EmbedStore(_from_schunk=schunk, deserialize=self._deserialize)
+        self._estore.origin_path = self.localpath
         self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
 
     def _open_write(self) -> None:
@@ -239,6 +251,7 @@ class DictStore(StoreForms):
             deserialize=self._deserialize,
         )
         self._estore.mode = self.mode
+        self._estore.origin_path = self.localpath
         self.map_tree = leaves_in_directory(self.working_dir, self._probe_file)
 
     def _get_zip_offsets(self) -> ZipIndex:
@@ -396,16 +409,21 @@ class DictStore(StoreForms):
             if rel is None:
                 return self._estore[key]
             if self._archive is not None and rel in self._archive:
-                return container_of(self._member(rel))
+                origin = Origin(self.localpath, key)
+                value = container_of(self._member(rel), self._deserialize, origin)
+                return _referenced(value, self.localpath, key)
             path = os.path.join(self.working_dir, *rel.split("/"))
             if not os.path.exists(path):
                 raise KeyError(f"File for key '{key}' not found in the store")
-            return leaf_at(
+            value = leaf_at(
                 path,
                 mode="r" if self.mode == "r" else "a",
                 mmap_mode=self.mmap_mode if self.mode == "r" else None,
                 dparams=self.dparams,
+                deserialize=self._deserialize,
+                origin=Origin(self.localpath, key, path),
             )
+            return _referenced(value, self.localpath, key)
 
     def get(self, key: str, default: Any = None) -> Any:
         try:
