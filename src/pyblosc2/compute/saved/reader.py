@@ -95,6 +95,17 @@ def _place(schunk: SChunk, origin: Origin | None) -> tuple[Place, str | None]:
     return Place.of_file(urlpath), os.path.realpath(urlpath)
 
 
+def _names_holder(ref: Ref, place: Place) -> bool:
+    """Whether a ``dictstore_key`` reference of a store member names the store holding it by
+    a path relative to the store's own directory (python-blosc2 writes the path the store was
+    opened by; for a member file of a ``.b2d`` it then looks for it under the member's
+    directory, where it is not)."""
+    if ref.kind != "dictstore_key" or place.store is None or os.path.isabs(str(ref.urlpath)):
+        return False
+    beside = os.path.join(os.path.dirname(place.store), str(ref.urlpath))
+    return os.path.realpath(beside) == place.store and ref.key != place.key
+
+
 def _resolve(
     refs: dict[str, Ref | str], place: Place, expr: str
 ) -> dict[str, tuple[str, Ref, str]]:
@@ -109,6 +120,9 @@ def _resolve(
         if ref.kind not in ("urlpath", "dictstore_key"):
             raise NotImplementedError(f"{what}: an operand of kind {ref.kind!r} (remote data)")
         path = str(ref.urlpath)
+        if _names_holder(ref, place):
+            out[name] = (str(place.store), ref, path)
+            continue
         real = resolve_path(path, place, what, store_ok=ref.kind == "dictstore_key")
         if real is None:
             missing[name] = pathlib.Path(path)
