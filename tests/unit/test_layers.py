@@ -53,7 +53,7 @@ LAYERS = {
     "dsl": 8.36,  # python-blosc2's dsl_kernel (kernels called as Python)
     "compute": 8.4,  # lazy expressions, reductions, where: the engine behind NDArray's operators
     "lazyexpr": 8.42,  # python-blosc2's blosc2.lazyexpr names (re-exports of compute)
-    "exceptions": 8.43,  # python-blosc2's blosc2.exceptions names (re-exports)
+    "exceptions": 8.44,  # python-blosc2's blosc2.exceptions names (re-exports)
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "ctable": 8.7,  # CTable as storage: schema, columns, _valid_rows (the stores plug in)

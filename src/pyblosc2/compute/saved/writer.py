@@ -23,6 +23,7 @@ The carrier file is written whole under a temporary name and renamed over ``urlp
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
 import os
@@ -158,10 +159,23 @@ def _expr_form(obj: Any, carrier_dir: str | None) -> SavedForm:
 
 
 def _source(func: Any, fallback: str | None) -> str | None:
+    """The source of ``func``'s definition without its decorators (a reader defines the
+    function in a namespace of its own, where the decorators' names are unknown: ours
+    refuses decorators, python-blosc2's fails on any name but ``np`` and ``blosc2``)."""
     try:
-        return textwrap.dedent(inspect.getsource(func)).lstrip()
+        text = textwrap.dedent(inspect.getsource(func)).lstrip()
     except (OSError, TypeError):
         return fallback
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    name = getattr(func, "__name__", None)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            lines = text.splitlines(keepends=True)
+            return "".join(lines[node.lineno - 1 : node.end_lineno])
+    return text
 
 
 def _udf_form(obj: Any, carrier_dir: str | None) -> SavedForm:
