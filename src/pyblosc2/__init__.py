@@ -410,10 +410,12 @@ from numpy import e, finfo, iinfo, inf, nan, newaxis, pi  # noqa: E402
 bool_ = _np.bool_
 
 from . import compute as compute  # noqa: E402
+from . import exceptions as exceptions  # noqa: E402 - python-blosc2's blosc2.exceptions
 from .compute import (  # noqa: E402
     FPAccuracy,
     LazyArray,
     LazyExpr,
+    MissingOperands,
     abs,
     acos,
     acosh,
@@ -523,6 +525,7 @@ __all__ += [
     "LazyArray",
     "LazyExpr",
     "MemoryBudgetError",
+    "MissingOperands",
     "Operand",
     "abs",
     "acos",

@@ -58,6 +58,7 @@ LAYERS = {
     "random": 8.41,  # python-blosc2's blosc2.random: distributions drawn chunk by chunk
     "lazyexpr": 8.42,  # python-blosc2's blosc2.lazyexpr names (re-exports of compute)
     "proxy": 8.43,  # python-blosc2's blosc2.proxy names (Proxy, sources, SimpleProxy, jit)
+    "exceptions": 8.44,  # python-blosc2's blosc2.exceptions names (re-exports)
     "linalg": 8.45,  # python-blosc2's blosc2.linalg: products and permutations out of core
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)

@@ -103,17 +103,7 @@ def test_a_proxy_cache_is_an_active_value(tmp_path: Path) -> None:
     cframe = pb.SChunk(data=b"abc", meta={"proxy-source": {"version": 1}}).to_cframe()
     with pytest.raises(NotImplementedError, match="Proxy"):
         pb.from_cframe(cframe)
-
-
-@pytest.mark.parametrize(("layer", "name"), [("b2o", "b2o")])
-def test_containers_not_implemented_are_named(tmp_path: Path, layer: str, name: str) -> None:
-    p = str(tmp_path / "c.b2frame")
-    pb.SChunk(data=b"abc", urlpath=p, mode="w", meta={layer: {"version": 1}})
-    with pytest.raises(NotImplementedError, match=name):
-        pb.open(p)
-    cframe = pb.SChunk(data=b"abc", meta={layer: {"version": 1}}).to_cframe()
-    with pytest.raises(NotImplementedError, match=name):
-        pb.from_cframe(cframe)
+    # b2o carriers (saved expressions) open: tests/unit/test_saved_open.py
 
 
 @pytest.mark.parametrize(

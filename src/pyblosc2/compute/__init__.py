@@ -73,12 +73,15 @@ from .lazyexpr import LazyExpr
 from .parser import get_expr_operands, validate_expr
 from .plan import available_memory, memory_bound
 from .registry import register_function, squeeze
+from .saved.reader import MissingOperands
+from .saved.reader import register as _register_saved
 from .simpleproxy import SimpleProxy, as_simpleproxy
 from .statistical import *  # noqa: F403 - the module-level reductions
 from .statistical import __all__ as _statistical
 from .udf import LazyUDF, lazyudf
 
 _lazyhook.register(ComputeEngine())
+_register_saved()  # pyblosc2.open, from_cframe and the stores open saved expressions
 
 __all__ = [
     "ComputeEngine",
@@ -86,6 +89,7 @@ __all__ = [
     "LazyArray",
     "LazyExpr",
     "LazyUDF",
+    "MissingOperands",
     "SimpleProxy",
     "as_simpleproxy",
     "available_memory",

@@ -32,6 +32,7 @@ from .dask_adapter import to_dask
 from .operands import operand_key
 from .plan import memory_bound
 from .reductions import cumulate, reduce
+from .saved.mixin import SavedMixin
 from .selection import Selection, split_fancy
 from .tree import Name
 
@@ -93,9 +94,10 @@ def _compute_kwargs(kwargs: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     return bound, kwargs
 
 
-class LazyArray(ABC, Operand):
+class LazyArray(SavedMixin, ABC, Operand):
     """A lazily computed array (python-blosc2's ``LazyArray``): subclasses give
-    :meth:`_source`, ``shape`` and ``dtype``.
+    :meth:`_source`, ``shape`` and ``dtype``; ``save``, ``to_cframe``, ``vlmeta`` come from
+    :class:`~.saved.mixin.SavedMixin`.
 
     >>> import numpy as np; from pyblosc2 import LazyExpr, asarray
     >>> e = asarray(np.arange(4)) * 3

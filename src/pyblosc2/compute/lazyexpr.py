@@ -401,6 +401,8 @@ class LazyExpr(LazyArray):
             text, ops = expression, dict(operands)
         new = cls._of(text, ops)
         new._analysis()  # names, shapes and dtypes are checked now
+        if guess:  # saved as the user wrote it (python-blosc2's expression_tosave)
+            new.__dict__.update(expression_tosave=expression, operands_tosave=dict(operands))
         new._output = out
         new._ne_args = ne_args
         if where is not None:
@@ -409,15 +411,6 @@ class LazyExpr(LazyArray):
             new = new.where(where[0], where[1])
             new._output = out
         return new
-
-    # -- not here ---------------------------------------------------------------------------------
-    def save(self, urlpath: Any = None, **kwargs: Any) -> None:
-        """Saving lazy expressions is not implemented yet (:data:`SAVING`)."""
-        raise NotImplementedError(f"{SAVING}: not implemented yet")
-
-    def to_cframe(self) -> bytes:
-        """The serialized expression (python-blosc2's b2o carrier): not implemented yet."""
-        raise NotImplementedError(f"{SAVING}: not implemented yet")
 
 
 def _trivial(item: Any) -> bool:

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamTypeError
-from ..ndarray.numpylike import compute_chunks_blocks
 from ..ndarray.members import NDField
+from ..ndarray.numpylike import compute_chunks_blocks
 from ..ndarray.operand import Operand
 from ..proxies import Proxy, ProxyNDField
 from ..proxies.simple import convert_dtype

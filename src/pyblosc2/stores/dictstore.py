@@ -49,6 +49,7 @@ from ..params import CParams, DParams
 from ..schunk import open as open_schunk
 from ..schunk.members import InfoReport
 from ..storage import Storage
+from ..vlarrays import Origin, Ref
 from .archive import extract_archive
 from .discovery import leaves_in_archive, leaves_in_directory, remove_stale_staging, store_file
 from .embed import EmbedStore
@@ -71,6 +72,15 @@ __all__ = ["DictStore"]
 
 TICK = "dstore_tick"
 MODES = ("r", "a", "w")
+
+
+def _referenced(value: Any, store: str, key: str) -> Any:
+    """``value`` (a member read where it lies) remembering the store and key it was read
+    by, as python-blosc2's members do (``_blosc2_ref``): an expression saved over it names
+    the member, not the file holding it."""
+    with contextlib.suppress(AttributeError):  # an object without a __dict__ keeps none
+        value._blosc2_ref = Ref.dictstore_key(store, key)
+    return value
 
 
 class DictStore(StoreForms):
@@ -204,6 +214,7 @@ class DictStore(StoreForms):
                 )
             schunk = self._member(EMBED_NAME)
             self._estore = EmbedStore(_from_schunk=schunk, deserialize=self._deserialize)
+            self._estore.origin_path = self.localpath
             self.map_tree = leaves_in_archive(index, self._probe_member)
             return
         if not os.path.isdir(self.localpath):
@@ -214,6 +225,7 @@ class DictStore(StoreForms):
         estore = store_file(self.working_dir, EMBED_NAME, self._where)
         schunk = open_schunk(estore, "r", 0, dparams=self.dparams, **kwargs)
         self._estore = EmbedStore(_from_schunk=schunk, deserialize=self._deserialize)
+        self._estore.origin_path = self.localpath
         self.map_tree = self._list_directory()
 
     def _open_write(self) -> None:
@@ -248,6 +260,7 @@ class DictStore(StoreForms):
             deserialize=self._deserialize,
         )
         self._estore.mode = self.mode
+        self._estore.origin_path = self.localpath
         self.map_tree = self._list_directory()
 
     def _get_zip_offsets(self) -> ZipIndex:
@@ -425,16 +438,21 @@ class DictStore(StoreForms):
                     )
                 return self._estore[key]
             if self._archive is not None and rel in self._archive:
-                return container_of(self._member(rel))
+                origin = Origin(self.localpath, key)
+                value = container_of(self._member(rel), self._deserialize, origin)
+                return _referenced(value, self.localpath, key)
             path = store_file(self.working_dir, rel, self._where)
             if not os.path.exists(path):
                 raise KeyError(f"File for key '{key}' not found in the store")
-            return leaf_at(
+            value = leaf_at(
                 path,
                 mode="r" if self.mode == "r" else "a",
                 mmap_mode=self.mmap_mode if self.mode == "r" else None,
                 dparams=self.dparams,
+                deserialize=self._deserialize,
+                origin=Origin(self.localpath, key, path),
             )
+            return _referenced(value, self.localpath, key)
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value at ``key``, or ``default`` when there is none."""

@@ -34,6 +34,7 @@ from ..params import CParams, DParams
 from ..schunk import SChunk
 from ..schunk import open as open_schunk
 from ..storage import Storage
+from ..vlarrays import Origin
 from .keys import check_key
 from .leaves import check_deserialize, leaf_from_cframe
 
@@ -129,6 +130,19 @@ class EmbedStore:
         self._shared = self._is_shared()
         # the (empty) map is written right away, so another handle always finds one
         self._save_metadata()
+
+    #: the store whose members this store's values are (set by a DictStore to its own path)
+    _origin: str | None = None
+
+    @property
+    def origin_path(self) -> str | None:
+        """Where this store's values are members of (a saved expression among them looks
+        for its operands there): the DictStore holding it, else this store's own file."""
+        return self._origin if self._origin is not None else self.urlpath
+
+    @origin_path.setter
+    def origin_path(self, path: str | None) -> None:
+        self._origin = path
 
     def _adopt(self, store: SChunk, storage: Storage | None = None) -> None:
         """Take over an open super-chunk (``_from_schunk``, or one opened from a file)."""
@@ -254,7 +268,8 @@ class EmbedStore:
                 )
             offset, length = entry["offset"], entry["length"]
             cframe = self._store[offset : offset + length]
-        return leaf_from_cframe(cframe)
+        origin = Origin(self.origin_path, key) if self.origin_path is not None else None
+        return leaf_from_cframe(cframe, self._deserialize, origin)
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value at ``key``, or ``default`` when there is none."""

@@ -7,8 +7,11 @@ the frame holds is told by its metalayers, as python-blosc2 tells it
 :class:`~pyblosc2.SChunk`; ``vlarray``, ``batcharray`` and ``listarray`` are python-blosc2's
 variable-length containers (``ObjectArray``, ``BatchArray``, ``ListArray``), and ``b2o``,
 ``LazyArray`` and ``proxy-source`` mark serialized objects, lazy expressions and proxies.
-The containers pyblosc2 does not open raise :class:`NotImplementedError` naming them
-(:data:`CONTAINER_OPENERS` is where an implementation plugs in).
+Saved lazy expressions (``b2o``, ``LazyArray``) are opened by the opener the compute engine
+registers (:func:`pyblosc2.vlarrays.open_object`), told which store holds them (``origin``)
+so that their operands are looked for inside it. The containers pyblosc2 does not open
+raise :class:`NotImplementedError` naming them (:data:`CONTAINER_OPENERS` is where an
+implementation plugs in).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from ..params import DParams
 from ..schunk import SChunk, schunk_from_cframe
 from ..schunk import open as open_schunk
 from ..storage import Storage
-from ..vlarrays import open_member
+from ..vlarrays import Origin, open_member, open_object
 from ..vlarrays.policy import normalize_deserialize
 from .keys import EXTERNAL_SUFFIXES
 
@@ -55,7 +58,6 @@ CONTAINER_OPENERS: dict[str, tuple[str, Callable[[SChunk, str], Any]]] = {
 # metalayers of objects pyblosc2 does not rebuild, checked first as python-blosc2 does
 _OBJECT_LAYERS = {
     "proxy-source": "Proxy (a cached view of another source)",
-    "b2o": "serialized Blosc2 object (b2o)",
 }
 DESERIALIZE_MODES = ("safe", "full")
 
@@ -84,9 +86,10 @@ def check_deserialize(mode: Any) -> str:
     return normalize_deserialize(mode).value
 
 
-def container_of(schunk: SChunk, deserialize: str = "safe") -> Any:
+def container_of(schunk: SChunk, deserialize: str = "safe", origin: Origin | None = None) -> Any:
     """What the frame of ``schunk`` holds, by its metalayers (see the module docstring);
-    ``deserialize`` is the policy of the values a variable-length container holds.
+    ``deserialize`` is the policy of the values a variable-length container holds and of
+    saved expressions, ``origin`` the store holding the frame (None: a file of its own).
 
     >>> container_of(SChunk(data=b"abc")).nbytes
     3
@@ -95,19 +98,23 @@ def container_of(schunk: SChunk, deserialize: str = "safe") -> Any:
     for layer, what in _OBJECT_LAYERS.items():
         if layer in names:
             raise NotImplementedError(f"opening a {what}: pyblosc2 reads plain containers only")
+    found = open_object(schunk, deserialize, "b2o", origin)
+    if found is not NotImplemented:
+        return found
     for layer, (_, opener) in CONTAINER_OPENERS.items():
         if layer in names:
             return opener(schunk, deserialize)
     if "b2nd" in names:
-        if "LazyArray" in names:
-            raise NotImplementedError("opening a LazyArray (a saved lazy expression)")
+        found = open_object(schunk, deserialize, "LazyArray", origin)
+        if found is not NotImplemented:
+            return found
         return NDArray(schunk)
     return schunk
 
 
-def leaf_from_cframe(cframe: bytes) -> Any:
+def leaf_from_cframe(cframe: bytes, deserialize: str = "safe", origin: Origin | None = None) -> Any:
     """An in-memory copy of the leaf in ``cframe`` (changes to it are not stored)."""
-    return container_of(schunk_from_cframe(cframe, copy=True))
+    return container_of(schunk_from_cframe(cframe, copy=True), deserialize, origin)
 
 
 def leaf_at(
@@ -118,6 +125,8 @@ def leaf_at(
     mmap_mode: str | None = None,
     dparams: Any = None,
     options: dict[str, Any] | None = None,
+    deserialize: str = "safe",
+    origin: Origin | None = None,
 ) -> Any:
     """The leaf whose frame starts at ``offset`` of the file (or fsspec URL) ``path``: read
     where it lies, without copying (memory-mapped with ``mmap_mode='r'``)."""
@@ -126,7 +135,7 @@ def leaf_at(
         kwargs["mmap_mode"] = mmap_mode
     if dparams is not None:
         kwargs["dparams"] = dparams
-    return container_of(open_schunk(path, mode, offset, **kwargs))
+    return container_of(open_schunk(path, mode, offset, **kwargs), deserialize, origin)
 
 
 class Window:

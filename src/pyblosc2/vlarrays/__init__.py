@@ -5,7 +5,15 @@ them by metalayer (``open``, ``from_cframe``, and :func:`open_member` for stores
 
 from .batch import Batch, BatchArrayItems
 from .batcharray import BatchArray, batcharray_from_cframe
-from .kinds import from_cframe, open_member, register_kind, wrap
+from .kinds import (
+    Origin,
+    from_cframe,
+    open_member,
+    open_object,
+    register_kind,
+    register_object,
+    wrap,
+)
 from .listarray import ListArray
 from .objectarray import ObjectArray, objectarray_from_cframe
 from .opener import open
@@ -20,6 +28,7 @@ __all__ = [
     "DeserializeMode",
     "ListArray",
     "ObjectArray",
+    "Origin",
     "Ref",
     "UnsafeDeserializationError",
     "batcharray_from_cframe",
@@ -27,8 +36,10 @@ __all__ = [
     "objectarray_from_cframe",
     "open",
     "open_member",
+    "open_object",
     "packb",
     "register_kind",
+    "register_object",
     "register_ref_opener",
     "unpackb",
     "wrap",

@@ -6,12 +6,16 @@ BatchArray (checked in that order, as python-blosc2 does: a ListArray also carri
 backend's tag); a frame with ``b2nd`` is an NDArray, anything else an SChunk. The container
 classes register themselves here when their module is imported (:func:`register_kind`), and
 so can containers of higher layers (a store registers ``b2embed``): this module imports none
-of them.
+of them. Serialized objects — python-blosc2's b2o carriers (metalayer ``b2o``) and legacy
+saved lazy arrays (``LazyArray``) — are opened by the opener a higher layer registers
+(:func:`register_object`: the compute engine's saved expressions), after the deserialization
+policy: ``"safe"`` refuses them with :class:`UnsafeDeserializationError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .._bytes import BufferLike
@@ -20,10 +24,13 @@ from ..schunk import SChunk, schunk_from_cframe
 from .policy import DeserializeMode, UnsafeDeserializationError, normalize_deserialize
 
 __all__ = [
+    "Origin",
     "cframe_types",
     "from_cframe",
     "open_member",
+    "open_object",
     "register_kind",
+    "register_object",
     "wrap",
 ]
 
@@ -33,6 +40,43 @@ _KINDS: dict[str, Callable[[SChunk, DeserializeMode], Any]] = {}
 _CFRAME_TYPES: list[type] = [NDArray, SChunk]
 #: python-blosc2's order of checks
 _ORDER = ("b2embed", "listarray", "vlarray", "batcharray")
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a frame being opened lies when it is a member of a store: the store's path,
+    the member's key and, for a member that is a file of a directory store, that file."""
+
+    store: str
+    key: str
+    member_file: str | None = None
+
+
+#: metalayer tag -> opener(schunk, policy, origin) of serialized objects (b2o, LazyArray)
+_OBJECTS: dict[str, Callable[[SChunk, DeserializeMode, Origin | None], Any]] = {}
+
+
+def register_object(
+    tag: str, opener: Callable[[SChunk, DeserializeMode, Origin | None], Any]
+) -> None:
+    """Open frames tagged ``tag`` (``"b2o"``, ``"LazyArray"``) with ``opener(schunk,
+    policy, origin)``; the opener applies the policy itself (it knows the object's kind)."""
+    _OBJECTS[tag] = opener
+
+
+def open_object(schunk: SChunk, deserialize: Any, tag: str, origin: Origin | None = None) -> Any:
+    """The serialized object the frame of ``schunk`` holds when it carries metalayer ``tag``
+    (``LazyArray`` counts on a ``b2nd`` frame only), else ``NotImplemented``."""
+    tags = _tags(schunk)
+    if tag not in tags or (tag == "LazyArray" and "b2nd" not in tags):
+        return NotImplemented
+    mode = normalize_deserialize(deserialize)
+    opener = _OBJECTS.get(tag)
+    if opener is None:
+        if mode is DeserializeMode.SAFE:
+            raise UnsafeDeserializationError(tag)
+        raise NotImplementedError(f"opening a serialized object (metalayer {tag!r})")
+    return opener(schunk, mode, origin)
 
 
 def register_kind(
@@ -64,13 +108,15 @@ def wrap(schunk: SChunk, deserialize: Any = DeserializeMode.SAFE) -> Any:
     """
     mode = normalize_deserialize(deserialize)
     tags = _tags(schunk)
-    if "b2o" in tags:
-        if mode is DeserializeMode.SAFE:
-            raise UnsafeDeserializationError("b2o")
-        raise NotImplementedError("python-blosc2's b2o objects (lazy expressions, proxies)")
+    found = open_object(schunk, mode, "b2o")
+    if found is not NotImplemented:
+        return found
     for tag in (*_ORDER, *_KINDS):
         if tag in tags and tag in _KINDS:
             return _KINDS[tag](schunk, mode)
+    found = open_object(schunk, mode, "LazyArray")
+    if found is not NotImplemented:
+        return found
     if "b2nd" in tags:
         return NDArray(schunk)
     return schunk
