@@ -58,7 +58,9 @@ THEIR_EXPRESSIONS = {
     "functions": lambda m, a, b, c: m.sin(a) + b**2 - m.sqrt(b),
     "string": lambda m, a, b, c: m.lazyexpr("a / b + a * c", operands={"a": a, "b": b, "c": c}),
     "scalars": lambda m, a, b, c: m.lazyexpr("where(a > 0.5, a * 3, b - 1.5)", {"a": a, "b": b}),
-    "constructor": lambda m, a, b, c: m.lazyexpr("a + linspace(0, 1, 600, shape=(20, 30))", {"a": a}),
+    "constructor": lambda m, a, b, c: m.lazyexpr(
+        "a + linspace(0, 1, 600, shape=(20, 30))", {"a": a}
+    ),
     "reduction": lambda m, a, b, c: m.lazyexpr("a + sum(b, axis=0)", {"a": a, "b": b}),
     "full reduction": lambda m, a, b, c: m.lazyexpr("sum(a * b)", {"a": a, "b": b}),
     "comparison": lambda m, a, b, c: (a > 0.25) & (b < 1.75),
@@ -169,22 +171,30 @@ def test_legacy_expression_built_here_reads_in_both(cblosc2, here) -> None:
 def test_python_blosc2_udfs_open_here(cblosc2, theirs) -> None:
     a, b, _ = theirs
 
-    @cblosc2.dsl_kernel
-    def kernel(x, y):
-        return x * x + y * 2.5
-
     def plain(inputs, output, offset):
         x, y = inputs
         output[:] = x - np.sin(y) + offset[0]
 
-    cblosc2.lazyudf(kernel, (a, b), dtype=np.float64).save("dsl.b2nd")
     cblosc2.lazyudf(plain, (a, b), dtype=np.float64).save("plain.b2nd")
-    for f in ("dsl.b2nd", "plain.b2nd"):
-        want = cblosc2.open(f, deserialize="full").compute()[:]
-        ours = pb.open(f, deserialize="full")
-        assert type(ours).__name__ == "LazyUDF"
-        np.testing.assert_allclose(ours.compute()[:], want, rtol=1e-12)
+    want = cblosc2.open("plain.b2nd", deserialize="full").compute()[:]
+    ours = pb.open("plain.b2nd", deserialize="full")
+    assert type(ours).__name__ == "LazyUDF"
+    np.testing.assert_allclose(ours.compute()[:], want, rtol=1e-12)
     assert "LazyArray" in cblosc2.open("plain.b2nd", deserialize="full").array.schunk.meta
+
+
+def test_python_blosc2_cannot_save_a_dsl_lazyudf(cblosc2, theirs) -> None:
+    """python-blosc2 4.14.1 refuses to save a lazyudf of a DSL kernel over on-disk operands
+    (its DSL route computes over operands it no longer sees as stored), so there is no such
+    file of its to read; ours of a DSL kernel are read by it (the test below)."""
+    a, b, _ = theirs
+
+    @cblosc2.dsl_kernel
+    def kernel(x, y):
+        return x * x + y * 2.5
+
+    with pytest.raises(ValueError, match="stored on disk"):
+        cblosc2.lazyudf(kernel, (a, b), dtype=np.float64).save("dsl.b2nd")
 
 
 @pytest.mark.parametrize("suffix", ["b2z", "b2d"])
@@ -257,7 +267,7 @@ def test_carrier_layout_is_python_blosc2s(cblosc2, name, here) -> None:
 
 
 def test_pyblosc2_chain_and_vlmeta_read_by_python_blosc2(cblosc2, ours) -> None:
-    a, b, c = ours
+    a, _b, c = ours
     e1 = pb.lazyexpr("a ** 2 + 1", {"a": a})
     e1.vlmeta["units"] = "m2"
     e1.save("e1.b2nd")
