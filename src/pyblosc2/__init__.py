@@ -403,8 +403,19 @@ __all__ += [
 
 # -- issue 33: the compute engine (lazy expressions, reductions, where, filters) ----------------
 # importing pyblosc2.compute registers the engine behind the NDArray operators
-#: numpy's names python-blosc2 re-exports for the array API
-from numpy import e, finfo, iinfo, inf, nan, newaxis, pi  # noqa: E402
+# numpy's names python-blosc2 re-exports for the array API
+from numpy import finfo, iinfo  # noqa: E402
+
+#: Euler's number (numpy's ``e``)
+e = _np.e
+#: positive infinity (numpy's ``inf``)
+inf = _np.inf
+#: not a number (numpy's ``nan``)
+nan = _np.nan
+#: an index that adds an axis of length 1 (numpy's ``newaxis``, ``None``)
+newaxis = _np.newaxis
+#: pi (numpy's ``pi``)
+pi = _np.pi
 
 #: numpy's bool type (python-blosc2's ``blosc2.bool_``)
 bool_ = _np.bool_
@@ -733,8 +744,11 @@ from .linalg import (  # noqa: E402
     transpose,
     vecdot,
 )
-from .linalg import linalg_funcs as linalg_funcs_list  # noqa: E402
+from .linalg import linalg_funcs as _linalg_funcs  # noqa: E402
 from .ndarray.numpylike import squeeze  # noqa: E402
+
+#: the names of the linear-algebra functions (python-blosc2's ``linalg_funcs_list``)
+linalg_funcs_list = _linalg_funcs
 
 __all__ += [
     "diagonal",

@@ -85,10 +85,12 @@ class Operand:
 
     @property
     def shape(self) -> tuple[int, ...]:  # provided by subclasses
+        """The shape of the operand (of the result, for an expression)."""
         raise NotImplementedError
 
     @property
     def dtype(self) -> np.dtype:  # provided by subclasses
+        """The dtype of the operand (of the result, for an expression)."""
         raise NotImplementedError
 
     def __array_namespace__(self, api_version: str | None = None) -> Any:
