@@ -29,7 +29,7 @@ import numpy as np
 
 from .._threads import default_nthreads, run_parallel
 from ..constants import MAX_OVERHEAD
-from ..errors import ParamError
+from ..errors import MemoryBudgetError, ParamError
 from ..ndarray.build import new_array
 from ..ndarray.chunkfill import ChunkWriter, chunk_regions
 from ..ndarray.ndarray import NDArray
@@ -287,7 +287,13 @@ def _fill_plan(
     # a piece of a chunk, the chunk padded, its compressed bytes (and the encoder's buffers)
     per = src.piece_bytes(math.prod(ch)) + 3 * chunk_bytes + MAX_OVERHEAD
     batch = max(chunk_bytes, min(COMMIT_BYTES, bound // 8))
-    return Plan.make(what, per, fixed + 3 * batch, src.nthreads, bound), batch
+    try:
+        return Plan.make(what, per, fixed + 3 * batch, src.nthreads, bound), batch
+    except MemoryBudgetError:
+        if batch == chunk_bytes:
+            raise
+    # a tight bound: commit chunk by chunk rather than refuse
+    return Plan.make(what, per, fixed + 3 * chunk_bytes, src.nthreads, bound), chunk_bytes
 
 
 def _all_zero(x: np.ndarray) -> bool:

@@ -39,7 +39,13 @@ def _ints(seq: Any) -> bool:
 class SimpleProxy(Operand):
     """``src`` as an operand (python-blosc2's ``SimpleProxy``; no caching: every read goes
     to ``src``). ``chunks``/``blocks`` are ``src``'s when it has them, else those given or
-    the automatic ones; pieces of an expression follow them."""
+    the automatic ones; pieces of an expression follow them.
+
+    >>> p = SimpleProxy(np.arange(20, dtype=np.float32).reshape(4, 5))
+    >>> p[1:3, 2:4], p.ndim, type(p + 1).__name__
+    (array([[ 7.,  8.],
+           [12., 13.]], dtype=float32), 2, 'LazyExpr')
+    """
 
     def __init__(self, src: Any, chunks: Any = None, blocks: Any = None) -> None:
         if not hasattr(src, "shape") or not hasattr(src, "dtype"):

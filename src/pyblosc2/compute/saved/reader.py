@@ -65,8 +65,8 @@ class MissingOperands(Blosc2Error, FileNotFoundError):
     ``MissingOperands``): ``expr`` is the expression (a UDF's name), ``missing_ops`` maps
     each missing operand's name to its saved path.
 
-    >>> str(MissingOperands("a + b", {"b": pathlib.Path("b.b2nd")}))
-    "Lazy expression \\"a + b\\" with missing operands: {'b': PosixPath('b.b2nd')}"
+    >>> print(MissingOperands("a + b", {"b": pathlib.Path("b.b2nd")}))
+    Lazy expression "a + b" with missing operands: {'b': PosixPath('b.b2nd')}
     """
 
     def __init__(self, expr: str, missing_ops: dict[str, pathlib.Path]) -> None:
