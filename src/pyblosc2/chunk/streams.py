@@ -26,7 +26,7 @@ from .header import OFF_FLAGS, OFF_UDCOMPCODE, ChunkHeader
 from .layout import CSIZE_LEN, ChunkLayout, gather_i32
 from .pipeline import Pipeline, scratch_pair
 
-__all__ = ["MAX_RUN", "ChunkStreams"]
+__all__ = ["MAX_RUN", "ChunkStreams", "walk_streams"]
 
 _I32 = struct.Struct("<i")
 # From this many blocks on, stream headers are checked with numpy passes over the blocks:
@@ -198,33 +198,13 @@ class ChunkStreams:
             raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
         spans = self.layout.spans
         pos = spans[j][0] if spans else int(self.bstarts[j])
-        cbytes, buf, unpack = self.header.cbytes, self.buf, _I32.unpack_from
-        sizes: list[int] = []
-        starts: list[int] = []
-        ends: list[int] = []
-        for _ in range(nst):
-            start = pos + CSIZE_LEN
-            if start > cbytes:
-                break
-            csize = unpack(buf, pos)[0]
-            if csize > 0:
-                end = start + csize
-            elif csize == 0:
-                end = start
-            elif csize < -MAX_RUN or start >= cbytes or not buf[start] & 1:
-                break
-            else:
-                end = start + 1
-            if end > cbytes:
-                break
-            sizes.append(csize)
-            starts.append(start)
-            ends.append(end)
-            pos = end
-        if len(sizes) < nst:  # the stream at ``pos`` is bad: stream_header names how
-            self.stream_header(j, len(sizes), pos, neblock)
-            raise FormatError(f"block {j}", "streams", pos, "valid streams", "bad")
-        return sizes, starts, ends
+        row = walk_streams(self.buf, pos, nst, self.header.cbytes)
+        if len(row[0]) < nst:  # the stream after the last good one is bad: named here
+            s = len(row[0])
+            at = row[2][-1] if s else pos
+            self.stream_header(j, s, at, neblock)
+            raise FormatError(f"block {j}", "streams", at, "valid streams", "bad")
+        return row
 
     def stream_view(
         self, j: int, s: int, stream: tuple[int, int, int], neblock: int, scratch: np.ndarray
@@ -314,6 +294,42 @@ class ChunkStreams:
             raise CodecError(
                 f"{_where(where)} ({codec.name})", "data", offset, exc.expected, exc.got
             ) from None
+
+
+def walk_streams(buf: bytes | memoryview, pos: int, nst: int, cbytes: int) -> StreamRow:
+    """The headers of the ``nst`` streams of a block starting at ``pos`` (§6.3, §15): per
+    stream its csize, data start and data end, read in order while each is valid (every
+    byte a stream uses lies before ``cbytes``, a run's csize is in ``-MAX_RUN..-1`` and its
+    token has bit 0 set). Fewer than ``nst`` entries: the next stream is bad (a caller that
+    must name it asks :meth:`ChunkStreams.stream_header`).
+
+    >>> walk_streams(bytes([3, 0, 0, 0, 7, 7, 7, 0, 0, 0, 0]), 0, 2, 11)
+    ([3, 0], [4, 11], [7, 11])
+    """
+    unpack = _I32.unpack_from
+    sizes: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for _ in range(nst):
+        start = pos + CSIZE_LEN
+        if start > cbytes:
+            break
+        csize = unpack(buf, pos)[0]
+        if csize > 0:
+            end = start + csize
+        elif csize == 0:
+            end = start
+        elif csize < -MAX_RUN or start >= cbytes or not buf[start] & 1:
+            break
+        else:
+            end = start + 1
+        if end > cbytes:
+            break
+        sizes.append(csize)
+        starts.append(start)
+        ends.append(end)
+        pos = end
+    return sizes, starts, ends
 
 
 def _where(where: str | tuple[int, int]) -> str:
