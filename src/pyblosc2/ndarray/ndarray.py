@@ -25,7 +25,7 @@ from .blocklayout import buffer_to_chunk
 from .build import copy_of
 from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
-from .indexing import check_key, is_basic_key, is_int_key, normalize_key, selection_box
+from .indexing import parse_key, selection_box
 from .members import NDArrayMembers
 from .operators import NDArrayOperators
 from .reader import read_box, read_point, read_selection
@@ -115,24 +115,21 @@ class NDArray(NDArrayMembers, NDArrayOperators):
         return buffer_to_chunk(raw, geo.ext, geo.blocks).copy()
 
     # -- indexing -------------------------------------------------------------------------
-    def _normalize(self, key: Any) -> tuple[list[range], list[int]]:
-        return normalize_key(key, self.shape)
-
     def __getitem__(self, key: Any) -> np.ndarray:
         with self.schunk._frame.reading():  # the shape and the chunks read: one view
             return self._getitem(key)
 
     def _getitem(self, key: Any) -> np.ndarray:
-        if type(key) is tuple and len(key) == self.ndim and all(map(is_int_key, key)):
-            point = read_point(self, key)  # one item: the short path
-            if point is not None:
-                return point
-        check_key(key)
-        if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
+        parsed = parse_key(key, self.shape)  # the key checked and normalised once
+        if parsed is None:  # advanced keys: ndarray/fancy.py
             if isinstance(key, str):  # a field of a structured dtype: its NDField view
                 return self.fields[key]  # type: ignore[return-value]
             return getitem(self, key)
-        ranges, squeeze = self._normalize(key)
+        ranges, squeeze, point = parsed
+        if point is not None:
+            item = read_point(self, point)  # one item: the short path
+            if item is not None:
+                return item
         out = read_selection(self, ranges)
         # integer keys drop their axes; the Ellipsis keeps a 0-d array (not a scalar), as
         # python-blosc2 returns, and a subarray dtype's trailing axes
@@ -150,14 +147,14 @@ class NDArray(NDArrayMembers, NDArrayOperators):
             self._setitem(key, value)
 
     def _setitem(self, key: Any, value: Any) -> None:
-        check_key(key)
-        if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
+        parsed = parse_key(key, self.shape)
+        if parsed is None:  # advanced keys: ndarray/fancy.py
             if isinstance(key, str):  # a field of a structured dtype
                 self.fields[key][...] = value
                 return
             setitem(self, key, value)
             return
-        ranges, squeeze = self._normalize(key)
+        ranges, squeeze, _ = parsed
         lo, hi, local = selection_box(ranges)
         shape = tuple(len(r) for r in ranges)
         visible = tuple(n for d, n in enumerate(shape) if d not in squeeze)

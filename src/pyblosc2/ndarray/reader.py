@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -94,23 +93,18 @@ def read_selection(arr: ArrayCore, ranges: list[range]) -> np.ndarray:
     return result if item is geo.dtype else result.view(geo.dtype)
 
 
-def read_point(arr: ArrayCore, key: tuple[Any, ...]) -> np.ndarray | None:
-    """The item at ``key`` (one int per axis) as a 0-d array: its block is read and only
-    that item unshuffled, with none of a selection's bookkeeping (the per-read overhead was
-    two thirds of a point read). None when the general path must serve it: an index out of
-    range (it raises the error), a subarray dtype, or a chunk without regular blocks or
-    with a pipeline items cannot be picked from."""
+def read_point(arr: ArrayCore, point: tuple[int, ...]) -> np.ndarray | None:
+    """The item at ``point`` (one int per axis, each in ``0..n-1``: a key
+    :func:`~.indexing.parse_key` normalised) as a 0-d array: its block is read and only that
+    item unshuffled, with none of a selection's bookkeeping (the per-read overhead was two
+    thirds of a point read). None when the general path must serve it: a subarray dtype, or
+    a chunk without regular blocks or with a pipeline items cannot be picked from."""
     geo = arr._geometry
     dtype = geo.dtype
     if dtype.subdtype is not None or not geo.ndim:
         return None
     n = j = i = 0
-    for k, size, c, b, e in zip(key, geo.shape, geo.chunks, geo.blocks, geo.ext, strict=True):
-        x = operator.index(k)
-        if x < 0:
-            x += size
-        if not 0 <= x < size:
-            return None
+    for x, size, c, b, e in zip(point, geo.shape, geo.chunks, geo.blocks, geo.ext, strict=True):
         r = x % c
         n = n * -(-size // c) + x // c
         j = j * (e // b) + r // b
