@@ -220,6 +220,13 @@ class FrameReader:
             f"a frame that changed {attempts} times",
         )
 
+    def fresh(self) -> FrameReader:
+        """A reader of the same frame (its parsed header, trailer and index) that keeps
+        nothing this one read of its chunks (see :meth:`SharedFrame.refresh`)."""
+        return FrameReader(
+            self.source, self.header, self.trailer, self.index, self.directory, self.seen
+        )
+
     @property
     def offsets(self) -> np.ndarray:
         """Every chunk's offset (the whole index decoded, once)."""
