@@ -21,7 +21,7 @@ from ..chunk.decode import ChunkReader
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import ParamError
-from .blocklayout import buffer_to_chunk
+from .blocklayout import buffer_to_chunk, chunk_to_buffer
 from .build import copy_of
 from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
@@ -300,9 +300,15 @@ class NDArray(NDArrayMembers, NDArrayOperators):
             if all(kp == k for kp, k in zip(keep, old.chunks, strict=True)):
                 refs.append(n)
                 continue
+            raw = self.schunk.decompress_chunk(n)
+            if _zero_past(raw, keep, old):
+                refs.append(n)  # already zero past the kept part (a growing array): kept as is
+                continue
             arr = np.zeros(old.ext, old.dtype)
             region = tuple(slice(0, kp) for kp in keep)
-            arr[region] = self._chunk_array(n)[region]
+            arr[region] = buffer_to_chunk(np.frombuffer(raw, old.dtype), old.ext, old.blocks)[
+                region
+            ]
             refs.append(self._compress(arr))
         return refs, geo
 
@@ -311,3 +317,29 @@ class NDArray(NDArrayMembers, NDArrayOperators):
         without a view's added axes); the geometry follows the commit."""
         stored = self._stored_geometry(geo).to_meta().to_bytes()
         self.schunk.set_chunks(refs, meta={"b2nd": stored})
+
+
+def _zero_past(raw: bytes, keep: list[int], geo: Geometry) -> bool:
+    """Whether every byte of the decoded chunk ``raw`` (of an array of geometry ``geo``) past
+    the box ``[0, keep)`` is zero: the chunk then already is what a resize would write.
+
+    >>> from pyblosc2.ndarray.geometry import Geometry
+    >>> geo = Geometry((4, 2), (4, 2), (2, 2), np.dtype("<i2"))
+    >>> _zero_past(bytes([1, 0] * 4 + [0] * 8), [2, 2], geo)
+    True
+    >>> _zero_past(bytes([1, 0] * 4 + [0] * 7 + [128]), [2, 2], geo)
+    False
+    """
+    t = geo.dtype.itemsize
+    if t not in (1, 2, 4, 8):  # (bytes of other sizes compared whole)
+        full = np.frombuffer(raw, geo.dtype)
+        arr = np.zeros(geo.ext, geo.dtype)
+        region = tuple(slice(0, k) for k in keep)
+        arr[region] = buffer_to_chunk(full, geo.ext, geo.blocks)[region]
+        return chunk_to_buffer(arr, geo.blocks).tobytes() == raw
+    items = buffer_to_chunk(np.frombuffer(raw, f"<u{t}"), geo.ext, geo.blocks)
+    for d, k in enumerate(keep):  # the slab past the box along axis d (earlier axes in it)
+        slab = items[(*(slice(0, x) for x in keep[:d]), slice(k, None))]
+        if slab.any():
+            return False
+    return True
