@@ -117,7 +117,7 @@ def test_zstd_contexts_are_per_thread() -> None:
 def test_a_stream_decoder_decodes_as_decompress_into_and_refuses_what_it_refuses(
     codec: Codec, with_dict: bool
 ) -> None:
-    """codec.decoder(): the stream into the buffer (or a new one of the codec's), or None
+    """codec.stream_decoder(): the stream into the buffer (or a new one of the codec's), or None
     where decompress_into raises: a damaged stream, a stream of another size, two frames."""
     c = get_codec(codec)
     if with_dict and not c.supports_dict:
@@ -126,7 +126,7 @@ def test_a_stream_decoder_decodes_as_decompress_into_and_refuses_what_it_refuses
     dict_ = dict_ if with_dict else None
     data = TEXT[:20_000]
     stream = memoryview(c.compress(memoryview(data), 5, len(data), dict_))
-    decode = c.decoder(dict_)
+    decode = c.stream_decoder(dict_)
     buf = memoryview(bytearray(len(data)))
     got = decode(stream, buf)
     assert got is not None and bytes(got) == data

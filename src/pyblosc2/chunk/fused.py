@@ -75,8 +75,9 @@ def decode_planes(r: ChunkStreams, blocks: range, out: np.ndarray, g: int) -> No
     bs = r.header.effective_blocksize
     n = len(blocks)
     buf = scratch(n * bs, "plane-run").reshape(n, bs)
+    decode = None if r.codec is None else r.codec.stream_decoder(r.dict_)  # bound once per run
     for i, j in enumerate(blocks):
-        r.decode_streams(j, buf[i])
+        r.decode_streams(j, buf[i], decode)
     active().unshuffle_blocks(buf, out.reshape(n, bs), g)
 
 
@@ -205,7 +206,7 @@ def pick_split_planes(
         return False
     ne = bsize // g
     plane = scratch(ne, "plane").data
-    decode = codec.decoder(r.dict_)  # bound once for all the picks (one thread)
+    decode = codec.stream_decoder(r.dict_)  # bound once for all the picks (one thread)
     buf, table, cbytes = r.buf, r.streams, h.cbytes
     spans = r.layout.spans
     nd = picks[0][2].ndim if picks else 1
@@ -230,6 +231,7 @@ def pick_split_planes(
             if csize <= 0:  # a zero run (0) or a run of one byte value (-value)
                 planes[s] = (-csize) & 0xFF
                 continue
+            src: memoryview | bytes | bytearray | np.ndarray | None
             if csize == ne:  # stored raw
                 src = buf[a:b]
             else:

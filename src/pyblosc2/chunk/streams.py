@@ -17,7 +17,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..codecs.base import BaseCodec
+from ..codecs.base import BaseCodec, StreamDecoder
 from ..codecs.blosclz import BloscLZCodec
 from ..codecs.registry import UDCODEC_FORMAT
 from ..errors import CodecError, FormatError
@@ -81,10 +81,21 @@ class ChunkStreams:
         table = self.streams
         needs_codec = False
         if len(blocks) < _VECTOR_MIN_BLOCKS:
+            # (the walk of _walk_block, with what every block shares taken once)
+            spans, bstarts, buf = self.layout.spans, self.bstarts, self.buf
+            bs, final, leftover = h.effective_blocksize, nblocks - 1, h.leftover
+            nst_full = h.nstreams(0) if nblocks else 1
+            codec = self.codec
             for j in blocks:
-                row = table[j] = self._walk_block(j, h.block_size(j))
-                neblock = h.block_size(j) // len(row[0])
-                needs_codec = needs_codec or any(c > 0 and c != neblock for c in row[0])
+                nst, bsize = (1, leftover) if leftover and j == final else (nst_full, bs)
+                pos = spans[j][0] if spans else int(bstarts[j])
+                row = walk_streams(buf, pos, nst, cbytes)
+                if len(row[0]) < nst or bsize < nst:  # a bad stream: named by the walk
+                    row = self._walk_block(j, bsize)
+                table[j] = row
+                if codec is None:
+                    neblock = bsize // nst
+                    needs_codec = needs_codec or any(c > 0 and c != neblock for c in row[0])
         else:
             idx = np.asarray(blocks)
             last = (idx == nblocks - 1) if h.leftover else np.zeros(len(idx), bool)
@@ -140,32 +151,59 @@ class ChunkStreams:
         if filtered:
             self.pipeline.backward(target, dst, ref, aux)
 
-    def decode_streams(self, j: int, target: np.ndarray) -> None:
-        """Decode the streams of regular block ``j`` into ``target`` (its exact size)."""
+    def decode_streams(
+        self, j: int, target: np.ndarray, decode: StreamDecoder | None = None
+    ) -> None:
+        """Decode the streams of regular block ``j`` into ``target`` (its exact size);
+        ``decode``: this thread's :meth:`~pyblosc2.codecs.base.BaseCodec.stream_decoder` of the
+        chunk's codec when the caller bound it for a run of blocks (else bound here)."""
         bsize = len(target)
         row = self.streams.get(j)
         if row is None or bsize < len(row[0]):  # (unchecked, or too small: the walk names it)
             row = self._walk_block(j, bsize)
-        neblock = bsize // len(row[0])
-        # BloscLZ streams are decoded together by one kernel call after the loop
-        batch: list[tuple[int, int, int, int]] | None = (
-            [] if type(self.codec) is BloscLZCodec else None
-        )
-        for s, (csize, start, end) in enumerate(zip(*row, strict=True)):
-            seg = target[s * neblock : (s + 1) * neblock]
-            if csize == neblock:
-                seg[:] = self.arr[start:end]
-            elif csize > 0:
-                if batch is None:
-                    self.decode_stream((j, s), start - CSIZE_LEN, self.buf[start:end], seg)
-                else:
+        sizes, starts, ends = row
+        neblock = bsize // len(sizes)
+        codec = self.codec
+        if type(codec) is BloscLZCodec:  # its streams decoded together by one kernel call
+            batch = []
+            for s, (csize, start, end) in enumerate(zip(sizes, starts, ends, strict=True)):
+                if 0 < csize != neblock:
                     batch.append((start, end, s * neblock, (s + 1) * neblock))
-            elif csize == 0:
-                seg[:] = 0
+                else:
+                    seg = target[s * neblock : (s + 1) * neblock]
+                    self._fill_stream(seg, csize, start, end, (j, s))
+            if batch:
+                self._decode_blosclz(j, batch, target)
+            return
+        if decode is None and codec is not None:
+            decode = codec.stream_decoder(self.dict_)
+        mv, buf = target.data, self.buf
+        for s, (csize, start, end) in enumerate(zip(sizes, starts, ends, strict=True)):
+            if 0 < csize != neblock and decode is not None:
+                part = mv[s * neblock : (s + 1) * neblock]
+                got = decode(buf[start:end], part)
+                if got is None:  # refused: decoded again by the path that names it
+                    seg = target[s * neblock : (s + 1) * neblock]
+                    self.decode_stream((j, s), start - CSIZE_LEN, buf[start:end], seg)
+                elif got is not part:
+                    part[:] = got  # the codec's own new buffer, copied into place
             else:
-                seg[:] = (-csize) & 0xFF
-        if batch:
-            self._decode_blosclz(j, batch, target)
+                seg = target[s * neblock : (s + 1) * neblock]
+                self._fill_stream(seg, csize, start, end, (j, s))
+
+    def _fill_stream(
+        self, seg: np.ndarray, csize: int, start: int, end: int, where: tuple[int, int]
+    ) -> None:
+        """A stream stored raw (``csize`` its size) or as a run into ``seg``; a compressed
+        one with no codec to decode it is a named error."""
+        if csize == len(seg):
+            seg[:] = self.arr[start:end]
+        elif csize == 0:
+            seg[:] = 0
+        elif csize < 0:
+            seg[:] = (-csize) & 0xFF
+        else:
+            self.decode_stream(where, start - CSIZE_LEN, self.buf[start:end], seg)
 
     def _decode_blosclz(
         self, j: int, batch: list[tuple[int, int, int, int]], target: np.ndarray

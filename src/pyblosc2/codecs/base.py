@@ -75,13 +75,13 @@ class BaseCodec(ABC):
         """
         dst[:] = self.decompress(src, len(dst), dict_)
 
-    def decoder(self, dict_: bytes | None = None) -> StreamDecoder:
+    def stream_decoder(self, dict_: bytes | None = None) -> StreamDecoder:
         """A :data:`StreamDecoder` for this codec's streams (with dictionary ``dict_``): what
         a reader binds once per chunk and calls per stream, with the least work per call.
         Codecs with a shorter path than :meth:`decompress_into` override it.
 
         >>> from pyblosc2.codecs.registry import get_codec
-        >>> dec = get_codec(0).decoder()
+        >>> dec = get_codec(0).stream_decoder()
         >>> src = memoryview(bytes.fromhex("2361616161e00603016162"))
         >>> bytes(dec(src, memoryview(bytearray(21))))
         b'aaaaaaaaaaaaaaaaaaaab'

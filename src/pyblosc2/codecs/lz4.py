@@ -67,9 +67,9 @@ class LZ4Codec(BaseCodec):
         if n != len(dst):
             raise stream_error(self.name, f"{len(dst)} decoded bytes", f"{n} bytes")
 
-    def decoder(self, dict_: bytes | None = None) -> StreamDecoder:
+    def stream_decoder(self, dict_: bytes | None = None) -> StreamDecoder:
         if dict_:
-            return super().decoder(dict_)
+            return super().stream_decoder(dict_)
         into = cramjam.lz4.decompress_block_into
         error = cramjam.DecompressionError
 

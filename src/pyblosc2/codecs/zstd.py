@@ -123,11 +123,11 @@ class ZstdCodec(BaseCodec):
         """:meth:`decompress` into ``dst``."""
         dst[:] = self.decompress(src, len(dst), dict_)
 
-    def decoder(self, dict_: bytes | None = None) -> StreamDecoder:
+    def stream_decoder(self, dict_: bytes | None = None) -> StreamDecoder:
         """The short path of :func:`_one_plain_frame` bound once (this thread's decompressor):
         one frame without a dictionary declaring and holding exactly the stream's size."""
         if dict_ is not None:
-            return super().decoder(dict_)
+            return super().stream_decoder(dict_)
         try:
             dctx = _plain.dctx
         except AttributeError:  # this thread's first stream

@@ -339,7 +339,7 @@ def _zero_past(raw: bytes, keep: list[int], geo: Geometry) -> bool:
         return chunk_to_buffer(arr, geo.blocks).tobytes() == raw
     items = buffer_to_chunk(np.frombuffer(raw, f"<u{t}"), geo.ext, geo.blocks)
     for d, k in enumerate(keep):  # the slab past the box along axis d (earlier axes in it)
-        slab = items[(*(slice(0, x) for x in keep[:d]), slice(k, None))]
+        slab = items[tuple(slice(0, x) for x in keep[:d]) + (slice(k, None),)]  # noqa: RUF005
         if slab.any():
             return False
     return True

@@ -84,8 +84,10 @@ def read_selection(arr: ArrayCore, ranges: list[range]) -> np.ndarray:
         tasks = list(_chunk_tasks(geo, up))
         # many chunks: one per thread; one chunk: its blocks on the threads
         plan = _ReadPlan.of(geo, 1 if len(tasks) > 1 else nthreads)
-        jobs = [(_flat(tuple(c for c, _ in t), plan.grid), t) for t in tasks]
-        jobs = [(n, [p for _, p in t], _reads_whole(plan, t)) for n, t in jobs]
+        jobs: list[Job] = [
+            (_flat(tuple(c for c, _ in t), plan.grid), [p for _, p in t], _reads_whole(plan, t))
+            for t in tasks
+        ]
         # chunks read whole are fetched together first (concurrently from a remote store)
         whole = [n for n, _, w in jobs if w]
         schunk._prefetch(whole)
