@@ -114,8 +114,12 @@ def test_growing_keeps_an_edge_chunk_already_zero_past_the_old_shape(dtype) -> N
     written: list[int] = []
     real = a.schunk.compress_data
     a.schunk.compress_data = lambda data, *k: written.append(1) or real(data, *k)  # type: ignore[method-assign]
+    decoded: list[int] = []
+    whole = a.schunk.decompress_chunk
+    a.schunk.decompress_chunk = lambda n, *k: decoded.append(n) or whole(n, *k)  # type: ignore[method-assign]
     a.resize((14, 3))
     assert written == [] and bytes(a.schunk.get_chunk(1)) == stored
+    assert decoded == []  # its blocks past row 10 are zero runs: told without decoding
     a.resize((9, 3))  # row 9 stays in chunk 1's bytes
     a.resize((16, 3))
     assert written != []  # rewritten: its bytes past row 9 were not zero

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import astuple, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..chunk.decode import ChunkReader
+from ..chunk.layout import ChunkKind
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import ParamError
@@ -29,6 +31,9 @@ from .indexing import parse_key, selection_box
 from .members import NDArrayMembers
 from .operators import NDArrayOperators
 from .reader import read_box, read_point, read_selection
+
+if TYPE_CHECKING:
+    from ..schunk import SChunk
 
 __all__ = ["ChunkInfoNDArray", "NDArray", "ShapeLike"]
 
@@ -300,9 +305,12 @@ class NDArray(NDArrayMembers, NDArrayOperators):
             if all(kp == k for kp, k in zip(keep, old.chunks, strict=True)):
                 refs.append(n)
                 continue
+            if _zero_blocks_past(self.schunk, n, keep, old):
+                refs.append(n)  # already zero past the kept part (a growing array): kept as is
+                continue
             raw = self.schunk.decompress_chunk(n)
             if _zero_past(raw, keep, old):
-                refs.append(n)  # already zero past the kept part (a growing array): kept as is
+                refs.append(n)
                 continue
             arr = np.zeros(old.ext, old.dtype)
             region = tuple(slice(0, kp) for kp in keep)
@@ -342,4 +350,37 @@ def _zero_past(raw: bytes, keep: list[int], geo: Geometry) -> bool:
         slab = items[tuple(slice(0, x) for x in keep[:d]) + (slice(k, None),)]  # noqa: RUF005
         if slab.any():
             return False
+    return True
+
+
+def _zero_blocks_past(schunk: SChunk, n: int, keep: list[int], geo: Geometry) -> bool:
+    """Whether chunk ``n`` holds only zero bytes past the box ``[0, keep)``, told from its
+    blocks when they tell it: a block inside the box is not read, a block whose streams are
+    all zero runs (a pipeline of at most one SHUFFLE) is zero without decoding, the others
+    are decoded one by one. False when that does not settle it (the caller decodes the
+    chunk whole: :func:`_zero_past`)."""
+    if schunk._postfilter is not None:
+        return False
+    reader = ChunkReader.open(schunk.get_chunk(n))
+    h = reader.header
+    t = geo.dtype.itemsize
+    if h.special == SpecialValue.ZERO:
+        return True
+    if reader.layout.kind != ChunkKind.BLOCKS or reader.shuffle_group() is None:
+        return False
+    bsize = math.prod(geo.blocks) * t
+    if h.effective_blocksize != bsize or h.nbytes != math.prod(geo.ext) * t:
+        return False
+    grid = [range(e // b) for e, b in zip(geo.ext, geo.blocks, strict=True)]
+    for j, coords in enumerate(itertools.product(*grid)):
+        lo = [c * b for c, b in zip(coords, geo.blocks, strict=True)]
+        if all(a + b <= k for a, b, k in zip(lo, geo.blocks, keep, strict=True)):
+            continue  # inside the box
+        if not any(reader.block_streams(j)[0]):
+            continue  # zero runs only
+        items = reader.decode_range(j * bsize, (j + 1) * bsize).reshape((*geo.blocks, t))
+        for d in range(len(lo)):  # the part of the block past the box along axis d
+            inside = tuple(slice(0, max(0, k - a)) for a, k in zip(lo[:d], keep[:d], strict=True))
+            if items[inside + (slice(max(0, keep[d] - lo[d]), None),)].any():  # noqa: RUF005
+                return False
     return True
