@@ -51,7 +51,7 @@ def _writer(lib: str, path: str, batches: int, rows: int, ready: Any, go: Any) -
         arr[start : start + rows, :] = i
         time.sleep(0.005)  # readers see the growth in more than one step
     arr.schunk.vlmeta["done"] = True
-    ready.put(time.process_time() - cpu)
+    ready.put((time.perf_counter(), time.process_time() - cpu))
 
 
 def _reader(lib: str, path: str, batches: int, rows: int, ready: Any, done: Any) -> None:
@@ -118,13 +118,14 @@ def run(lib: str, path: str, batches: int = 400, rows: int = 10_000, readers: in
     t0 = time.perf_counter()
     go.set()
     ends = [done.get(timeout=3600) for _ in range(readers)]
-    writer_cpu = ready.get(timeout=600)
+    writer_end, writer_cpu = ready.get(timeout=600)
     for p in procs:
         p.join()
     if any(p.exitcode for p in procs):
         raise RuntimeError(f"a process failed: exit codes {[p.exitcode for p in procs]}")
     return {
         "seconds": max(e[0] for e in ends) - t0,
+        "writer_s": writer_end - t0,
         "polls": [e[1] for e in ends],
         "retries": sum(e[2] for e in ends),
         "cpu_s": {"writer": writer_cpu, "readers": [e[3] for e in ends]},

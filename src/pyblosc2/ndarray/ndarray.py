@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..chunk.decode import ChunkReader
+from ..chunk.encode import EncodeSpec
 from ..chunk.layout import ChunkKind
+from ..chunk.reencode import encode_changed_blocks
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import ParamError
@@ -97,6 +99,7 @@ class NDArray(NDArrayMembers, NDArrayOperators):
         compressed in its place); returns whether any chunk changed."""
         hi = tuple(a + s for a, s in zip(lo, value.shape, strict=True))
         changed = False
+        written = _Written.of(self)
         for coords, n in self._chunks_in(lo, hi, geo):
             origin = [c * s for c, s in zip(coords, geo.chunks, strict=True)]
             valid = [min(c, s - o) for c, s, o in zip(geo.chunks, geo.shape, origin, strict=True)]
@@ -106,9 +109,16 @@ class NDArray(NDArrayMembers, NDArrayOperators):
                 dst.append(slice(s0 - o, s1 - o))
                 src.append(slice(s0 - a, s1 - a))
                 full &= s0 == o and s1 == o + v
-            arr = np.zeros(geo.ext, geo.dtype) if full else self._ref_array(refs[n], geo)
+            ref = refs[n]
+            if not full and isinstance(ref, int):
+                chunk = written.blocks_changed(ref, geo, tuple(dst), value[tuple(src)])
+                if chunk is not None:
+                    refs[n] = chunk
+                    changed = True
+                    continue
+            arr = np.zeros(geo.ext, geo.dtype) if full else self._ref_array(ref, geo)
             arr[tuple(dst)] = value[tuple(src)]
-            refs[n] = self._compress(arr)
+            refs[n] = written.note(n, self._compress(arr))
             changed = True
         return changed
 
@@ -384,3 +394,89 @@ def _zero_blocks_past(schunk: SChunk, n: int, keep: list[int], geo: Geometry) ->
             if items[inside + (slice(max(0, keep[d] - lo[d]), None),)].any():  # noqa: RUF005
                 return False
     return True
+
+
+class _Written:
+    """The chunks this array's handle wrote last (at most :attr:`KEEP`), each with the
+    parameters it was written with: a write of some whole blocks of one of them, when the
+    stored bytes are still those, compresses only the blocks it changes
+    (:func:`~pyblosc2.chunk.reencode.encode_changed_blocks`), the rest of the chunk kept as
+    stored (the same bytes the whole chunk compressed again would give)."""
+
+    KEEP = 4
+
+    def __init__(self, arr: NDArray) -> None:
+        self.arr = arr
+        self.chunks: dict[int, tuple[bytes, EncodeSpec]] = {}
+        self.spec: EncodeSpec | None = None
+
+    @classmethod
+    def of(cls, arr: NDArray) -> _Written:
+        """``arr``'s record (made at its first write), with the parameters of this write."""
+        got = arr.__dict__.get("_written")
+        if got is None:
+            got = arr.__dict__["_written"] = cls(arr)
+        schunk = arr.schunk
+        got.spec = None
+        if schunk._prefilter is None:  # (a prefilter sees the whole chunk)
+            got.spec = EncodeSpec.from_cparams(schunk.cparams, context=schunk._frame.reader.context)
+        return got
+
+    def note(self, n: int, chunk: bytes) -> bytes:
+        """``chunk`` was just compressed whole for position ``n``: kept (returned)."""
+        if self.spec is not None:
+            chunks = self.chunks
+            chunks.pop(n, None)
+            if len(chunks) >= self.KEEP:
+                del chunks[next(iter(chunks))]
+            chunks[n] = (chunk, self.spec)
+        return chunk
+
+    def blocks_changed(
+        self, k: int, geo: Geometry, box: tuple[slice, ...], part: np.ndarray
+    ) -> bytes | None:
+        """Stored chunk ``k`` with the items ``box`` (of its ``ext`` shape) set to ``part``,
+        compressing only the blocks they touch, when this handle wrote the stored bytes with
+        this write's parameters; else None (the caller compresses the whole chunk)."""
+        spec = self.spec
+        kept = self.chunks.get(k)
+        if spec is None or kept is None or kept[1] != spec:
+            return None
+        stored = bytes(self.arr.schunk.get_chunk(k))
+        if stored != kept[0]:
+            return None  # another handle wrote it since
+        t = geo.dtype.itemsize
+        bsize = math.prod(geo.blocks) * t
+        reader = None
+        blocks = {}
+        bgrid = [e // b for e, b in zip(geo.ext, geo.blocks, strict=True)]
+        ranges = [
+            range(x.start // b, -(-x.stop // b)) for x, b in zip(box, geo.blocks, strict=True)
+        ]
+        for coords in itertools.product(*ranges):
+            j = int(np.ravel_multi_index(coords, bgrid))
+            lo = [c * b for c, b in zip(coords, geo.blocks, strict=True)]
+            inner = tuple(
+                slice(max(x.start, a) - a, min(x.stop, a + b) - a)
+                for x, a, b in zip(box, lo, geo.blocks, strict=True)
+            )
+            outer = tuple(
+                slice(max(x.start, a) - x.start, min(x.stop, a + b) - x.start)
+                for x, a, b in zip(box, lo, geo.blocks, strict=True)
+            )
+            whole = all(
+                i.start == 0 and i.stop == b for i, b in zip(inner, geo.blocks, strict=True)
+            )
+            if whole:
+                block = np.empty(geo.blocks, geo.dtype)
+            else:  # the block's other items: decoded from the stored chunk
+                if reader is None:
+                    reader = ChunkReader.open(stored)
+                raw = reader.decode_range(j * bsize, (j + 1) * bsize)
+                block = raw.view(geo.dtype).reshape(geo.blocks).copy()
+            block[inner] = part[outer]
+            blocks[j] = block.reshape(-1).view(np.uint8)
+        chunk = encode_changed_blocks(stored, spec, blocks)
+        if chunk is not None:
+            self.note(k, chunk)
+        return chunk
