@@ -405,9 +405,9 @@ class _Written:
 
     KEEP = 4
 
-    def __init__(self, arr: NDArray) -> None:
-        self.arr = arr
+    def __init__(self) -> None:
         self.chunks: dict[int, tuple[bytes, EncodeSpec]] = {}
+        self.schunk: SChunk | None = None
         self.spec: EncodeSpec | None = None
 
     @classmethod
@@ -415,8 +415,8 @@ class _Written:
         """``arr``'s record (made at its first write), with the parameters of this write."""
         got = arr.__dict__.get("_written")
         if got is None:
-            got = arr.__dict__["_written"] = cls(arr)
-        schunk = arr.schunk
+            got = arr.__dict__["_written"] = cls()
+        schunk = got.schunk = arr.schunk
         got.spec = None
         if schunk._prefilter is None:  # (a prefilter sees the whole chunk)
             got.spec = EncodeSpec.from_cparams(schunk.cparams, context=schunk._frame.reader.context)
@@ -438,11 +438,11 @@ class _Written:
         """Stored chunk ``k`` with the items ``box`` (of its ``ext`` shape) set to ``part``,
         compressing only the blocks they touch, when this handle wrote the stored bytes with
         this write's parameters; else None (the caller compresses the whole chunk)."""
-        spec = self.spec
+        spec, schunk = self.spec, self.schunk
         kept = self.chunks.get(k)
-        if spec is None or kept is None or kept[1] != spec:
+        if spec is None or schunk is None or kept is None or kept[1] != spec:
             return None
-        stored = bytes(self.arr.schunk.get_chunk(k))
+        stored = bytes(schunk.get_chunk(k))
         if stored != kept[0]:
             return None  # another handle wrote it since
         t = geo.dtype.itemsize
