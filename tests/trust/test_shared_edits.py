@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from pyblosc2.frame.contiguous import FrameReader
 from tests.bounded import join_all
 
 from . import sharer
@@ -114,6 +115,35 @@ def test_refresh_says_whether_the_frame_changed(tmp_path: Path) -> None:
     assert r.refresh() is True and r.vlmeta["k"] == 1
     assert r.refresh() is False
     assert pb.SChunk().refresh() is False and pb.zeros(3).refresh() is False
+
+
+def test_refresh_of_an_unchanged_frame_parses_nothing_and_keeps_nothing_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader following a writer calls refresh() in a loop: when nothing changed it
+    compares the frame's header, index and trailer bytes and parses none of them, but, as
+    before, keeps nothing it read of the chunks (a chunk rewritten in place is read again)."""
+    path = tmp_path / "a.b2frame"
+    w = _schunk(path)
+    r = pb.open(str(path))
+    assert r[3] == w[3]
+    cached = r._frame.reader
+    assert cached._wholes or cached._layouts
+    opened: list[int] = []
+    real = FrameReader.open.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(1)
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(FrameReader, "open", classmethod(counted))
+    assert r.refresh() is False and opened == []
+    fresh = r._frame.reader
+    assert fresh is not cached and not fresh._wholes and not fresh._layouts
+    assert fresh.header is cached.header  # the parsed parts are the same objects
+    w.vlmeta["k"] = 1
+    assert r.refresh() is True and opened != []  # a change: parsed again
+    assert r.vlmeta["k"] == 1
 
 
 def test_refresh_follows_a_replaced_file_with_the_same_index(tmp_path: Path) -> None:

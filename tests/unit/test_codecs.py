@@ -108,3 +108,36 @@ def test_zstd_contexts_are_per_thread() -> None:
     with ThreadPoolExecutor(4) as pool:
         outs = list(pool.map(lambda c: pb.decompress2(c), chunks))
     assert all(o == (data + i).tobytes() for i, o in enumerate(outs))
+
+
+@pytest.mark.parametrize(
+    "codec", [Codec.BLOSCLZ, Codec.LZ4, Codec.LZ4HC, Codec.ZLIB, Codec.ZSTD], ids=lambda c: c.name
+)
+@pytest.mark.parametrize("with_dict", [False, True], ids=["plain", "dict"])
+def test_a_stream_decoder_decodes_as_decompress_into_and_refuses_what_it_refuses(
+    codec: Codec, with_dict: bool
+) -> None:
+    """codec.stream_decoder(): the stream into the buffer (or a new one of the codec's), or None
+    where decompress_into raises: a damaged stream, a stream of another size, two frames."""
+    c = get_codec(codec)
+    if with_dict and not c.supports_dict:
+        pytest.skip("no dictionary for this codec")
+    dict_ = c.train_dictionary([TEXT[i : i + 4096] for i in range(0, 65_536, 4096)], 4096)
+    dict_ = dict_ if with_dict else None
+    data = TEXT[:20_000]
+    stream = memoryview(c.compress(memoryview(data), 5, len(data), dict_))
+    decode = c.stream_decoder(dict_)
+    buf = memoryview(bytearray(len(data)))
+    got = decode(stream, buf)
+    assert got is not None and bytes(got) == data
+    for bad in (
+        bytes(stream)[:-3],
+        b"\x00" * 12,
+        bytes(stream) * 2 if codec == Codec.ZSTD else b"",
+    ):
+        if not bad:
+            continue
+        with pytest.raises(pb.CodecError):
+            c.decompress_into(memoryview(bad), memoryview(bytearray(len(data))), dict_)
+        assert decode(memoryview(bad), memoryview(bytearray(len(data)))) is None
+    assert decode(stream, memoryview(bytearray(len(data) - 1))) is None  # another size

@@ -3,10 +3,20 @@ the predicates the indexing code shares (fancy.py, keys.py, io.py, NDArray's key
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pyblosc2.ndarray.indexing import is_basic_key, is_int_key
+from pyblosc2.ndarray.indexing import (
+    check_key,
+    is_basic_key,
+    is_int_key,
+    normalize_key,
+    parse_key,
+)
 
 INT_KEYS = {
     "int": (3, True),
@@ -56,3 +66,51 @@ BASIC = {
 @pytest.mark.parametrize(("key", "want"), BASIC.values(), ids=list(BASIC))
 def test_is_basic_key(key, want) -> None:
     assert is_basic_key(key) is want
+
+
+def _three_visits(key, shape):  # the checks parse_key replaces, in their old order
+    check_key(key)
+    if not is_basic_key(key):
+        return None
+    return normalize_key(key, shape)
+
+
+KEY_ITEMS = st.one_of(
+    st.integers(-12, 12),
+    st.builds(
+        slice,
+        st.none() | st.integers(-12, 12),
+        st.none() | st.integers(-12, 12),
+        st.none() | st.integers(-3, 3) | st.just(1.5),
+    ),
+    st.just(Ellipsis),
+    st.just(None),
+    st.sampled_from([2.0, np.float32(1), [0, 1], np.array([1, 0]), np.array([0.5]), True]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    items=st.lists(KEY_ITEMS, max_size=4),
+    shape=st.lists(st.integers(1, 9), min_size=1, max_size=3),
+    bare=st.booleans(),
+)
+def test_parse_key_is_the_three_visits_in_one(items, shape, bare) -> None:
+    """parse_key answers as check_key, is_basic_key and normalize_key did one after the
+    other: the same error, None for the same advanced keys, the same ranges and squeezed
+    axes, and for one int per axis the item's coordinates."""
+    key = items[0] if bare and len(items) == 1 else tuple(items)
+    shape = tuple(shape)
+    try:
+        want = _three_visits(key, shape)
+    except Exception as exc:
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            parse_key(key, shape)
+        return
+    got = parse_key(key, shape)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None and (got.ranges, got.squeeze) == want
+    ints = len(want[1]) == len(shape) and len(items) == len(shape)
+    assert got.point == (tuple(r[0] for r in got.ranges) if ints else None)

@@ -104,6 +104,30 @@ def test_resize_with_empty_dimensions(shape, new, chunks, blocks) -> None:
     np.testing.assert_array_equal(a[...], np.zeros(new))
 
 
+@pytest.mark.parametrize("dtype", ["<i8", "<f4", "S3", [("x", "<i2"), ("y", "u1")]], ids=str)
+def test_growing_keeps_an_edge_chunk_already_zero_past_the_old_shape(dtype) -> None:
+    """A growing array's edge chunk holds zeros past its old extent: resize keeps its bytes
+    (C-Blosc2 leaves it too) and compresses nothing; data past it (after a shrink) is zeroed."""
+    a = pb.zeros((10, 3), dtype=dtype, chunks=(8, 3), blocks=(2, 3))
+    a[:10] = np.ones((10, 3), dtype=np.int8).astype(dtype)
+    stored = bytes(a.schunk.get_chunk(1))
+    written: list[int] = []
+    real = a.schunk.compress_data
+    a.schunk.compress_data = lambda data, *k: written.append(1) or real(data, *k)  # type: ignore[method-assign]
+    decoded: list[int] = []
+    whole = a.schunk.decompress_chunk
+    a.schunk.decompress_chunk = lambda n, *k: decoded.append(n) or whole(n, *k)  # type: ignore[method-assign]
+    a.resize((14, 3))
+    assert written == [] and bytes(a.schunk.get_chunk(1)) == stored
+    assert decoded == []  # its blocks past row 10 are zero runs: told without decoding
+    a.resize((9, 3))  # row 9 stays in chunk 1's bytes
+    a.resize((16, 3))
+    assert written != []  # rewritten: its bytes past row 9 were not zero
+    want = np.zeros((16, 3), dtype)
+    want[:9] = np.ones((9, 3), dtype=np.int8).astype(dtype)
+    np.testing.assert_array_equal(a[...], want)
+
+
 def test_append_grows_from_empty(tmp_path) -> None:
     path = str(tmp_path / "log.b2nd")
     pb.zeros(0, dtype=np.int32, chunks=(4,), blocks=(2,), urlpath=path)

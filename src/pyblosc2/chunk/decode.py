@@ -294,7 +294,7 @@ class ChunkReader(ChunkStreams):
         chunks (then call :meth:`pick_items` per block)."""
         if not picks:
             return True
-        if self.present is not None and not self.present.issuperset(j for j, _, _ in picks):
+        if self.present is not None and not self.present.issuperset([j for j, _, _ in picks]):
             raise ParamError("blocks were picked that were not read into this reader")
         g = self.shuffle_group()
         t = picks[0][2].shape[-1]

@@ -59,11 +59,16 @@ if TYPE_CHECKING:
     from ..params import CParams
 
 __all__ = [
+    "ChunkPlan",
     "EncodeSpec",
     "bound_filter",
     "check_pipeline",
+    "chunk_pipeline",
+    "compress_block",
     "context_for",
     "encode_chunk",
+    "filtered_streams",
+    "plan_chunk",
     "special_chunk",
 ]
 
@@ -157,16 +162,30 @@ def bound_filter(fid: int, ctx: ChunkContext | None, typesize: int) -> BaseFilte
     return get_filter(fid).bound(ctx if ctx is not None else ChunkContext(typesize))
 
 
-def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
-    """Compress ``src`` into one chunk.
+class ChunkPlan(NamedTuple):
+    """What the writer decides for a chunk of ``nbytes`` bytes before reading its data: the
+    header (``cbytes`` 0), the bound codec, the filter slots, whether blocks are split into
+    streams, whether it is stored as a memcpy, the header length, the output budget
+    (``nbytes + header``) and whether it trains a dictionary."""
 
-    >>> import numpy as np
-    >>> c = encode_chunk(memoryview(np.arange(16, dtype=np.int32).tobytes()),
-    ...                  EncodeSpec(typesize=4, clevel=5, codec=Codec.LZ4))
-    >>> c.hex()[:32], len(c)
-    ('05013504400000004000000048000000', 72)
+    header: ChunkHeader
+    codec: BaseCodec
+    slots: tuple[tuple[int, int], ...]
+    split: bool
+    memcpyed: bool
+    hl: int
+    destsize: int
+    use_dict: bool
+
+
+def plan_chunk(nbytes: int, spec: EncodeSpec) -> ChunkPlan:
+    """The :class:`ChunkPlan` of a chunk of ``nbytes`` bytes written with ``spec`` (its
+    parameters checked).
+
+    >>> p = plan_chunk(4096, EncodeSpec(typesize=4, clevel=5, codec=Codec.LZ4))
+    >>> p.header.blocksize, p.split, p.memcpyed, p.destsize
+    (4096, True, False, 4128)
     """
-    nbytes = len(src)
     if nbytes > MAX_BUFFERSIZE:
         raise ParamError(f"src must be at most {MAX_BUFFERSIZE} bytes, got {nbytes}")
     ts = spec.typesize
@@ -225,23 +244,45 @@ def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
         filters_meta=tuple(m for _, m in slots),
         extended=not spec.blosc1,
     )
+    return ChunkPlan(header, codec, slots, split, memcpyed, hl, destsize, use_dict)
 
+
+def encode_chunk(src: memoryview, spec: EncodeSpec) -> bytes:
+    """Compress ``src`` into one chunk.
+
+    >>> import numpy as np
+    >>> c = encode_chunk(memoryview(np.arange(16, dtype=np.int32).tobytes()),
+    ...                  EncodeSpec(typesize=4, clevel=5, codec=Codec.LZ4))
+    >>> c.hex()[:32], len(c)
+    ('05013504400000004000000048000000', 72)
+    """
+    header, codec, slots, split, memcpyed, hl, destsize, use_dict = plan_chunk(len(src), spec)
+    flags = 0 if spec.blosc1 else EXTENDED_MARKER
+    comp_flags = header.flags
     if memcpyed:
         # C-Blosc2 drops every bit but the marker; C-Blosc 1.x keeps its compression bits.
         mflags = (comp_flags if spec.blosc1 else flags) | MEMCPYED
         return _memcpy_chunk(header.with_sizes(flags=mflags), src)
 
-    pipeline = Pipeline(
-        tuple((bound_filter(f, spec.context, ts_c), m) for f, m in slots if f),
-        ts_c,
-        version,
-    )
+    pipeline = chunk_pipeline(header, slots, spec)
     body = _encode_blocks(src, header, pipeline, codec, spec, split, hl, destsize, use_dict)
     if body is None:  # incompressible: raw copy with the compression flags
         return _memcpy_chunk(header.with_sizes(flags=comp_flags | MEMCPYED), src)
     if isinstance(body, ChunkHeader):  # every stream was a zero run
         return body.to_bytes()
     return body
+
+
+def chunk_pipeline(
+    header: ChunkHeader, slots: tuple[tuple[int, int], ...], spec: EncodeSpec
+) -> Pipeline:
+    """The filter pipeline of a chunk planned as ``header`` with filter ``slots``."""
+    ts_c = header.typesize
+    return Pipeline(
+        tuple((bound_filter(f, spec.context, ts_c), m) for f, m in slots if f),
+        ts_c,
+        header.version,
+    )
 
 
 def _memcpy_chunk(header: ChunkHeader, src: memoryview) -> bytes:
@@ -277,7 +318,7 @@ def _is_run(row: np.ndarray) -> bool:
     return bool((row == v).all())
 
 
-def _filtered_streams(
+def filtered_streams(
     j: int,
     arr: np.ndarray,
     header: ChunkHeader,
@@ -344,7 +385,7 @@ def _fill_run(whole: _Whole, rows: slice, runs: bool) -> np.ndarray | None:
     return _constant_streams(filled.reshape(len(filled) * nst, -1)).reshape(len(filled), nst)
 
 
-def _compress_block(
+def compress_block(
     streams: np.ndarray,
     codec: BaseCodec,
     clevel: int,
@@ -406,7 +447,7 @@ def _encode_blocks(
     def streams_of(j: int) -> np.ndarray:
         if whole is not None and j < full:
             return whole.every[j].reshape(whole.nst, -1)
-        return _filtered_streams(j, arr, header, pipeline, split, delta_ref)
+        return filtered_streams(j, arr, header, pipeline, split, delta_ref)
 
     step = -(-nblocks // nthreads)
 
@@ -418,7 +459,7 @@ def _encode_blocks(
         out = []
         for j in range(first, stop):
             known = flags[j - first] if flags is not None and j < full else None
-            out.append(_compress_block(streams_of(j), codec, spec.clevel, runs, dict_, known))
+            out.append(compress_block(streams_of(j), codec, spec.clevel, runs, dict_, known))
         return lay_out_run(out)
 
     parts = run_parallel(run, range(0, nblocks, step), nthreads)

@@ -27,7 +27,7 @@ import numpy as np
 from .._threads import scratch
 from ..kernels import active
 from .layout import CSIZE_LEN
-from .streams import ChunkStreams
+from .streams import ChunkStreams, walk_streams
 
 __all__ = [
     "BATCH_BYTES",
@@ -35,6 +35,7 @@ __all__ = [
     "decode_planes",
     "pick_split_planes",
     "plane_batches",
+    "strided_pick",
 ]
 
 #: whole shuffled blocks decoded together before their byte planes are scattered: enough
@@ -74,8 +75,9 @@ def decode_planes(r: ChunkStreams, blocks: range, out: np.ndarray, g: int) -> No
     bs = r.header.effective_blocksize
     n = len(blocks)
     buf = scratch(n * bs, "plane-run").reshape(n, bs)
+    decode = None if r.codec is None else r.codec.stream_decoder(r.dict_)  # bound once per run
     for i, j in enumerate(blocks):
-        r.decode_streams(j, buf[i])
+        r.decode_streams(j, buf[i], decode)
     active().unshuffle_blocks(buf, out.reshape(n, bs), g)
 
 
@@ -192,18 +194,72 @@ def pick_split_planes(
     bsize = h.effective_blocksize
     nst = h.nstreams(0)
     last = h.nblocks - 1
+    codec = r.codec
     if (
-        r.codec is None
+        codec is None
         or g <= 1
         or nst != g
         or bsize != math.prod(shape) * g
-        or any((h.leftover and j == last) or dst.shape[-1] != g for j, _, dst in picks)
+        or (h.leftover and last in [j for j, _, _ in picks])
+        or [dst for _, _, dst in picks if dst.shape[-1] != g]
     ):
         return False
     ne = bsize // g
-    plane = scratch(ne, "plane")
+    plane = scratch(ne, "plane").data
+    decode = codec.stream_decoder(r.dict_)  # bound once for all the picks (one thread)
+    buf, table, cbytes = r.buf, r.streams, h.cbytes
+    spans = r.layout.spans
+    nd = picks[0][2].ndim if picks else 1
+    last_first = (nd - 1, *range(nd - 1))  # the item's bytes first: plane s is [s]
+    u8, ndarray = np.uint8, np.ndarray
+    views: dict[tuple[int, ...], tuple[tuple[int, ...], int, tuple[int, ...]]] = {}
     for j, index, dst in picks:
-        for s, stream in enumerate(zip(*r.block_streams(j), strict=True)):
-            src = r.stream_view(j, s, stream, ne, plane)
-            dst[..., s] = src if isinstance(src, int) else src.reshape(shape)[index]
+        row = table.get(j)
+        if row is None:  # walked and checked here (a bad stream: named by block_streams)
+            row = walk_streams(buf, spans[j][0] if spans else int(r.bstarts[j]), g, cbytes)
+            if len(row[0]) < g:
+                row = r.block_streams(j)
+        sizes, starts, ends = row
+        key = tuple(map(id, index))  # (blocks of one chunk share their axes' slices)
+        sel = views.get(key)
+        if sel is None:
+            sel = views[key] = strided_pick(shape, index)
+        vshape, off, strides = sel
+        planes = dst.transpose(last_first)
+        for s in range(g):
+            csize, a, b = sizes[s], starts[s], ends[s]
+            if csize <= 0:  # a zero run (0) or a run of one byte value (-value)
+                planes[s] = (-csize) & 0xFF
+                continue
+            src: memoryview | bytes | bytearray | np.ndarray | None
+            if csize == ne:  # stored raw
+                src = buf[a:b]
+            else:
+                src = decode(buf[a:b], plane)
+                if src is None:  # refused: decoded again by the path that names it
+                    src = r.decode_stream((j, s), a - CSIZE_LEN, buf[a:b], np.frombuffer(plane, u8))
+            # the selected bytes of the plane, viewed in place: one call, then one copy
+            planes[s] = ndarray(vshape, u8, src, off, strides)
     return True
+
+
+def strided_pick(
+    shape: tuple[int, ...], index: tuple[slice, ...]
+) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """``(shape, offset, strides)`` of the bytes ``index`` (slices with non-negative bounds,
+    steps >= 1) selects of a C-ordered array of ``shape`` bytes: the selection as a view made
+    by one ``np.ndarray`` call on any buffer of that layout.
+
+    >>> a = np.arange(24, dtype=np.uint8)
+    >>> vshape, off, strides = strided_pick((2, 3, 4), (slice(1, 2), slice(0, 3, 2), slice(1, 4)))
+    >>> np.ndarray(vshape, np.uint8, a, off, strides).tolist()
+    [[[13, 14, 15], [21, 22, 23]]]
+    """
+    vshape, strides, off, stride = [], [], 0, 1
+    for n, ix in zip(reversed(shape), reversed(index), strict=True):
+        start, stop, step = ix.indices(n)
+        vshape.append(len(range(start, stop, step)))
+        strides.append(step * stride)
+        off += start * stride
+        stride *= n
+    return tuple(reversed(vshape)), off, tuple(reversed(strides))

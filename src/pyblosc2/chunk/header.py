@@ -26,8 +26,17 @@ from ..errors import FormatError
 __all__ = [
     "BLOSC1_VERSION",
     "BLOSC2_VERSION",
+    "P_BLOCKSIZE",
+    "P_BLOSC2_FLAGS",
+    "P_CBYTES",
+    "P_FILTERS",
+    "P_FILTERS_META",
+    "P_FLAGS",
+    "P_NBYTES",
+    "P_TYPESIZE",
     "VL_VERSION",
     "ChunkHeader",
+    "peek",
     "sized_header",
 ]
 
@@ -74,6 +83,56 @@ def _check(cond: bool, fld: str, offset: int, expected: str, got: Any) -> None:
         raise FormatError(_WHERE, fld, offset, expected, got)
 
 
+#: indices of :func:`peek`'s tuple (the fields of the 32-byte header, in order)
+P_FLAGS, P_TYPESIZE, P_NBYTES, P_BLOCKSIZE, P_CBYTES = 2, 3, 4, 5, 6
+P_FILTERS, P_FILTERS_META, P_BLOSC2_FLAGS = slice(7, 13), slice(15, 21), 22
+
+
+def block_geometry(nbytes: int, blocksize: int) -> tuple[int, int, int]:
+    """``(effective block size, block count, leftover)`` of a chunk of regular blocks (§6.1):
+    the block size clamped to ``nbytes`` (§15.1 #14), and the size of a last partial block
+    (0: none).
+
+    >>> block_geometry(10_000, 4096), block_geometry(100, 4096)
+    ((4096, 3, 1808), (100, 1, 0))
+    """
+    bs = nbytes if 0 < nbytes < blocksize else blocksize
+    if bs <= 0:
+        return bs, 0, 0
+    return bs, -(-nbytes // bs), nbytes % bs
+
+
+def peek(buf: Any, offset: int = 0) -> tuple[int, ...] | None:
+    """The fields of a common header at ``offset`` of ``buf`` in one unpack (index them with
+    the ``P_*`` constants), when it is one: extended, a Blosc2 version, no special value, no
+    VL blocks, sizes in range (a header :meth:`ChunkHeader.from_bytes` accepts without a
+    field-by-field check). None for any other header, valid or not: a reader that peeks
+    falls back to :meth:`ChunkHeader.from_bytes`, which names what is wrong.
+
+    >>> f = peek(bytes.fromhex("0501350440000000400000004800000000000000000101000000000000000000"))
+    >>> f[P_NBYTES], f[P_CBYTES], f[P_FILTERS]
+    (64, 72, (0, 0, 0, 0, 0, 1))
+    >>> peek(bytes(16)) is None
+    True
+    """
+    if len(buf) - offset < EXTENDED_HEADER_LENGTH:
+        return None
+    f = _WHOLE.unpack_from(buf, offset)
+    flags, typesize, nbytes, blocksize, cbytes = f[2], f[3], f[4], f[5], f[6]
+    if (
+        flags & EXTENDED_MARKER == EXTENDED_MARKER
+        and f[21] == 0  # blosc2_flags2: no VL blocks, nothing unknown
+        and not f[22] & _SPECIAL_BITS
+        and f[0] != ALPHA_VERSION
+        and cbytes >= EXTENDED_HEADER_LENGTH
+        and 0 <= nbytes <= MAX_BUFFERSIZE
+        and 0 < blocksize <= MAX_BLOCKSIZE
+        and typesize > 0
+    ):
+        return f
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkHeader:
     """A parsed chunk header. ``blocksize`` is the stored value (a block *count* for VL chunks).
@@ -107,14 +166,9 @@ class ChunkHeader:
 
     def __post_init__(self) -> None:
         vl = self.extended and bool(self.blosc2_flags2 & VL_BLOCKS)
-        bs = self.blocksize
-        if self.nbytes > 0 and bs > self.nbytes:
-            bs = self.nbytes  # clamped to nbytes (§6.1, §15.1 #14)
+        bs, nblocks, leftover = block_geometry(self.nbytes, self.blocksize)
         if vl:
             nblocks, leftover = self.blocksize, 0  # the stored count for VL chunks
-        else:
-            nblocks = -(-self.nbytes // bs) if bs > 0 else 0
-            leftover = self.nbytes % bs if bs > 0 else 0
         object.__setattr__(self, "effective_blocksize", bs)
         object.__setattr__(self, "nblocks", nblocks)
         object.__setattr__(self, "leftover", leftover)
@@ -130,34 +184,11 @@ class ChunkHeader:
         # The common header (extended, Blosc2 version, no special value, no VL blocks, sizes
         # in range) in one unpack and one test; anything else, valid or not, takes the
         # field-by-field checks below, which name the first field that breaks a rule.
-        if len(buf) - offset >= EXTENDED_HEADER_LENGTH:
-            f = _WHOLE.unpack_from(buf, offset)
-            flags, typesize, nbytes, blocksize, cbytes = f[2], f[3], f[4], f[5], f[6]
-            if (
-                flags & EXTENDED_MARKER == EXTENDED_MARKER
-                and f[21] == 0  # blosc2_flags2: no VL blocks, nothing unknown
-                and not f[22] & _SPECIAL_BITS
-                and f[0] != ALPHA_VERSION
-                and cbytes >= EXTENDED_HEADER_LENGTH
-                and 0 <= nbytes <= MAX_BUFFERSIZE
-                and 0 < blocksize <= MAX_BLOCKSIZE
-                and typesize > 0
-            ):
-                return cls(
-                    f[0],
-                    f[1],
-                    flags,
-                    typesize,
-                    nbytes,
-                    blocksize,
-                    cbytes,
-                    f[7:13],
-                    f[13],
-                    f[14],
-                    f[15:21],
-                    0,
-                    f[22],
-                )
+        f = peek(buf, offset)
+        if f is not None:
+            return cls(
+                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7:13], f[13], f[14], f[15:21], 0, f[22]
+            )
         return cls._checked(buf, offset)
 
     @classmethod

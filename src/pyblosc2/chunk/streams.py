@@ -17,7 +17,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..codecs.base import BaseCodec
+from ..codecs.base import BaseCodec, StreamDecoder
 from ..codecs.blosclz import BloscLZCodec
 from ..codecs.registry import UDCODEC_FORMAT
 from ..errors import CodecError, FormatError
@@ -26,7 +26,7 @@ from .header import OFF_FLAGS, OFF_UDCOMPCODE, ChunkHeader
 from .layout import CSIZE_LEN, ChunkLayout, gather_i32
 from .pipeline import Pipeline, scratch_pair
 
-__all__ = ["MAX_RUN", "ChunkStreams"]
+__all__ = ["MAX_RUN", "ChunkStreams", "walk_streams"]
 
 _I32 = struct.Struct("<i")
 # From this many blocks on, stream headers are checked with numpy passes over the blocks:
@@ -81,10 +81,21 @@ class ChunkStreams:
         table = self.streams
         needs_codec = False
         if len(blocks) < _VECTOR_MIN_BLOCKS:
+            # (the walk of _walk_block, with what every block shares taken once)
+            spans, bstarts, buf = self.layout.spans, self.bstarts, self.buf
+            bs, final, leftover = h.effective_blocksize, nblocks - 1, h.leftover
+            nst_full = h.nstreams(0) if nblocks else 1
+            codec = self.codec
             for j in blocks:
-                row = table[j] = self._walk_block(j, h.block_size(j))
-                neblock = h.block_size(j) // len(row[0])
-                needs_codec = needs_codec or any(c > 0 and c != neblock for c in row[0])
+                nst, bsize = (1, leftover) if leftover and j == final else (nst_full, bs)
+                pos = spans[j][0] if spans else int(bstarts[j])
+                row = walk_streams(buf, pos, nst, cbytes)
+                if len(row[0]) < nst or bsize < nst:  # a bad stream: named by the walk
+                    row = self._walk_block(j, bsize)
+                table[j] = row
+                if codec is None:
+                    neblock = bsize // nst
+                    needs_codec = needs_codec or any(c > 0 and c != neblock for c in row[0])
         else:
             idx = np.asarray(blocks)
             last = (idx == nblocks - 1) if h.leftover else np.zeros(len(idx), bool)
@@ -140,32 +151,59 @@ class ChunkStreams:
         if filtered:
             self.pipeline.backward(target, dst, ref, aux)
 
-    def decode_streams(self, j: int, target: np.ndarray) -> None:
-        """Decode the streams of regular block ``j`` into ``target`` (its exact size)."""
+    def decode_streams(
+        self, j: int, target: np.ndarray, decode: StreamDecoder | None = None
+    ) -> None:
+        """Decode the streams of regular block ``j`` into ``target`` (its exact size);
+        ``decode``: this thread's :meth:`~pyblosc2.codecs.base.BaseCodec.stream_decoder` of the
+        chunk's codec when the caller bound it for a run of blocks (else bound here)."""
         bsize = len(target)
         row = self.streams.get(j)
         if row is None or bsize < len(row[0]):  # (unchecked, or too small: the walk names it)
             row = self._walk_block(j, bsize)
-        neblock = bsize // len(row[0])
-        # BloscLZ streams are decoded together by one kernel call after the loop
-        batch: list[tuple[int, int, int, int]] | None = (
-            [] if type(self.codec) is BloscLZCodec else None
-        )
-        for s, (csize, start, end) in enumerate(zip(*row, strict=True)):
-            seg = target[s * neblock : (s + 1) * neblock]
-            if csize == neblock:
-                seg[:] = self.arr[start:end]
-            elif csize > 0:
-                if batch is None:
-                    self.decode_stream((j, s), start - CSIZE_LEN, self.buf[start:end], seg)
-                else:
+        sizes, starts, ends = row
+        neblock = bsize // len(sizes)
+        codec = self.codec
+        if type(codec) is BloscLZCodec:  # its streams decoded together by one kernel call
+            batch = []
+            for s, (csize, start, end) in enumerate(zip(sizes, starts, ends, strict=True)):
+                if 0 < csize != neblock:
                     batch.append((start, end, s * neblock, (s + 1) * neblock))
-            elif csize == 0:
-                seg[:] = 0
+                else:
+                    seg = target[s * neblock : (s + 1) * neblock]
+                    self._fill_stream(seg, csize, start, end, (j, s))
+            if batch:
+                self._decode_blosclz(j, batch, target)
+            return
+        if decode is None and codec is not None:
+            decode = codec.stream_decoder(self.dict_)
+        mv, buf = target.data, self.buf
+        for s, (csize, start, end) in enumerate(zip(sizes, starts, ends, strict=True)):
+            if 0 < csize != neblock and decode is not None:
+                part = mv[s * neblock : (s + 1) * neblock]
+                got = decode(buf[start:end], part)
+                if got is None:  # refused: decoded again by the path that names it
+                    seg = target[s * neblock : (s + 1) * neblock]
+                    self.decode_stream((j, s), start - CSIZE_LEN, buf[start:end], seg)
+                elif got is not part:
+                    part[:] = got  # the codec's own new buffer, copied into place
             else:
-                seg[:] = (-csize) & 0xFF
-        if batch:
-            self._decode_blosclz(j, batch, target)
+                seg = target[s * neblock : (s + 1) * neblock]
+                self._fill_stream(seg, csize, start, end, (j, s))
+
+    def _fill_stream(
+        self, seg: np.ndarray, csize: int, start: int, end: int, where: tuple[int, int]
+    ) -> None:
+        """A stream stored raw (``csize`` its size) or as a run into ``seg``; a compressed
+        one with no codec to decode it is a named error."""
+        if csize == len(seg):
+            seg[:] = self.arr[start:end]
+        elif csize == 0:
+            seg[:] = 0
+        elif csize < 0:
+            seg[:] = (-csize) & 0xFF
+        else:
+            self.decode_stream(where, start - CSIZE_LEN, self.buf[start:end], seg)
 
     def _decode_blosclz(
         self, j: int, batch: list[tuple[int, int, int, int]], target: np.ndarray
@@ -198,33 +236,13 @@ class ChunkStreams:
             raise FormatError(f"block {j}", "size", None, "at least one byte per stream", 0)
         spans = self.layout.spans
         pos = spans[j][0] if spans else int(self.bstarts[j])
-        cbytes, buf, unpack = self.header.cbytes, self.buf, _I32.unpack_from
-        sizes: list[int] = []
-        starts: list[int] = []
-        ends: list[int] = []
-        for _ in range(nst):
-            start = pos + CSIZE_LEN
-            if start > cbytes:
-                break
-            csize = unpack(buf, pos)[0]
-            if csize > 0:
-                end = start + csize
-            elif csize == 0:
-                end = start
-            elif csize < -MAX_RUN or start >= cbytes or not buf[start] & 1:
-                break
-            else:
-                end = start + 1
-            if end > cbytes:
-                break
-            sizes.append(csize)
-            starts.append(start)
-            ends.append(end)
-            pos = end
-        if len(sizes) < nst:  # the stream at ``pos`` is bad: stream_header names how
-            self.stream_header(j, len(sizes), pos, neblock)
-            raise FormatError(f"block {j}", "streams", pos, "valid streams", "bad")
-        return sizes, starts, ends
+        row = walk_streams(self.buf, pos, nst, self.header.cbytes)
+        if len(row[0]) < nst:  # the stream after the last good one is bad: named here
+            s = len(row[0])
+            at = row[2][-1] if s else pos
+            self.stream_header(j, s, at, neblock)
+            raise FormatError(f"block {j}", "streams", at, "valid streams", "bad")
+        return row
 
     def stream_view(
         self, j: int, s: int, stream: tuple[int, int, int], neblock: int, scratch: np.ndarray
@@ -314,6 +332,42 @@ class ChunkStreams:
             raise CodecError(
                 f"{_where(where)} ({codec.name})", "data", offset, exc.expected, exc.got
             ) from None
+
+
+def walk_streams(buf: bytes | memoryview, pos: int, nst: int, cbytes: int) -> StreamRow:
+    """The headers of the ``nst`` streams of a block starting at ``pos`` (§6.3, §15): per
+    stream its csize, data start and data end, read in order while each is valid (every
+    byte a stream uses lies before ``cbytes``, a run's csize is in ``-MAX_RUN..-1`` and its
+    token has bit 0 set). Fewer than ``nst`` entries: the next stream is bad (a caller that
+    must name it asks :meth:`ChunkStreams.stream_header`).
+
+    >>> walk_streams(bytes([3, 0, 0, 0, 7, 7, 7, 0, 0, 0, 0]), 0, 2, 11)
+    ([3, 0], [4, 11], [7, 11])
+    """
+    unpack = _I32.unpack_from
+    sizes: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for _ in range(nst):
+        start = pos + CSIZE_LEN
+        if start > cbytes:
+            break
+        csize = unpack(buf, pos)[0]
+        if csize > 0:
+            end = start + csize
+        elif csize == 0:
+            end = start
+        elif csize < -MAX_RUN or start >= cbytes or not buf[start] & 1:
+            break
+        else:
+            end = start + 1
+        if end > cbytes:
+            break
+        sizes.append(csize)
+        starts.append(start)
+        ends.append(end)
+        pos = end
+    return sizes, starts, ends
 
 
 def _where(where: str | tuple[int, int]) -> str:

@@ -9,15 +9,22 @@ build one from sample streams (:meth:`BaseCodec.train_dictionary`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from ..errors import stream_error
+from ..errors import CodecError, stream_error
 
 if TYPE_CHECKING:
     from ..context import ChunkContext
 
-__all__ = ["BaseCodec", "stream_error"]  # stream_error: re-exported for the codec modules
+__all__ = ["BaseCodec", "StreamDecoder", "stream_error"]  # stream_error: for the codec modules
+
+#: ``decode(src, buf)``: stream ``src`` decoded to exactly ``len(buf)`` bytes, into the
+#: writable byte view ``buf`` (returned) or into a new buffer of the codec's (returned
+#: instead), or None when the codec refuses the stream (the caller then decodes it through
+#: :meth:`BaseCodec.decompress_into`, whose error names it). A decoder is used by the thread
+#: that made it (it may hold that thread's codec context).
+StreamDecoder = Callable[[memoryview, memoryview], "memoryview | bytes | bytearray | None"]
 
 
 class BaseCodec(ABC):
@@ -67,6 +74,30 @@ class BaseCodec(ABC):
         Codecs whose library can write into a caller's buffer override this to save a copy.
         """
         dst[:] = self.decompress(src, len(dst), dict_)
+
+    def stream_decoder(self, dict_: bytes | None = None) -> StreamDecoder:
+        """A :data:`StreamDecoder` for this codec's streams (with dictionary ``dict_``): what
+        a reader binds once per chunk and calls per stream, with the least work per call.
+        Codecs with a shorter path than :meth:`decompress_into` override it.
+
+        >>> from pyblosc2.codecs.registry import get_codec
+        >>> dec = get_codec(0).stream_decoder()
+        >>> src = memoryview(bytes.fromhex("2361616161e00603016162"))
+        >>> bytes(dec(src, memoryview(bytearray(21))))
+        b'aaaaaaaaaaaaaaaaaaaab'
+        >>> dec(memoryview(b"junk"), memoryview(bytearray(21))) is None
+        True
+        """
+        decompress_into = self.decompress_into
+
+        def decode(src: memoryview, buf: memoryview) -> memoryview | None:
+            try:
+                decompress_into(src, buf, dict_)
+            except CodecError:
+                return None
+            return buf
+
+        return decode
 
     def train_dictionary(self, samples: Sequence[bytes], size: int) -> bytes | None:
         """A dictionary of at most ``size`` bytes for streams like ``samples`` (spec §11), or

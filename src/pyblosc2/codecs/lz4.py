@@ -10,7 +10,7 @@ import cramjam
 import lz4.block
 
 from ..constants import Codec
-from .base import BaseCodec, stream_error
+from .base import BaseCodec, StreamDecoder, stream_error
 
 __all__ = ["LZ4Codec", "LZ4HCCodec"]
 
@@ -66,6 +66,21 @@ class LZ4Codec(BaseCodec):
             ) from None
         if n != len(dst):
             raise stream_error(self.name, f"{len(dst)} decoded bytes", f"{n} bytes")
+
+    def stream_decoder(self, dict_: bytes | None = None) -> StreamDecoder:
+        if dict_:
+            return super().stream_decoder(dict_)
+        into = cramjam.lz4.decompress_block_into
+        error = cramjam.DecompressionError
+
+        def decode(src: memoryview, buf: memoryview) -> memoryview | None:
+            try:
+                n = into(src, buf)
+            except error:
+                return None
+            return buf if n == len(buf) else None
+
+        return decode
 
 
 class LZ4HCCodec(LZ4Codec):

@@ -15,7 +15,7 @@ import zstandard
 
 from .._threads import thread_cache
 from ..constants import Codec
-from .base import BaseCodec, stream_error
+from .base import BaseCodec, StreamDecoder, stream_error
 
 __all__ = ["ZstdCodec", "zstd_level"]
 
@@ -122,6 +122,30 @@ class ZstdCodec(BaseCodec):
     def decompress_into(self, src: memoryview, dst: memoryview, dict_: bytes | None = None) -> None:
         """:meth:`decompress` into ``dst``."""
         dst[:] = self.decompress(src, len(dst), dict_)
+
+    def stream_decoder(self, dict_: bytes | None = None) -> StreamDecoder:
+        """The short path of :func:`_one_plain_frame` bound once (this thread's decompressor):
+        one frame without a dictionary declaring and holding exactly the stream's size."""
+        if dict_ is not None:
+            return super().stream_decoder(dict_)
+        try:
+            dctx = _plain.dctx
+        except AttributeError:  # this thread's first stream
+            dctx = _plain.dctx = zstandard.ZstdDecompressor()
+        decompress, size, error = dctx.decompress, zstandard.frame_content_size, zstandard.ZstdError
+
+        def decode(src: memoryview, buf: memoryview) -> bytes | None:
+            n = len(buf)
+            try:
+                # checked first: decompress() allocates what the header declares
+                if size(src) != n:
+                    return None
+                out = decompress(src, allow_extra_data=False)
+            except error:
+                return None
+            return out if len(out) == n else None
+
+        return decode
 
     def decompress(self, src: memoryview, nbytes: int, dict_: bytes | None = None) -> bytes:
         if dict_ is None:

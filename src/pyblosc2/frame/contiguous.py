@@ -6,7 +6,7 @@ trailer only; a chunk is read when asked for.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import numpy as np
@@ -15,7 +15,17 @@ from ..backends.base import ByteStore, ObjectStore
 from ..backends.file import FileStore
 from ..backends.memory import MemoryStore
 from ..chunk.decode import ChunkReader
-from ..chunk.header import OFF_CBYTES, OFF_NBYTES, ChunkHeader
+from ..chunk.firstread import read_in_block
+from ..chunk.header import (
+    OFF_CBYTES,
+    OFF_NBYTES,
+    P_BLOCKSIZE,
+    P_CBYTES,
+    P_NBYTES,
+    ChunkHeader,
+    block_geometry,
+    peek,
+)
 from ..chunk.layout import ChunkKind, ChunkLayout
 from ..chunk.ranged import FetchFn, read_blocks_ranges, stored_reader, with_blocks
 from ..chunk.special import special_chunk
@@ -35,7 +45,7 @@ from .header import (
     FrameHeader,
     check_magic,
 )
-from .heldblock import HeldBlock, in_one_block, read_held
+from .heldblock import HeldBlock, first_note, in_one_block, read_held
 from .index import OffsetIndex, special_of
 from .sparse import chunk_name, read_chunk_object
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
@@ -45,6 +55,9 @@ T = TypeVar("T")
 __all__ = ["BufferSource", "FileSource", "FrameReader"]
 
 ZIP_MAGIC = b"PK\x03\x04"
+#: a small chunk as :meth:`FrameReader._small_chunk` read it: its bytes, its parsed header
+#: (None: not parsed, its common fields checked) and its position
+_Small = tuple[bytes | memoryview, ChunkHeader | None, int]
 #: a stored chunk this small is read whole by a ranged read, in one request
 SMALL_CHUNK = 1 << 14
 #: parsed readers of small chunks (at most SMALL_CHUNK bytes each) an open frame keeps
@@ -59,6 +72,14 @@ FileSource = FileStore
 def BufferSource(buf: bytes | bytearray | memoryview) -> MemoryStore:
     """A read-only, zero-copy store over an in-memory frame."""
     return MemoryStore(buf, readonly=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Unparsed:
+    """A small chunk kept by a first read (:func:`read_in_block`): its own bytes, made into
+    a checked reader at its next read."""
+
+    buf: bytes = field(repr=False)
 
 
 @dataclass(slots=True)
@@ -85,7 +106,7 @@ class FrameReader:
     #: again reads its bytes in one request and, when they are the same, parses nothing.
     #: (C-Blosc2 rewrites a chunk in place when the new one has its size, leaving the
     #: frame's header as it was: a poll of the header does not see that commit.)
-    _wholes: dict[int, tuple[ChunkReader, int]] = field(
+    _wholes: dict[int, tuple[ChunkReader | _Unparsed, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
     #: the last block decoded for a read inside one block (:mod:`.heldblock`), which
@@ -197,6 +218,13 @@ class FrameReader:
             POS_FRAME_LEN,
             "a frame that stays put while it is read",
             f"a frame that changed {attempts} times",
+        )
+
+    def fresh(self) -> FrameReader:
+        """A reader of the same frame (its parsed header, trailer and index) that keeps
+        nothing this one read of its chunks (see :meth:`SharedFrame.refresh`)."""
+        return FrameReader(
+            self.source, self.header, self.trailer, self.index, self.directory, self.seen
         )
 
     @property
@@ -358,6 +386,10 @@ class FrameReader:
         if whole is None:
             # (a chunk known to be read whole is read again in one request when small)
             small = self._small_chunk(n) if self._layouts.get(n) is None else None
+            if small is not None and len(ranges) == 1:
+                got = self._first_read(n, small, *ranges[0], outs[0])
+                if got is not None:
+                    return [got]
             reader = None if small is not None else self.block_reader(n)
             if reader is not None:
                 fetch = self._chunk_fetch(n)
@@ -374,8 +406,30 @@ class FrameReader:
     def _keep(self, held: HeldBlock) -> None:
         self._held = held
 
+    def _first_read(
+        self, n: int, small: _Small, lo: int, hi: int, out: np.ndarray | None
+    ) -> np.ndarray | None:
+        """Bytes ``[lo, hi)`` of small chunk ``n`` read for the first time (``small``: its
+        bytes as :meth:`_small_chunk` read them) when they lie in one block of a chunk
+        :func:`read_in_block` serves, with no reader set up; the bytes are kept unparsed
+        (a reader is made of them at the chunk's next read), and the block noted as read
+        once (:mod:`.heldblock`). None: nothing kept, the full reader serves."""
+        data, _, pos = small
+        got = read_in_block(data, lo, hi, out)
+        if got is not None:
+            entry = _Unparsed(data if isinstance(data, bytes) else bytes(data))
+            self._keep_whole(n, entry, pos)
+            f = peek(data)  # (read_in_block served it: a common header)
+            assert f is not None
+            bs = block_geometry(f[P_NBYTES], f[P_BLOCKSIZE])[0]
+            held = first_note(entry, n, lo // bs, bs)
+            if held is not None:
+                self._held = held
+        return got
+
     def _kept(self, n: int) -> ChunkReader | None:
-        """The kept reader of chunk ``n`` when the bytes where it lies are still its bytes."""
+        """The kept reader of chunk ``n`` when the bytes where it lies are still its bytes
+        (parsed now when a first read kept them unparsed)."""
         kept = self._wholes.get(n)
         if kept is None:
             return None
@@ -384,41 +438,51 @@ class FrameReader:
             self._wholes.pop(n, None)  # (another thread may have dropped it first)
             self._layouts.pop(n, None)
             return None
+        if isinstance(whole, _Unparsed):
+            reader = self._whole_reader(n, (whole.buf, None, pos))
+            held = self._held
+            if held is not None and held.owner is whole:  # the first read's note
+                self._held = replace(held, owner=reader)
+            return reader
         return whole
 
-    def _whole_reader(
-        self, n: int, small: tuple[bytes | memoryview, ChunkHeader] | None
-    ) -> ChunkReader:
-        """The checked reader of chunk ``n`` read whole (``small``: its bytes and parsed
-        header when :meth:`_small_chunk` read them), kept in ``_wholes`` when small."""
-        off = self.offset(n)
-        pos = self.header.header_len + off if off >= 0 and self.directory is None else -1
+    def _whole_reader(self, n: int, small: _Small | None) -> ChunkReader:
+        """The checked reader of chunk ``n`` read whole (``small``: its bytes, parsed header
+        and position when :meth:`_small_chunk` read them), kept in ``_wholes`` when small."""
         if small is None:
+            off = self.offset(n)
+            pos = self.header.header_len + off if off >= 0 and self.directory is None else -1
             buf = self.get_chunk(n)
             h = ChunkHeader.from_bytes(buf)
             if h.cbytes > min(SMALL_CHUNK, len(buf)) or self.directory is not None:
                 return ChunkReader.open(buf, self.context)  # (which names a short buffer)
             data = bytes(memoryview(buf)[: h.cbytes])  # parsed once, from its own bytes
         else:
-            data, h = bytes(small[0]), small[1]  # its own bytes: no view pins a store's buffer
+            data, pos = bytes(small[0]), small[2]  # its own bytes: no view pins a store
+            h = small[1] or ChunkHeader.from_bytes(data)
         view = memoryview(data)
         layout = ChunkLayout.parse(h, lambda pos, k: view[pos : pos + k])
         whole = ChunkReader.from_layout(layout, view, ctx=self.context)
+        self._keep_whole(n, whole, pos)
+        return whole
+
+    def _keep_whole(self, n: int, whole: ChunkReader | _Unparsed, pos: int) -> None:
+        """Keep ``whole`` as chunk ``n``'s (stored at ``pos``; -1: not in the file), the
+        last :data:`WHOLE_CACHE` chunks only."""
         wholes = self._wholes
-        if len(wholes) >= WHOLE_CACHE:
+        if n not in wholes and len(wholes) >= WHOLE_CACHE:
             try:  # the oldest goes (another thread may have taken it first)
                 del wholes[next(iter(wholes))]
             except (KeyError, RuntimeError, StopIteration):
                 wholes.clear()
         wholes[n] = (whole, pos)
-        return whole
 
-    def _small_chunk(self, n: int) -> tuple[bytes | memoryview, ChunkHeader] | None:
+    def _small_chunk(self, n: int) -> _Small | None:
         """Stored chunk ``n`` when it fits in :data:`SMALL_CHUNK` bytes, read in one request
         (a ranged read of it would cost more requests than its bytes; it is then read whole
-        from now on) with its parsed header, else None. The read stops at the next chunk's
-        offset when that one is further on (as in a frame built by appends). Its header is
-        checked as :meth:`get_chunk` checks it."""
+        from now on) with its parsed header and position, else None. The read stops at the
+        next chunk's offset when that one is further on (as in a frame built by appends).
+        Its header is checked as :meth:`get_chunk` checks it."""
         off = self.offset(n)
         if off < 0 or self.directory is not None:
             return None
@@ -430,14 +494,24 @@ class FrameReader:
         if n + 1 < self.nchunks and off < (nxt := self.offset(n + 1)):
             limit = min(limit, nxt - off)  # appended frames: no bytes of the next chunk
         data = self.source.read(pos, limit)
-        ch = ChunkHeader.from_bytes(data[:EXTENDED_HEADER_LENGTH])
-        self._check_size(n, ch, pos)
-        if off + ch.cbytes > h.cbytes:
-            self.get_chunk(n)  # raises
-        if ch.cbytes > len(data):
+        f = peek(data)
+        ch = None
+        if (
+            f is not None
+            and (h.chunksize <= 0 or f[P_NBYTES] == self.chunk_nbytes(n))
+            and off + f[P_CBYTES] <= h.cbytes
+        ):
+            cbytes = f[P_CBYTES]  # a common header of the right size: parsed when needed
+        else:
+            ch = ChunkHeader.from_bytes(data[:EXTENDED_HEADER_LENGTH])
+            self._check_size(n, ch, pos)
+            if off + ch.cbytes > h.cbytes:
+                self.get_chunk(n)  # raises
+            cbytes = ch.cbytes
+        if cbytes > len(data):
             return None
         self._layouts[n] = None
-        return data[: ch.cbytes], ch
+        return data[:cbytes], ch, pos
 
     def block_reader(self, n: int) -> ChunkReader | None:
         """The cached reader of stored chunk ``n``'s checked layout (:func:`stored_reader`;

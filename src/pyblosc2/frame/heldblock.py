@@ -25,7 +25,7 @@ from ..chunk.decode import ChunkReader
 from ..chunk.layout import ChunkKind
 from ..chunk.ranged import GAP_BYTES, FetchFn, coalesce, with_blocks
 
-__all__ = ["HELD_MAX", "HeldBlock", "in_one_block", "read_held"]
+__all__ = ["HELD_MAX", "HeldBlock", "first_note", "in_one_block", "read_held"]
 
 #: blocks larger than this are never kept (a handle holds at most one block this size)
 HELD_MAX = 1 << 24
@@ -33,17 +33,29 @@ HELD_MAX = 1 << 24
 
 @dataclass(frozen=True, slots=True)
 class HeldBlock:
-    """Block ``j`` of chunk ``n`` read through ``owner``, and its ``image`` once decoded
+    """Block ``j`` of chunk ``n`` read through ``owner`` (its reader; a first read that set
+    up none: the kept bytes the reader will be made of), and its ``image`` once decoded
     (the block decoded whole, :meth:`ChunkReader.block_image`; None: read once, not decoded
     for keeping);
     ``stored``: the stored bytes it was decoded from, one ``bytes`` per fetched span
     (None when ``owner`` holds the whole chunk's bytes)."""
 
-    owner: ChunkReader
+    owner: object
     n: int
     j: int
     stored: list[bytes] | None
     image: np.ndarray | None
+
+
+def first_note(owner: object, n: int, j: int, bs: int) -> HeldBlock | None:
+    """What a read of block ``j`` (of ``bs`` bytes) of chunk ``n`` through ``owner`` that
+    :func:`read_held` did not serve keeps: the block noted as read once, or None for a block
+    too large to keep.
+
+    >>> first_note("r", 1, 0, 4096).j, first_note("r", 1, 0, HELD_MAX + 1)
+    (0, None)
+    """
+    return None if bs > HELD_MAX else HeldBlock(owner, n, j, None, None)
 
 
 def in_one_block(reader: ChunkReader, lo: int, hi: int) -> int | None:

@@ -174,12 +174,25 @@ class SharedFrame:
             elif self._replaced():
                 getattr(self.store, "reopen")()  # noqa: B009 - FileStore only
                 replaced = True
+            if not replaced and self.directory is None and self._unchanged():
+                self.reader = self.reader.fresh()  # the same parts; nothing read is kept
+                return False
             reader, seen = self._snapshot()
             if seen == self._seen and not replaced:
                 self.reader = reader  # the same content: what derives from it stays
                 return False
             self._set_reader(reader, seen)
             return True
+
+    def _unchanged(self) -> bool:
+        """Whether a contiguous frame still holds the header, index and trailer this handle
+        read, byte for byte (the prefix read before and after them, so that a commit under
+        way is not taken for no change): what :meth:`refresh` finds most of the time, told
+        without parsing anything."""
+        before = self._prefix()
+        if before != self._seen[:HEADER_MINLEN]:
+            return False
+        return self._on_disk(self.reader) == self._seen and self._prefix() == before
 
     def _poll(self) -> None:
         """Without locking: re-read the frame when its header prefix (a sparse frame: its

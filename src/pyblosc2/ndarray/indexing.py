@@ -4,13 +4,21 @@ selection reads."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..errors import BoundsError, ParamError, ParamTypeError
 
-__all__ = ["check_key", "is_basic_key", "is_int_key", "normalize_key", "selection_box"]
+__all__ = [
+    "BasicKey",
+    "check_key",
+    "is_basic_key",
+    "is_int_key",
+    "normalize_key",
+    "parse_key",
+    "selection_box",
+]
 
 _VALID = "only integers, slices, Ellipsis, None and integer or boolean arrays are valid indices"
 
@@ -72,6 +80,57 @@ def is_basic_key(key: Any) -> bool:
     return all(k is Ellipsis or isinstance(k, slice) or is_int_key(k) for k in items)
 
 
+class BasicKey(NamedTuple):
+    """A basic key (ints, slices, Ellipsis) over a shape, normalised once: per axis its range,
+    the axes an int removes, and for a key of one int per axis the item's coordinates (each
+    in ``0..n-1``), else None."""
+
+    ranges: list[range]
+    squeeze: list[int]
+    point: tuple[int, ...] | None
+
+
+def parse_key(key: Any, shape: tuple[int, ...]) -> BasicKey | None:
+    """``key`` over ``shape`` checked, classified and normalised in one visit: a
+    :class:`BasicKey`, or None for an advanced key (arrays, lists, None, booleans, a field
+    name), which :func:`check_key` has checked. Raises what :func:`check_key` and
+    :func:`normalize_key` raise.
+
+    >>> parse_key((1, -1), (3, 5))
+    BasicKey(ranges=[range(1, 2), range(4, 5)], squeeze=[0, 1], point=(1, 4))
+    >>> parse_key((..., slice(None, None, 2)), (3, 5)).ranges
+    [range(0, 3), range(0, 5, 2)]
+    >>> parse_key([0, 2], (3,)) is None
+    True
+    """
+    items = key if isinstance(key, tuple) else (key,)
+    ndim = len(shape)
+    if len(items) == ndim and all(map(is_int_key, items)):  # one item: the short path
+        point = []
+        for d, (k, n) in enumerate(zip(items, shape, strict=True)):
+            i = int(k)
+            if not -n <= i < n:
+                raise BoundsError(f"index {i} is out of bounds for axis {d} with size {n}")
+            point.append(i + n if i < 0 else i)
+        return BasicKey([range(i, i + 1) for i in point], list(range(ndim)), tuple(point))
+    ellipsis = -1
+    for i, k in enumerate(items):
+        if k is Ellipsis:
+            if ellipsis >= 0:
+                check_key(key)  # raises (as it would have, for this key)
+            ellipsis = i
+        elif isinstance(k, slice):
+            if not all(v is None or is_int_key(v) for v in (k.start, k.stop, k.step)):
+                check_key(key)  # raises
+            if k.step == 0:
+                check_key(key)  # raises
+        elif not is_int_key(k):
+            check_key(key)  # raises for a key numpy refuses
+            return None
+    ranges, squeeze = _ranges(items, ellipsis, shape)
+    return BasicKey(ranges, squeeze, None)
+
+
 def normalize_key(key: Any, shape: tuple[int, ...]) -> tuple[list[range], list[int]]:
     """Per-axis ranges of ``key`` (ints, slices, Ellipsis) over ``shape``, and the axes an int
     index removes.
@@ -79,18 +138,25 @@ def normalize_key(key: Any, shape: tuple[int, ...]) -> tuple[list[range], list[i
     >>> normalize_key((1, slice(None, None, -2)), (3, 5))
     ([range(1, 2), range(4, -1, -2)], [0])
     """
+    items = key if isinstance(key, tuple) else (key,)
+    ellipsis = next((i for i, k in enumerate(items) if k is Ellipsis), -1)
+    return _ranges(items, ellipsis, shape)
+
+
+def _ranges(
+    items: tuple[Any, ...], ellipsis: int, shape: tuple[int, ...]
+) -> tuple[list[range], list[int]]:
+    """:func:`normalize_key` of the key ``items`` with its (first) Ellipsis at ``ellipsis``
+    (-1: none)."""
     ndim = len(shape)
-    if not isinstance(key, tuple):
-        key = (key,)
-    if any(k is Ellipsis for k in key):
-        i = next(j for j, k in enumerate(key) if k is Ellipsis)
-        fill = (slice(None),) * (ndim - len(key) + 1)
-        key = key[:i] + fill + key[i + 1 :]
-    if len(key) > ndim:
+    if ellipsis >= 0:
+        fill = (slice(None),) * (ndim - len(items) + 1)
+        items = items[:ellipsis] + fill + items[ellipsis + 1 :]
+    if len(items) > ndim:
         raise BoundsError(f"too many indices: array is {ndim}-dimensional")
-    key = key + (slice(None),) * (ndim - len(key))
+    items = items + (slice(None),) * (ndim - len(items))
     ranges, squeeze = [], []
-    for d, (k, n) in enumerate(zip(key, shape, strict=True)):
+    for d, (k, n) in enumerate(zip(items, shape, strict=True)):
         if isinstance(k, slice):
             ranges.append(range(*k.indices(n)))
         elif isinstance(k, int | np.integer):

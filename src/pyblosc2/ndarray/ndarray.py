@@ -11,27 +11,34 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import astuple, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..chunk.decode import ChunkReader
+from ..chunk.encode import EncodeSpec
+from ..chunk.layout import ChunkKind
+from ..chunk.reencode import encode_changed_blocks
 from ..chunk.special import make_special_chunk
 from ..constants import SpecialValue
 from ..errors import ParamError
 from ..frame.location import put_cframe, whole_at_url
-from .blocklayout import buffer_to_chunk
+from .blocklayout import buffer_to_chunk, chunk_to_buffer
 from .build import copy_of
 from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
-from .indexing import check_key, is_basic_key, is_int_key, normalize_key, selection_box
+from .indexing import parse_key, selection_box
 from .lazyhook import engine
 from .linalg_members import NDArrayLinalg
 from .members import NDArrayMembers
 from .operand import Operand
 from .reader import read_box, read_point, read_selection
+
+if TYPE_CHECKING:
+    from ..schunk import SChunk
 
 __all__ = ["ChunkInfoNDArray", "NDArray", "ShapeLike"]
 
@@ -95,6 +102,7 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
         compressed in its place); returns whether any chunk changed."""
         hi = tuple(a + s for a, s in zip(lo, value.shape, strict=True))
         changed = False
+        written = _Written.of(self)
         for coords, n in self._chunks_in(lo, hi, geo):
             origin = [c * s for c, s in zip(coords, geo.chunks, strict=True)]
             valid = [min(c, s - o) for c, s, o in zip(geo.chunks, geo.shape, origin, strict=True)]
@@ -104,9 +112,16 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
                 dst.append(slice(s0 - o, s1 - o))
                 src.append(slice(s0 - a, s1 - a))
                 full &= s0 == o and s1 == o + v
-            arr = np.zeros(geo.ext, geo.dtype) if full else self._ref_array(refs[n], geo)
+            ref = refs[n]
+            if not full and isinstance(ref, int):
+                chunk = written.blocks_changed(ref, geo, tuple(dst), value[tuple(src)])
+                if chunk is not None:
+                    refs[n] = chunk
+                    changed = True
+                    continue
+            arr = np.zeros(geo.ext, geo.dtype) if full else self._ref_array(ref, geo)
             arr[tuple(dst)] = value[tuple(src)]
-            refs[n] = self._compress(arr)
+            refs[n] = written.note(n, self._compress(arr))
             changed = True
         return changed
 
@@ -118,9 +133,6 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
         return buffer_to_chunk(raw, geo.ext, geo.blocks).copy()
 
     # -- indexing -------------------------------------------------------------------------
-    def _normalize(self, key: Any) -> tuple[list[range], list[int]]:
-        return normalize_key(key, self.shape)
-
     def __getitem__(self, key: Any) -> Any:
         if (isinstance(key, Operand) and not isinstance(key, NDArray)) or (
             isinstance(key, str) and key not in (self.dtype.names or ())
@@ -130,16 +142,16 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
             return self._getitem(key)
 
     def _getitem(self, key: Any) -> np.ndarray:
-        if type(key) is tuple and len(key) == self.ndim and all(map(is_int_key, key)):
-            point = read_point(self, key)  # one item: the short path
-            if point is not None:
-                return point
-        check_key(key)
-        if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
+        parsed = parse_key(key, self.shape)  # the key checked and normalised once
+        if parsed is None:  # advanced keys: ndarray/fancy.py
             if isinstance(key, str):  # a field of a structured dtype: its NDField view
                 return self.fields[key]  # type: ignore[return-value]
             return getitem(self, key)
-        ranges, squeeze = self._normalize(key)
+        ranges, squeeze, point = parsed
+        if point is not None:
+            item = read_point(self, point)  # one item: the short path
+            if item is not None:
+                return item
         out = read_selection(self, ranges)
         # integer keys drop their axes; the Ellipsis keeps a 0-d array (not a scalar), as
         # python-blosc2 returns, and a subarray dtype's trailing axes
@@ -157,14 +169,14 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
             self._setitem(key, value)
 
     def _setitem(self, key: Any, value: Any) -> None:
-        check_key(key)
-        if not is_basic_key(key):  # advanced keys: ndarray/fancy.py
+        parsed = parse_key(key, self.shape)
+        if parsed is None:  # advanced keys: ndarray/fancy.py
             if isinstance(key, str):  # a field of a structured dtype
                 self.fields[key][...] = value
                 return
             setitem(self, key, value)
             return
-        ranges, squeeze = self._normalize(key)
+        ranges, squeeze, _ = parsed
         lo, hi, local = selection_box(ranges)
         shape = tuple(len(r) for r in ranges)
         visible = tuple(n for d, n in enumerate(shape) if d not in squeeze)
@@ -325,9 +337,18 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
             if all(kp == k for kp, k in zip(keep, old.chunks, strict=True)):
                 refs.append(n)
                 continue
+            if _zero_blocks_past(self.schunk, n, keep, old):
+                refs.append(n)  # already zero past the kept part (a growing array): kept as is
+                continue
+            raw = self.schunk.decompress_chunk(n)
+            if _zero_past(raw, keep, old):
+                refs.append(n)
+                continue
             arr = np.zeros(old.ext, old.dtype)
             region = tuple(slice(0, kp) for kp in keep)
-            arr[region] = self._chunk_array(n)[region]
+            arr[region] = buffer_to_chunk(np.frombuffer(raw, old.dtype), old.ext, old.blocks)[
+                region
+            ]
             refs.append(self._compress(arr))
         return refs, geo
 
@@ -336,3 +357,148 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
         without a view's added axes); the geometry follows the commit."""
         stored = self._stored_geometry(geo).to_meta().to_bytes()
         self.schunk.set_chunks(refs, meta={"b2nd": stored})
+
+
+def _zero_past(raw: bytes, keep: list[int], geo: Geometry) -> bool:
+    """Whether every byte of the decoded chunk ``raw`` (of an array of geometry ``geo``) past
+    the box ``[0, keep)`` is zero: the chunk then already is what a resize would write.
+
+    >>> from pyblosc2.ndarray.geometry import Geometry
+    >>> geo = Geometry((4, 2), (4, 2), (2, 2), np.dtype("<i2"))
+    >>> _zero_past(bytes([1, 0] * 4 + [0] * 8), [2, 2], geo)
+    True
+    >>> _zero_past(bytes([1, 0] * 4 + [0] * 7 + [128]), [2, 2], geo)
+    False
+    """
+    t = geo.dtype.itemsize
+    if t not in (1, 2, 4, 8):  # (bytes of other sizes compared whole)
+        full = np.frombuffer(raw, geo.dtype)
+        arr = np.zeros(geo.ext, geo.dtype)
+        region = tuple(slice(0, k) for k in keep)
+        arr[region] = buffer_to_chunk(full, geo.ext, geo.blocks)[region]
+        return chunk_to_buffer(arr, geo.blocks).tobytes() == raw
+    items = buffer_to_chunk(np.frombuffer(raw, f"<u{t}"), geo.ext, geo.blocks)
+    for d, k in enumerate(keep):  # the slab past the box along axis d (earlier axes in it)
+        slab = items[tuple(slice(0, x) for x in keep[:d]) + (slice(k, None),)]  # noqa: RUF005
+        if slab.any():
+            return False
+    return True
+
+
+def _zero_blocks_past(schunk: SChunk, n: int, keep: list[int], geo: Geometry) -> bool:
+    """Whether chunk ``n`` holds only zero bytes past the box ``[0, keep)``, told from its
+    blocks when they tell it: a block inside the box is not read, a block whose streams are
+    all zero runs (a pipeline of at most one SHUFFLE) is zero without decoding, the others
+    are decoded one by one. False when that does not settle it (the caller decodes the
+    chunk whole: :func:`_zero_past`)."""
+    if schunk._postfilter is not None:
+        return False
+    reader = ChunkReader.open(schunk.get_chunk(n))
+    h = reader.header
+    t = geo.dtype.itemsize
+    if h.special == SpecialValue.ZERO:
+        return True
+    if reader.layout.kind != ChunkKind.BLOCKS or reader.shuffle_group() is None:
+        return False
+    bsize = math.prod(geo.blocks) * t
+    if h.effective_blocksize != bsize or h.nbytes != math.prod(geo.ext) * t:
+        return False
+    grid = [range(e // b) for e, b in zip(geo.ext, geo.blocks, strict=True)]
+    for j, coords in enumerate(itertools.product(*grid)):
+        lo = [c * b for c, b in zip(coords, geo.blocks, strict=True)]
+        if all(a + b <= k for a, b, k in zip(lo, geo.blocks, keep, strict=True)):
+            continue  # inside the box
+        if not any(reader.block_streams(j)[0]):
+            continue  # zero runs only
+        items = reader.decode_range(j * bsize, (j + 1) * bsize).reshape((*geo.blocks, t))
+        for d in range(len(lo)):  # the part of the block past the box along axis d
+            inside = tuple(slice(0, max(0, k - a)) for a, k in zip(lo[:d], keep[:d], strict=True))
+            if items[inside + (slice(max(0, keep[d] - lo[d]), None),)].any():  # noqa: RUF005
+                return False
+    return True
+
+
+class _Written:
+    """The chunks this array's handle wrote last (at most :attr:`KEEP`), each with the
+    parameters it was written with: a write of some whole blocks of one of them, when the
+    stored bytes are still those, compresses only the blocks it changes
+    (:func:`~pyblosc2.chunk.reencode.encode_changed_blocks`), the rest of the chunk kept as
+    stored (the same bytes the whole chunk compressed again would give)."""
+
+    KEEP = 4
+
+    def __init__(self) -> None:
+        self.chunks: dict[int, tuple[bytes, EncodeSpec]] = {}
+        self.schunk: SChunk | None = None
+        self.spec: EncodeSpec | None = None
+
+    @classmethod
+    def of(cls, arr: NDArray) -> _Written:
+        """``arr``'s record (made at its first write), with the parameters of this write."""
+        got = arr.__dict__.get("_written")
+        if got is None:
+            got = arr.__dict__["_written"] = cls()
+        schunk = got.schunk = arr.schunk
+        got.spec = None
+        if schunk._prefilter is None:  # (a prefilter sees the whole chunk)
+            got.spec = EncodeSpec.from_cparams(schunk.cparams, context=schunk._frame.reader.context)
+        return got
+
+    def note(self, n: int, chunk: bytes) -> bytes:
+        """``chunk`` was just compressed whole for position ``n``: kept (returned)."""
+        if self.spec is not None:
+            chunks = self.chunks
+            chunks.pop(n, None)
+            if len(chunks) >= self.KEEP:
+                del chunks[next(iter(chunks))]
+            chunks[n] = (chunk, self.spec)
+        return chunk
+
+    def blocks_changed(
+        self, k: int, geo: Geometry, box: tuple[slice, ...], part: np.ndarray
+    ) -> bytes | None:
+        """Stored chunk ``k`` with the items ``box`` (of its ``ext`` shape) set to ``part``,
+        compressing only the blocks they touch, when this handle wrote the stored bytes with
+        this write's parameters; else None (the caller compresses the whole chunk)."""
+        spec, schunk = self.spec, self.schunk
+        kept = self.chunks.get(k)
+        if spec is None or schunk is None or kept is None or kept[1] != spec:
+            return None
+        stored = bytes(schunk.get_chunk(k))
+        if stored != kept[0]:
+            return None  # another handle wrote it since
+        t = geo.dtype.itemsize
+        bsize = math.prod(geo.blocks) * t
+        reader = None
+        blocks = {}
+        bgrid = [e // b for e, b in zip(geo.ext, geo.blocks, strict=True)]
+        ranges = [
+            range(x.start // b, -(-x.stop // b)) for x, b in zip(box, geo.blocks, strict=True)
+        ]
+        for coords in itertools.product(*ranges):
+            j = int(np.ravel_multi_index(coords, bgrid))
+            lo = [c * b for c, b in zip(coords, geo.blocks, strict=True)]
+            inner = tuple(
+                slice(max(x.start, a) - a, min(x.stop, a + b) - a)
+                for x, a, b in zip(box, lo, geo.blocks, strict=True)
+            )
+            outer = tuple(
+                slice(max(x.start, a) - x.start, min(x.stop, a + b) - x.start)
+                for x, a, b in zip(box, lo, geo.blocks, strict=True)
+            )
+            whole = all(
+                i.start == 0 and i.stop == b for i, b in zip(inner, geo.blocks, strict=True)
+            )
+            if whole:
+                block = np.empty(geo.blocks, geo.dtype)
+            else:  # the block's other items: decoded from the stored chunk
+                if reader is None:
+                    reader = ChunkReader.open(stored)
+                raw = reader.decode_range(j * bsize, (j + 1) * bsize)
+                block = raw.view(geo.dtype).reshape(geo.blocks).copy()
+            block[inner] = part[outer]
+            blocks[j] = block.reshape(-1).view(np.uint8)
+        chunk = encode_changed_blocks(stored, spec, blocks)
+        if chunk is not None:
+            self.note(k, chunk)
+        return chunk

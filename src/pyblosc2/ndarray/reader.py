@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -56,6 +55,8 @@ PLANES_MAX = 1 << 23
 Piece = tuple[int, int, slice, int, int]
 #: one chunk to read: per axis, (chunk coordinate, pieces)
 Task = tuple[tuple[int, list[Piece]], ...]
+#: one chunk to read: its index, its pieces per axis, and whether it is read whole
+Job = tuple[int, list[list[Piece]], bool]
 
 
 def read_box(arr: ArrayCore, lo: tuple[int, ...], hi: tuple[int, ...]) -> np.ndarray:
@@ -83,34 +84,33 @@ def read_selection(arr: ArrayCore, ranges: list[range]) -> np.ndarray:
         tasks = list(_chunk_tasks(geo, up))
         # many chunks: one per thread; one chunk: its blocks on the threads
         plan = _ReadPlan.of(geo, 1 if len(tasks) > 1 else nthreads)
+        jobs: list[Job] = [
+            (_flat(tuple(c for c, _ in t), plan.grid), [p for _, p in t], _reads_whole(plan, t))
+            for t in tasks
+        ]
         # chunks read whole are fetched together first (concurrently from a remote store)
-        whole = [_flat(tuple(c for c, _ in t), plan.grid) for t in tasks if _reads_whole(plan, t)]
+        whole = [n for n, _, w in jobs if w]
         schunk._prefetch(whole)
         calls = _call_bytes(geo, schunk.cparams.filters, len(whole) * 2 > len(tasks))
         run_parallel(
-            lambda t: _read_chunk(frame, plan, t, out), tasks, threads_for(nthreads, calls)
+            lambda job: _read_chunk(frame, plan, job, out), jobs, threads_for(nthreads, calls)
         )
     result = out[flip] if any(r.step < 0 for r in ranges) else out
     return result if item is geo.dtype else result.view(geo.dtype)
 
 
-def read_point(arr: ArrayCore, key: tuple[Any, ...]) -> np.ndarray | None:
-    """The item at ``key`` (one int per axis) as a 0-d array: its block is read and only
-    that item unshuffled, with none of a selection's bookkeeping (the per-read overhead was
-    two thirds of a point read). None when the general path must serve it: an index out of
-    range (it raises the error), a subarray dtype, or a chunk without regular blocks or
-    with a pipeline items cannot be picked from."""
+def read_point(arr: ArrayCore, point: tuple[int, ...]) -> np.ndarray | None:
+    """The item at ``point`` (one int per axis, each in ``0..n-1``: a key
+    :func:`~.indexing.parse_key` normalised) as a 0-d array: its block is read and only that
+    item unshuffled, with none of a selection's bookkeeping (the per-read overhead was two
+    thirds of a point read). None when the general path must serve it: a subarray dtype, or
+    a chunk without regular blocks or with a pipeline items cannot be picked from."""
     geo = arr._geometry
     dtype = geo.dtype
     if dtype.subdtype is not None or not geo.ndim:
         return None
     n = j = i = 0
-    for k, size, c, b, e in zip(key, geo.shape, geo.chunks, geo.blocks, geo.ext, strict=True):
-        x = operator.index(k)
-        if x < 0:
-            x += size
-        if not 0 <= x < size:
-            return None
+    for x, size, c, b, e in zip(point, geo.shape, geo.chunks, geo.blocks, geo.ext, strict=True):
         r = x % c
         n = n * -(-size // c) + x // c
         j = j * (e // b) + r // b
@@ -227,10 +227,9 @@ def _reads_whole(plan: _ReadPlan, task: Task) -> bool:
     return touched * 2 > math.prod(plan.bgrid)
 
 
-def _read_chunk(frame: Frame, plan: _ReadPlan, task: Task, out: np.ndarray) -> None:
-    n = _flat(tuple(c for c, _ in task), plan.grid)
-    pieces = [p for _, p in task]
-    if _reads_whole(plan, task):
+def _read_chunk(frame: Frame, plan: _ReadPlan, job: Job, out: np.ndarray) -> None:
+    n, pieces, whole = job
+    if whole:
         _read_whole(frame, plan, n, pieces, out)
     else:
         _read_by_blocks(frame, plan, n, pieces, out)
@@ -290,7 +289,7 @@ def _decode_into_out(
             _scatter_planes(reader, plan, pieces, out)
             return True
     bshape = plan.blocks
-    picks = _block_picks(plan, _block_combos(pieces, bshape), out)
+    picks = _block_picks(plan, pieces, out)
     h = reader.header
     nthreads = threads_for(plan.nthreads, h.effective_blocksize // h.nstreams(0))
     run_parallel(lambda p: reader.pick_items(p[0], bshape, p[1], p[2]), picks, nthreads)
@@ -336,19 +335,28 @@ def _block_combos(pieces: list[list[Piece]], bshape: tuple[int, ...]) -> list[tu
 
 
 def _block_picks(
-    plan: _ReadPlan, combos: list[tuple[Piece, ...]], out: np.ndarray
+    plan: _ReadPlan, pieces: list[list[Piece]], out: np.ndarray
 ) -> list[tuple[int, tuple[slice, ...], np.ndarray]]:
-    """Per touched block: its index in the chunk, the items selected in it, and where they
-    go (a view of ``out``'s bytes, shape ``selection + (itemsize,)``)."""
+    """Per touched block of a chunk (``pieces``: per axis, as :func:`_chunk_tasks` gives
+    them): its index in the chunk, the items selected in it, and where they go (a view of
+    ``out``'s bytes, shape ``selection + (itemsize,)``). Each axis is walked once; a block
+    then costs a sum and one view."""
     outb = out.view(np.uint8).reshape((*out.shape, plan.dtype.itemsize))
-    return [
-        (
-            _flat(tuple(p[0] for p in combo), plan.bgrid),
-            tuple(p[2] for p in combo),
-            outb[tuple(slice(p[3], p[3] + p[4]) for p in combo)],
+    axes: list[list[tuple[int, slice, slice]]] = []
+    stride = 1
+    for axis, b, nb in zip(
+        reversed(pieces), reversed(plan.blocks), reversed(plan.bgrid), strict=True
+    ):
+        axes.append(
+            [(q[0] * stride, q[2], slice(q[3], q[3] + q[4])) for p in axis for q in _unmerge(p, b)]
         )
-        for combo in combos
-    ]
+        stride *= nb
+    axes.reverse()
+    picks = []
+    for combo in itertools.product(*axes):
+        js, sels, where = zip(*combo, strict=True)
+        picks.append((sum(js), sels, outb[where]))
+    return picks
 
 
 def _read_by_blocks(
@@ -360,10 +368,11 @@ def _read_by_blocks(
     bytes from a block's first to its last selected item are decoded."""
     t = plan.dtype.itemsize
     bshape = plan.blocks
-    combos = _block_combos(pieces, bshape)
     fr = frame.reader
     reader = fr.block_reader(n)
-    if reader is not None and _gathers(reader, t, plan, pieces, len(combos)):
+    ntouched = math.prod(sum(p[1] for p in axis) for axis in pieces)
+    if reader is not None and _gathers(reader, t, plan, pieces, ntouched):
+        combos = _block_combos(pieces, bshape)
         touched = sorted({_flat(tuple(p[0] for p in c), plan.bgrid) for c in combos})
         fr.with_chunk_blocks(
             n,
@@ -374,7 +383,7 @@ def _read_by_blocks(
         )
         return
     if reader is not None and reader.can_pick_items(t):
-        picks = _block_picks(plan, combos, out)
+        picks = _block_picks(plan, pieces, out)
 
         def pick(bound: ChunkReader) -> None:
             if bound.pick_blocks(picks, bshape):
@@ -384,6 +393,7 @@ def _read_by_blocks(
 
         fr.with_chunk_blocks(n, reader, sorted({j for j, _, _ in picks}), pick, check=False)
         return
+    combos = _block_combos(pieces, bshape)
     belems = math.prod(bshape)
     bstrides = [math.prod(bshape[d + 1 :]) for d in range(len(bshape))]
     # one block-sized buffer per touched block; only the part that is read is used
