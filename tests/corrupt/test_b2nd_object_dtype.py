@@ -14,7 +14,6 @@ pin). The files are built byte by byte: no writer of either library makes one.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ from pyblosc2.constants import Codec
 from pyblosc2.errors import FormatError
 from pyblosc2.frame.writer import build_cframe
 from pyblosc2.ndarray.b2nd_meta import B2NDMeta
+from tests.bounded import run_child
 
 DTYPES = {
     "object": np.dtype("O"),
@@ -96,8 +96,11 @@ def test_the_same_files_with_plain_dtypes_open(tmp_path: Path) -> None:
 
 def test_the_command_line_reports_it(tmp_path: Path) -> None:
     path = _file(tmp_path, DTYPES["object field"])
-    out = subprocess.run(
-        [sys.executable, "-m", "pyblosc2", "info", path], capture_output=True, text=True
+    out = run_child(
+        [sys.executable, "-m", "pyblosc2", "info", path],
+        "report the object dtype of pyblosc2 info",
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 2
     assert "dtype at offset" in out.stderr and "no Python objects" in out.stderr

@@ -17,6 +17,14 @@ import sys
 import numpy as np
 import pytest
 
+from tests.bounded import (
+    CHILD_S,
+    communicate_within,
+    readline_within,
+    run_child,
+    started,
+    wait_child,
+)
 from tests.conftest import _reference
 
 h5py = pytest.importorskip("h5py")
@@ -49,11 +57,12 @@ def plugin_file(tmp_path):
 
 
 def _rewrite(path, lock: bool) -> str:
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, "-c", REWRITE, str(path), "lock" if lock else "nolock"],
+        f"rewrite the HDF5 file ({'with' if lock else 'without'} HDF5's lock)",
+        120,
         capture_output=True,
         text=True,
-        timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
@@ -95,20 +104,30 @@ with h5py.File(sys.argv[1], "w", libver="latest") as f:
 """
 
 
+def _expect_line(writer: subprocess.Popen[str], line: str) -> None:
+    """The writer's next line is ``line``; else it is killed and the test fails with its
+    stderr (read once it has exited: a live child's stderr has no end)."""
+    got = readline_within(writer.stdout, CHILD_S, f"the SWMR writer's {line!r}")
+    if got.strip() != line:
+        writer.kill()
+        _, err = communicate_within(writer, "the SWMR writer, killed", 60)
+        raise AssertionError(f"the SWMR writer said {got!r}, not {line!r}; stderr: {err[-2000:]}")
+
+
 @pytest.mark.parametrize("name", ["blosc", "blosc2"])
 @pytest.mark.parametrize("refresh", ["pyblosc2", "h5py"])
 def test_swmr_readers_see_appended_rows_after_a_refresh(tmp_path, name, refresh) -> None:
     _reference("hdf5plugin")
     path = tmp_path / "swmr.h5"
-    writer = subprocess.Popen(
+    with started(
         [sys.executable, "-c", SWMR_WRITER, str(path), name],
+        "the SWMR writer",
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    try:
-        assert writer.stdout.readline().strip() == "ready", writer.stderr.read()
+    ) as writer:
+        _expect_line(writer, "ready")
         with h5py.File(path, "r", libver="latest", swmr=True) as f:
             theirs = f["x"]
             ours = hdf5.open(theirs)
@@ -117,7 +136,7 @@ def test_swmr_readers_see_appended_rows_after_a_refresh(tmp_path, name, refresh)
             assert ours.cache_info().held == 1
             writer.stdin.write("go\n")
             writer.stdin.flush()
-            assert writer.stdout.readline().strip() == "appended", writer.stderr.read()
+            _expect_line(writer, "appended")
             np.testing.assert_array_equal(ours[2, :], theirs[2, :])
             assert ours.shape == theirs.shape == (5, 100)  # nothing seen before a refresh
             theirs.refresh()
@@ -130,8 +149,6 @@ def test_swmr_readers_see_appended_rows_after_a_refresh(tmp_path, name, refresh)
             for i in range(8):
                 np.testing.assert_array_equal(theirs[i, :], want[i])
                 np.testing.assert_array_equal(ours[i, :], want[i])
-    finally:
-        if writer.poll() is None:
-            writer.stdin.write("end\n")
-            writer.stdin.flush()
-        writer.wait(60)
+        writer.stdin.write("end\n")
+        writer.stdin.flush()
+        wait_child(writer, "the SWMR writer: exit after 'end'", 60)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
 import pyblosc2 as pb
+from tests.bounded import run_child
 
 CHILD = r"""
 import json, sys, tracemalloc
@@ -43,8 +43,13 @@ def _peak(d: Path, rows: int) -> tuple[int, int]:
     pb.asarray(x, urlpath=str(d / "a.b2nd"), chunks=(256, 256), blocks=(32, 256))
     pb.asarray(y, urlpath=str(d / "b.b2nd"), chunks=(64, 256), blocks=(32, 256))
     env = {**os.environ, "PYBLOSC2_KERNELS": "numpy"}
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(d)], capture_output=True, text=True, check=True, env=env
+    out = run_child(
+        [sys.executable, "-c", CHILD, str(d)],
+        f"a @ b of files, {rows} rows, under tracemalloc",
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     )
     np.testing.assert_array_equal(pb.open(str(d / "c.b2nd"))[...], x @ y)  # exact: integers
     return json.loads(out.stdout)["peak"], x.nbytes + y.nbytes

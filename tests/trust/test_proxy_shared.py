@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 
 import pyblosc2 as pb
 from pyblosc2.errors import FormatError
+from tests.bounded import started, wait_child
 
 from . import proxy_worker as w
 
@@ -60,13 +61,23 @@ def test_processes_of_both_libraries_fill_one_cache(
     libs = ["pyblosc2", "pyblosc2", "blosc2", "blosc2"]
     nreads = 25
     logs = [tmp_path / f"log{i}" for i in range(len(libs))]
-    procs = [
-        subprocess.Popen(
-            [*WORKER, lib, kind, src, cache, str(nreads), str(i), str(logs[i])], env=ENV
-        )
+    whats = [
+        f"worker {i} ({lib}): {nreads} reads through the shared {kind} cache"
         for i, lib in enumerate(libs)
     ]
-    assert [p.wait(timeout=300) for p in procs] == [0] * len(libs)
+    with ExitStack() as stack:
+        procs = [
+            stack.enter_context(
+                started(
+                    [*WORKER, lib, kind, src, cache, str(nreads), str(i), str(logs[i])],
+                    whats[i],
+                    env=ENV,
+                )
+            )
+            for i, lib in enumerate(libs)
+        ]
+        codes = [wait_child(p, what) for p, what in zip(procs, whats, strict=True)]
+    assert codes == [0] * len(libs)
     assert _check_logs(logs, nreads) == nreads * len(libs)
     # what they left: every bit set stands for the source's bytes, read by either library
     if kind == "blocks":
@@ -94,12 +105,15 @@ def test_a_process_killed_while_filling_leaves_a_cache_that_reads_right(
     rng = np.random.default_rng(3)
     for round_ in range(4):
         log = tmp_path / f"kill{round_}"
-        p = subprocess.Popen(
-            [*WORKER, "pyblosc2", "blocks", src, cache, "200", str(round_), str(log)], env=ENV
-        )
-        time.sleep(float(rng.uniform(0.3, 1.5)))
-        p.send_signal(signal.SIGKILL)
-        p.wait(timeout=60)
+        what = f"worker of round {round_}: fill the blocks cache, then be killed"
+        with started(
+            [*WORKER, "pyblosc2", "blocks", src, cache, "200", str(round_), str(log)],
+            what,
+            env=ENV,
+        ) as p:
+            time.sleep(float(rng.uniform(0.3, 1.5)))
+            p.send_signal(signal.SIGKILL)
+            wait_child(p, what, 60)
         _check_logs([log], None)
         pb.proxy_source.BLOCK_MIN_CBYTES, saved = 0, pb.proxy_source.BLOCK_MIN_CBYTES
         try:  # each held bit stands for the source's block; the rest is fetched

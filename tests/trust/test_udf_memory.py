@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import run_child
 
 BOUND = 28 << 20  # the plan of one thread, committing chunk by chunk: 24 MiB + 32 B
 SLACK = 12 << 20
@@ -88,12 +88,12 @@ def test_a_udf_over_files_stays_under_its_bound(inputs: Path, kind: str) -> None
     )
     script = inputs / "child.py"  # a file: the DSL kernel needs its source
     script.write_text(CHILD)
-    p = subprocess.run(
+    p = run_child(
         [sys.executable, str(script), str(inputs), str(BOUND), kind],
+        f"the {kind} over files under a {BOUND >> 20} MiB memory bound",
         capture_output=True,
         text=True,
         env=env,
-        timeout=600,
         check=False,
     )
     assert p.returncode == 0, p.stderr[-3000:]

@@ -6,11 +6,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.bounded import run_child
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "compute.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
@@ -27,12 +28,12 @@ def test_compute_doc_block_runs(index: int, tmp_path: Path) -> None:
         pytest.skip("dask not installed")
     script = tmp_path / "block.py"
     script.write_text(block)
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, str(script)],
+        f"run block {index} of the compute page",
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=300,
         # (the numpy kernels: loading numba in each child is not what is tested)
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYBLOSC2_KERNELS": "numpy"},
     )

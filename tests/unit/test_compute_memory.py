@@ -5,7 +5,6 @@ process computing on an on-disk array larger than its bound stays within it (VmH
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 import tracemalloc
@@ -18,6 +17,7 @@ import pyblosc2 as blosc2
 from pyblosc2.compute import plan
 from pyblosc2.errors import MemoryBudgetError, ParamError
 from pyblosc2.kernels.select import active, wait_for_kernels
+from tests.bounded import run_child
 
 MiB = 1 << 20
 
@@ -168,11 +168,11 @@ def test_out_of_core_peak_memory_stays_within_the_bound(tmp_path: Path) -> None:
     bound = 32 * MiB
     script = tmp_path / "child.py"
     script.write_text(CHILD)
-    done = subprocess.run(
+    done = run_child(
         [sys.executable, str(script), src, out, str(bound)],
+        f"compute a 128 MB expression out of core within {bound >> 20} MiB",
         capture_output=True,
         text=True,
-        timeout=600,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert done.returncode == 0, done.stderr

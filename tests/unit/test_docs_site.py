@@ -13,7 +13,6 @@ import json
 import os
 import re
 import struct
-import subprocess
 import sys
 import types
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import pyblosc2
+from tests.bounded import HEAVY_CHILD_S, HEAVY_S, run_child
 from tests.conftest import IN_CI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,10 +73,11 @@ def site(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReques
         if not done.exists():
             env = dict(os.environ)
             env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")])
-            build = subprocess.run(
+            build = run_child(
                 [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
                  "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
-                capture_output=True, text=True, env=env, timeout=900,
+                "build the docs site (sphinx -W)", HEAVY_CHILD_S,
+                capture_output=True, text=True, env=env,
             )  # fmt: skip
             out.mkdir(exist_ok=True)
             done.write_text(json.dumps({"rc": build.returncode, "log": build.stderr}))
@@ -85,6 +86,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReques
     return out / "html"
 
 
+@pytest.mark.timeout(HEAVY_S)  # the first to ask builds the site: minutes of CPU when loaded
 def test_the_site_builds_with_warnings_as_errors(site: Path) -> None:
     pages = {p.relative_to(site).as_posix() for p in site.rglob("*.html")}
     for page in ("index.html", "getting-started.html", "api/functions.html", "performance.html"):
@@ -129,12 +131,14 @@ def _inventory(site: Path) -> set[str]:
     return {name for kind, objs in data.items() if kind.startswith("py:") for name in objs}
 
 
+@pytest.mark.timeout(HEAVY_S)  # the first to ask builds the site: minutes of CPU when loaded
 def test_every_public_name_and_member_is_in_the_reference(site: Path) -> None:
     documented = _inventory(site)
     missing = sorted(_api().expected_targets() - documented)
     assert missing == [], f"public names missing from the API reference: {missing}"
 
 
+@pytest.mark.timeout(HEAVY_S)  # the first to ask builds the site: minutes of CPU when loaded
 def test_builtin_annotations_do_not_link_to_the_schema_specs(site: Path) -> None:
     """``bytes`` in a signature is the builtin, not ``pyblosc2.bytes`` (a schema spec)."""
     html = (site / "api" / "classes.html").read_text()
@@ -161,6 +165,7 @@ def _png_text(path: Path) -> dict[str, str]:
     return out
 
 
+@pytest.mark.timeout(HEAVY_S)  # the first to ask builds the site: minutes of CPU when loaded
 def test_the_performance_page_shows_the_plots_of_the_json_it_names(site: Path) -> None:
     plot = _plot()
     page = (DOCS / "performance.md").read_text()

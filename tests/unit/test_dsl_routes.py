@@ -21,6 +21,7 @@ from pyblosc2 import __file__ as pyblosc2_file
 from pyblosc2.dsl import DSLKernel, DSLRuntimeError, dsl_kernel, validate_dsl_jit
 from pyblosc2.dsl.run import Runner, choose, widen
 from pyblosc2.errors import ParamTypeError
+from tests.bounded import run_child
 
 
 @dsl_kernel
@@ -311,7 +312,6 @@ def test_numba_compilations_are_cached_across_processes(tmp_path, monkeypatch) -
     _numba()
     import json
     import os
-    import subprocess
     import sys
 
     from pyblosc2.dsl import numba_route
@@ -330,7 +330,13 @@ def test_numba_compilations_are_cached_across_processes(tmp_path, monkeypatch) -
     env["PYTHONPATH"] = os.pathsep.join(
         [str(Path(pyblosc2_file).parents[1]), env.get("PYTHONPATH", "")]
     )
-    p = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    p = run_child(
+        [sys.executable, str(script)],
+        "load the cached DSL kernel in a fresh process",
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     got = json.loads(p.stdout.strip().splitlines()[-1])
     assert got == {"out": [0.0, 6.0, 6.0, 9.0, 4.0], "hits": 1}  # loaded, not compiled

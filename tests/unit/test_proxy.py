@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import pyblosc2 as blosc2
 from pyblosc2.errors import FormatError, ParamError, ParamTypeError
 from pyblosc2.vlarrays import UnsafeDeserializationError
+from tests.bounded import run_child
 
 
 class Spy(blosc2.ProxyNDSource):
@@ -337,7 +338,6 @@ def test_any_sequence_of_reads_returns_the_source(shape: list[int], data: Any) -
 def test_the_proxy_page_runs(tmp_path: Path) -> None:
     """Every python block of docs/proxy.md, in a fresh interpreter."""
     import re
-    import subprocess
     import sys
 
     pytest.importorskip("fsspec")
@@ -345,9 +345,14 @@ def test_the_proxy_page_runs(tmp_path: Path) -> None:
     blocks = re.findall(r"```python\n(.*?)```", page, re.S)
     assert len(blocks) >= 5
     env = {**os.environ, "PYTHONPATH": str(Path(blosc2.__file__).resolve().parents[1])}
-    for block in blocks:
-        for _ in range(2):
-            done = subprocess.run(
-                [sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True
+    for n, block in enumerate(blocks):
+        for run in range(2):
+            done = run_child(
+                [sys.executable, "-c", block],
+                f"run block {n} of docs/proxy.md (run {run + 1} of 2)",
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
             )
             assert done.returncode == 0, done.stderr
