@@ -221,7 +221,8 @@ def test_python_blosc2_expression_over_store_members(cblosc2, theirs) -> None:
     with cblosc2.DictStore("ops.b2z", mode="r") as d:
         da, db = d["/a"], d["/b"]
         cblosc2.lazyexpr("da * db", {"da": da, "db": db}).save("expr.b2nd")
-    refs = cblosc2.open("expr.b2nd", deserialize="full").array.schunk.vlmeta["b2o"]["operands"]
+    carrier = cblosc2.open("expr.b2nd", deserialize="full").array  # held: see the test below
+    refs = carrier.schunk.vlmeta["b2o"]["operands"]
     assert refs["da"] == {"kind": "dictstore_key", "version": 1, "urlpath": "ops.b2z", "key": "/a"}
     np.testing.assert_allclose(pb.open("expr.b2nd", deserialize="full")[:], a[:] * b[:])
 
@@ -259,11 +260,32 @@ def test_carrier_layout_is_python_blosc2s(cblosc2, name, here) -> None:
     THEIR_EXPRESSIONS[name](cblosc2, ta, tb, tc).save("theirs.b2nd")
     oa, ob, oc = (pb.open(p) for p in ("a.b2nd", "b.b2nd", "c.b2nd"))
     THEIR_EXPRESSIONS[name](pb, oa, ob, oc).save("mine.b2nd")
-    t = cblosc2.open("theirs.b2nd", deserialize="full").array.schunk
-    m = pb.open("mine.b2nd", deserialize="full").schunk
-    assert dict(m.meta.items()).keys() == dict(t.meta.items()).keys() == {"b2nd", "b2o"}
+    # python-blosc2's carrier NDArray owns the C super-chunk its .schunk points into: held
+    theirs = cblosc2.open("theirs.b2nd", deserialize="full").array
+    t, m = theirs.schunk, pb.open("mine.b2nd", deserialize="full").schunk
+    assert set(m.meta.keys()) == set(t.meta.keys()) == {"b2nd", "b2o"}  # its Meta has no items()
     assert m.meta["b2o"] == t.meta["b2o"]
     assert m.vlmeta[:] == t.vlmeta[:]
+
+
+def test_python_blosc2_carrier_metadata_needs_its_array_held(cblosc2, here) -> None:
+    """python-blosc2 4.14.1's ``vlmeta`` keeps a weak reference to its SChunk, which lives
+    only as long as the carrier NDArray (``open(...).array``) does: read through a
+    temporary, it raises ReferenceError (its ``Meta`` has no such check and reads a freed
+    super-chunk: empty keys, or a crash in its repr), and its ``Meta.items()`` is
+    NotImplementedError. So the tests here hold the carrier and compare ``meta.keys()``;
+    pyblosc2's objects keep what they read from alive."""
+    pb.asarray(np.arange(6.0), urlpath="x.b2nd", mode="w")
+    cblosc2.lazyexpr("x + 1", {"x": cblosc2.open("x.b2nd")}).save("e.b2nd")
+    with pytest.raises(ReferenceError, match="no longer exists"):
+        cblosc2.open("e.b2nd", deserialize="full").array.schunk.vlmeta["b2o"]
+    carrier = cblosc2.open("e.b2nd", deserialize="full").array
+    assert carrier.schunk.vlmeta["b2o"]["expression"] == "x + 1"
+    with pytest.raises(NotImplementedError, match="Items"):
+        carrier.schunk.meta.items()
+    ours = pb.open("e.b2nd", deserialize="full").array.schunk
+    assert ours.vlmeta["b2o"] == carrier.schunk.vlmeta["b2o"]
+    assert dict(ours.meta.items()).keys() == set(carrier.schunk.meta.keys())
 
 
 def test_pyblosc2_chain_and_vlmeta_read_by_python_blosc2(cblosc2, ours) -> None:
@@ -306,6 +328,7 @@ def test_pyblosc2_udfs_read_by_python_blosc2(cblosc2, ours) -> None:
         back = cblosc2.open(f, deserialize="full")
         assert type(back).__name__ == "LazyUDF"
         np.testing.assert_allclose(back.compute()[:], want, rtol=1e-12)
-    payload = cblosc2.open("dsl.b2nd", deserialize="full").array.schunk.vlmeta["b2o"]
+    carrier = cblosc2.open("dsl.b2nd", deserialize="full").array  # held (its vlmeta's owner)
+    payload = carrier.schunk.vlmeta["b2o"]
     assert payload["udf_source"].startswith("def kernel(x, y):")  # no decorator
     assert payload["kwargs"] == {"jit": None, "jit_backend": None, "in_place": False}

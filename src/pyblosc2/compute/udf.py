@@ -47,7 +47,6 @@ from ..ndarray.build import new_array
 from ..ndarray.ndarray import NDArray
 from ..ndarray.partition import parse_geometry
 from .lazyarray import _STORAGE_KEYS, LazyArray
-from .lazyexpr import SAVING
 from .operands import chunks_of, dtype_of, is_array, part, shape_of
 from .plan import Plan, memory_bound
 from .selection import Selection, piece_boxes
@@ -380,14 +379,6 @@ class LazyUDF(LazyArray):
         return to_dask(self, chunks)
 
     # -- not here -------------------------------------------------------------------------------
-    def save(self, urlpath: Any = None, **kwargs: Any) -> None:
-        """Saving lazy UDFs is not implemented yet (see :data:`~.lazyexpr.SAVING`)."""
-        raise NotImplementedError(f"{SAVING}: not implemented yet")
-
-    def to_cframe(self) -> bytes:
-        """The serialized UDF (python-blosc2's b2o carrier): not implemented yet."""
-        raise NotImplementedError(f"{SAVING}: not implemented yet")
-
     def sort(self, order: Any = None) -> Any:
         """python-blosc2 sorts filters only: a UDF has none."""
         raise NotImplementedError("sort() of a LazyUDF (only filters of structured arrays sort)")

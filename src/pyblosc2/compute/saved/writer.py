@@ -39,6 +39,7 @@ from ...dsl import DSLKernel
 from ...errors import ParamError, ParamTypeError
 from ...ndarray.constructors import empty
 from ...ndarray.partition import parse_geometry
+from ...proxies import Proxy
 from ...vlarrays.ref import Ref
 from ..exprtext import rename_names
 from ..parser import validate_expr
@@ -95,7 +96,8 @@ def operand_ref(value: Any, carrier_dir: str | None, what: str) -> Ref:
         return Ref(ref.kind, _relative(str(ref.urlpath), carrier_dir, what), ref.key)
     if isinstance(ref, Ref):
         raise NotImplementedError(f"saving an operand referenced as {ref.kind!r}")
-    value = getattr(value, "_cache", value)  # a proxy: the container it caches into
+    if isinstance(value, Proxy):
+        value = value._cache  # the container it caches into (a LazyExpr's _cache is not)
     schunk = getattr(value, "schunk", None)
     urlpath = getattr(schunk, "urlpath", None)
     if urlpath is None:
