@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import run_child
 
 MIRROR = os.environ.get("PYTHON_BLOSC2_GIT", "/work/.mirror/Blosc+python-blosc2/repo")
 HAS_UDF = importlib.util.find_spec("pyblosc2.compute.udf") is not None
@@ -119,8 +119,11 @@ def test_cframes_both_ways(cblosc2, theirs) -> None:
 def _git_show(path: str, dest: Path) -> None:
     if not os.path.isdir(MIRROR):
         pytest.skip(f"no git mirror of python-blosc2 at {MIRROR} (PYTHON_BLOSC2_GIT)")
-    data = subprocess.run(
-        ["git", "-C", MIRROR, "show", f"HEAD:{path}"], check=True, capture_output=True
+    data = run_child(
+        ["git", "-C", MIRROR, "show", f"HEAD:{path}"],
+        f"git show {path}",
+        check=True,
+        capture_output=True,
     ).stdout
     dest.write_bytes(data)
 

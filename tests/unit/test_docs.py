@@ -25,12 +25,12 @@ from tests.conftest import IN_CI
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = Path(pyblosc2.__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = ROOT / "docs"
 
 
 def _python_blocks(path: Path) -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", path.read_text(), re.S | re.M)
+    return re.findall(r"^```python\n(.*?)^```", path.read_text(encoding="utf-8"), re.S | re.M)
 
 
 #: (where, code) of every Python block: ``README.md#0``, ``docs/chunks.md#1``...
@@ -88,14 +88,14 @@ def test_readme_starts_with_what_it_is_and_how_to_install_it() -> None:
 
 def test_ci_runs_the_readme_test_command_verbatim_and_the_floors() -> None:
     tests = BASH[0].strip().splitlines()[1]
-    run = (ROOT / ".ci" / "run").read_text().splitlines()
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert tests in run
     assert "bash tools/floors.sh" in run[run.index(tests) + 1 :]
 
 
 def test_the_docs_give_the_readme_commands() -> None:
     """Getting started repeats the two commands of the README, verbatim."""
-    page = (DOCS / "getting-started.md").read_text()
+    page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
     assert BASH[0].strip() in page
 
 
