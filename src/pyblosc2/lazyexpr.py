@@ -30,6 +30,10 @@ from pyblosc2.compute.parser import get_expr_operands, validate_expr
 # module that its tests call or patch (the compiler pragma; the gate of its JavaScript route)
 from pyblosc2.compute.udf import LazyUDF, lazyudf
 from pyblosc2.dsl.run import backend_pragma as _apply_jit_backend_pragma
+from pyblosc2.ndarray.linalg_members import LINALG_FUNCS
+
+#: python-blosc2's ``linalg_funcs`` (the names of its linear-algebra and shape functions)
+linalg_funcs = list(LINALG_FUNCS)
 
 
 def _js_dtypes_ok(operands: object, kwargs: object) -> bool:
@@ -53,6 +57,7 @@ __all__ = [
     "get_expr_operands",
     "lazyexpr",
     "lazyudf",
+    "linalg_funcs",
     "ne_evaluate",
     "npcumprod",
     "npcumsum",

@@ -14,6 +14,8 @@ array([[ 5, 14],
        [14, 50]])
 """
 
+from ..compute.registry import is_eager as _is_eager
+from ..compute.registry import register_function as _register_function
 from ..ndarray.linalg_members import LINALG as _LINALG
 from ..ndarray.linalg_members import LINALG_FUNCS
 from ..ndarray.npnames import nptranspose, npvecdot
@@ -37,6 +39,12 @@ _LINALG.update(matmul=matmul, permute_dims=permute_dims, matrix_transpose=matrix
 
 #: python-blosc2's ``linalg_funcs``: the names of its linear-algebra and shape functions
 linalg_funcs = list(LINALG_FUNCS)
+
+# expression strings call them as python-blosc2's do (``lazyexpr("matmul(A, B) + 1")``):
+# computed whole when the expression is analysed, their result an operand of the rest
+for _fn in (diagonal, matmul, matrix_transpose, outer, permute_dims, tensordot, vecdot):
+    if not _is_eager(_fn.__name__):
+        _register_function(_fn.__name__, _fn)
 
 __all__ = [
     "diagonal",
