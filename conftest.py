@@ -25,6 +25,7 @@ OPTIONAL_DOCTESTS = {
     "src/pyblosc2/backends/fsspec.py": "fsspec",
     "src/pyblosc2/backends/http_probe.py": "fsspec",
     "src/pyblosc2/ndarray/dask_io.py": "dask",
+    "src/pyblosc2/compute/dask_adapter.py": "dask",
     "src/pyblosc2/hdf5": "h5py",
     "src/pyblosc2/xarray": "xarray",
     "src/pyblosc2/kernels/numba_set.py": "numba",

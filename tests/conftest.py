@@ -71,9 +71,9 @@ def decoded_blocks(monkeypatch) -> list[int]:
     original = ChunkReader.decode_streams
     original_fused = fused.decode_block_fused
 
-    def spy(self, j, target):
+    def spy(self, j, target, *args):
         seen.append(j)
-        return original(self, j, target)
+        return original(self, j, target, *args)
 
     def fused_spy(r, j, *args):
         done = original_fused(r, j, *args)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pyblosc2 as blosc2
+from pyblosc2.compute.api import npcumprod, npcumsum
 from pyblosc2.errors import ParamError
 
 SETTINGS = settings(max_examples=15, deadline=None)
@@ -91,7 +92,8 @@ def test_cumulative_reductions_carry_across_pieces(name, pair, data, include) ->
         x = np.clip(x, 0, 2).astype(x.dtype)
         a = blosc2.asarray(x, chunks=a.chunks, blocks=a.blocks)
     axis = data.draw(st.integers(0, x.ndim - 1))
-    want = getattr(np, name)(x, axis=axis, include_initial=include)
+    ref = npcumsum if name == "cumulative_sum" else npcumprod  # numpy's, before numpy 2.1 too
+    want = ref(x, axis=axis, include_initial=include)
     got = getattr(a, name)(axis=axis, include_initial=include)
     _same(got, want)
 

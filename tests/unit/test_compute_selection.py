@@ -74,6 +74,17 @@ def test_composed_keys_read_what_a_view_selects(case, data) -> None:
     np.testing.assert_array_equal(x[sel.compose(inner)], view[inner])
 
 
+def test_an_empty_part_of_a_reversed_selection_is_empty() -> None:
+    """Found by hypothesis: range(0, -1, -1)[1:1] starts at -1, which as a slice start is the
+    last item, not an empty selection."""
+    x = np.arange(5)
+    sel = Selection.of((slice(None, None, -1),), x.shape)
+    for inner in [(slice(5, 5),), (slice(2, 2),), (slice(0, 0),)]:
+        np.testing.assert_array_equal(x[sel.compose(inner)], x[::-1][inner])
+    one = Selection.of((slice(None, None, -1),), (1,))
+    assert np.arange(1)[one.compose((slice(1, 1),))].size == 0
+
+
 def test_a_huge_grid_is_not_listed() -> None:
     sel = Selection.everything((10**9, 10**9))
     boxes = piece_boxes(sel, (1000, 1000), 10**6)

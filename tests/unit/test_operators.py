@@ -54,19 +54,25 @@ BINARY = [
 BITWISE = [operator.and_, operator.or_, operator.xor]
 
 
-def _check(got: object, want: np.ndarray) -> None:
+def _check(got: object, want: np.ndarray, ulps: bool = False) -> None:
     """``got`` is a lazy expression with numpy's shape and dtype (known before computing),
-    whose values, as numpy and as a computed NDArray, are numpy's."""
+    whose values, as numpy and as a computed NDArray, are numpy's (``ulps``: within an ulp or
+    two, where numexpr computes a transcendental function with its own implementation)."""
+    same = (
+        (lambda x, y: np.testing.assert_allclose(x, y, rtol=1e-15, atol=1e-300))
+        if ulps
+        else np.testing.assert_array_equal
+    )
     assert isinstance(got, blosc2.LazyExpr)
     assert got.shape == want.shape
     assert got.dtype == want.dtype
     values = got[...]
     assert isinstance(values, np.ndarray)
-    np.testing.assert_array_equal(values, want)
+    same(values, want)
     computed = got.compute()
     assert isinstance(computed, blosc2.NDArray)
     assert computed.dtype == want.dtype
-    np.testing.assert_array_equal(computed[...], want)
+    same(computed[...], want)
 
 
 @pytest.mark.parametrize("op", BINARY + BITWISE, ids=lambda f: f.__name__)
@@ -146,7 +152,7 @@ def test_ufuncs_go_chunk_by_chunk_and_match_numpy(ufunc) -> None:
     a = blosc2.asarray(x, chunks=(4, 3), blocks=(2, 3))
     args = (a,) if ufunc.nin == 1 else (a, x[0])
     want = ufunc(x) if ufunc.nin == 1 else ufunc(x, x[0])
-    _check(ufunc(*args), want)
+    _check(ufunc(*args), want, ulps=ufunc in (np.sin, np.sqrt))
 
 
 def test_ufunc_with_numpy_out_and_multiple_outputs() -> None:
@@ -242,7 +248,7 @@ def test_bad_axis_is_a_param_error(axis) -> None:
 
 def test_an_axis_out_of_range_is_numpys_axis_error_too() -> None:
     # python-blosc2 raises numpy's AxisError (its tests expect it); ours is both
-    with pytest.raises(np.exceptions.AxisError):
+    with pytest.raises(getattr(np, "exceptions", np).AxisError):
         blosc2.zeros((2, 3)).sum(axis=2)
 
 

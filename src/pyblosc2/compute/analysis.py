@@ -35,7 +35,11 @@ from .tree import Call, Const, Eager, Index, Name, Node, Reduce, Seq
 __all__ = ["Analysis", "AxisError", "Meta", "normalize_axes", "reduced_shape"]
 
 
-class AxisError(ParamError, np.exceptions.AxisError):
+#: numpy's AxisError (``np.exceptions`` from numpy 1.25, the top level before)
+_NP_AXIS_ERROR: type[Exception] = getattr(np, "exceptions", np).AxisError
+
+
+class AxisError(ParamError, _NP_AXIS_ERROR):  # type: ignore[misc,valid-type]
     """An axis out of range: a :class:`ParamError` and numpy's ``AxisError`` (which
     python-blosc2 raises), so also an ``IndexError``.
 

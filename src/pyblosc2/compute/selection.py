@@ -108,6 +108,9 @@ class Selection:
         out = []
         for r, b in zip(self.ranges, box, strict=True):
             sub = r[b]
+            if not sub:  # empty: a reversed range's empty part may start at -1 (the end)
+                out.append(slice(0, 0))
+                continue
             stop = sub.stop if sub.stop >= 0 else None
             out.append(slice(sub.start, stop, sub.step))
         return tuple(out)
@@ -127,6 +130,9 @@ class Selection:
             sub = r[k]
             if isinstance(sub, int):
                 out.append(sub)
+                continue
+            if not sub:  # empty: a reversed range's empty part may start at -1 (the end)
+                out.append(slice(0, 0))
                 continue
             stop = sub.stop if sub.stop >= 0 else None
             out.append(slice(sub.start, stop, sub.step))

@@ -1,8 +1,8 @@
 """numpy functions whose names changed with numpy 2, under the names python-blosc2 gives
 them (``blosc2.utils.npvecdot``, ``nptranspose``), for any numpy pyblosc2 supports.
 
->>> npvecdot(np.array([1j, 2]), np.array([1, 1])), nptranspose(np.zeros((2, 3))).shape
-(np.complex128(2-1j), (3, 2))
+>>> complex(npvecdot(np.array([1j, 2]), np.array([1, 1]))), nptranspose(np.zeros((2, 3))).shape
+((2-1j), (3, 2))
 """
 
 from __future__ import annotations
