@@ -24,6 +24,7 @@ from .build import asarray_of, empty_of
 from .core import ArrayCore
 from .fancy import OIndex, gather_flat, take_numpy
 from .geometry import Geometry
+from .indexhook import provider
 from .keys import detect_aligned_chunks, process_key
 from .lazyhook import engine
 from .operand import Operand
@@ -444,4 +445,7 @@ class NDArrayMembers(ArrayCore):
                 chunks.append(self._compress(arr))
             stored = self._stored_geometry(geo).to_meta().to_bytes()
             self.schunk.replace_tail(keep, chunks, {"b2nd": stored})
+        p = provider()
+        if p is not None:
+            p.appended(self, n, new)
         return self.shape[0]

@@ -1,0 +1,166 @@
+"""NDArray indexes as python-blosc2 4.x has them: :class:`IndexKind`, ``create_index`` and
+the handles of :class:`Index`, stored in python-blosc2's layout (the vlmeta entry
+``"blosc2_indexes"`` and ``.b2nd`` sidecars next to the array), and filters answered
+through them.
+
+Modules: :mod:`.kinds` (kinds and derived geometry), :mod:`.descriptor` (the descriptor's
+pieces and the checks of one read from a file), :mod:`.store` (where descriptors and
+pieces live), :mod:`.target` (what is indexed), :mod:`.build` (the pieces),
+:mod:`.manage` (create, drop, rebuild, compact, stale), :mod:`.handle` (:class:`Index`),
+:mod:`.query` (planning and answering filters). Importing this package registers it in
+:mod:`pyblosc2.ndarray.indexhook`.
+
+>>> import numpy as np; from pyblosc2 import asarray
+>>> a = asarray(np.arange(10_000), chunks=(1000,), blocks=(100,))
+>>> _ = a.create_index(kind=IndexKind.PARTIAL)
+>>> a[(a > 4990) & (a < 4995)].compute()[:].tolist()
+[4991, 4992, 4993, 4994]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ..ndarray import indexhook as _indexhook
+from .handle import Index
+from .kinds import SELF_TARGET_NAME, VLMETA_KEY, IndexKind
+from .manage import (
+    append_rows,
+    compact_index,
+    create_index,
+    drop_index,
+    list_indexes,
+    mark_stale,
+    rebuild_index,
+    resolve_token,
+)
+from .query import Plan, evaluate, plan
+from .store import load_store
+
+__all__ = [
+    "SELF_TARGET_NAME",
+    "VLMETA_KEY",
+    "Index",
+    "IndexKind",
+    "IndexProvider",
+    "Plan",
+    "compact_index",
+    "create_index",
+    "drop_index",
+    "explain",
+    "get_index",
+    "get_indexes",
+    "rebuild_index",
+    "will_use_index",
+]
+
+
+def get_indexes(array: Any) -> list[Index]:
+    """The handles of an array's indexes.
+
+    >>> import numpy as np; from pyblosc2 import asarray
+    >>> get_indexes(asarray(np.arange(3)))
+    []
+    """
+    return [Index(array, t) for t in list_indexes(array)]
+
+
+def get_index(array: Any, field: str | None = None, name: str | None = None) -> Index:
+    """The handle of one index (``KeyError`` when there is none).
+
+    >>> import numpy as np; from pyblosc2 import asarray
+    >>> a = asarray(np.arange(3)); _ = create_index(a, kind=IndexKind.FULL)
+    >>> get_index(a).name
+    '__self__'
+    """
+    return Index(array, resolve_token(load_store(array), field, name))
+
+
+def _plan_of(expr: Any) -> Plan:
+    if getattr(expr, "_order", None) is not None:
+        return Plan(False, "ordered queries are answered by a scan")
+    return plan(expr.expression, expr.operands, getattr(expr, "_filter", None))
+
+
+def will_use_index(expr: Any) -> bool:
+    """Whether computing the lazy filter ``expr`` reads through an index.
+
+    >>> import numpy as np; from pyblosc2 import asarray
+    >>> a = asarray(np.arange(10)); will_use_index((a > 3).where(a))
+    False
+    """
+    return _plan_of(expr).usable
+
+
+def explain(expr: Any) -> dict[str, Any]:
+    """How the lazy filter ``expr`` would be answered.
+
+    >>> import numpy as np; from pyblosc2 import asarray
+    >>> a = asarray(np.arange(10)); explain((a > 3).where(a))["will_use_index"]
+    False
+    """
+    p = _plan_of(expr)
+    d = p.descriptor
+    return {
+        "will_use_index": p.usable,
+        "reason": p.reason,
+        "target": None if d is None else d.get("target"),
+        "field": None if d is None else d.get("field"),
+        "kind": None if d is None else d["kind"],
+        "level": p.level,
+        "ordered_access": getattr(expr, "_order", None) is not None,
+        "order": getattr(expr, "_order", None),
+        "candidate_units": p.candidate_units,
+        "total_units": p.total_units,
+        "candidate_chunks": p.candidate_units,
+        "total_chunks": p.total_units,
+        "exact_rows": None,
+        "full_runs": None if d is None or d["kind"] != "full" else len(d["full"]["runs"]),
+        "descriptor": d,
+    }
+
+
+class IndexProvider:
+    """The index functions an NDArray and the engine's filters reach through
+    :mod:`pyblosc2.ndarray.indexhook`.
+
+    >>> from pyblosc2.ndarray.indexhook import provider
+    >>> isinstance(provider(), IndexProvider)
+    True
+    """
+
+    _CALLS: ClassVar[dict[str, Callable[..., Any]]] = {
+        "create_index": create_index,
+        "drop_index": drop_index,
+        "rebuild_index": rebuild_index,
+        "compact_index": compact_index,
+        "index": get_index,
+        "indexes": get_indexes,
+        "will_use_index": will_use_index,
+        "explain": explain,
+    }
+
+    def call(self, fn: str, array: Any, /, *args: Any, **kwargs: Any) -> Any:
+        """Run the index function ``fn`` on ``array``."""
+        return self._CALLS[fn](array, *args, **kwargs)
+
+    def mutated(self, array: Any) -> None:
+        """Mark ``array``'s indexes stale after a write."""
+        mark_stale(array)
+
+    def appended(self, array: Any, old_size: int, rows: Any) -> None:
+        """Keep ``array``'s indexes current after ``append``."""
+        append_rows(array, old_size, rows)
+
+    def filter(self, expr: Any, use_index: bool) -> Any:
+        """``(values, positions)`` of a lazy filter answered through an index, or None."""
+        if not use_index:
+            return None
+        p = _plan_of(expr)
+        if not p.usable:
+            return None
+        return evaluate(p, expr.expression, expr.operands, expr._filter)
+
+
+_indexhook.register(IndexProvider())

@@ -1,0 +1,381 @@
+"""Answering a filter through an index: which rows can match, then the expression on those.
+
+A filter ``cond.where(x)`` (or ``x[cond]``) over one 1-d array is planned from the text of
+``cond``: each comparison of an indexed target (the array, a field, or an indexed expression
+of fields) with a constant becomes an interval, ``&`` intersects the rows the intervals
+allow and ``|`` unites them (a term no index answers allows every row under ``&`` and
+disables the plan under ``|``). The rows an index allows are a superset of the matches: the
+bounds are widened to the stored dtype, BUCKET values are quantized. The filter then reads,
+chunk by chunk, only the spans holding allowed rows and evaluates the whole condition there
+with the engine, so the result is the one a scan gives.
+
+>>> import numpy as np; from pyblosc2 import asarray, IndexKind
+>>> a = asarray(np.arange(1000), chunks=(100,), blocks=(20,))
+>>> _ = a.create_index(kind=IndexKind.FULL)
+>>> e = ((a >= 120) & (a < 125)).where(a)
+>>> e.will_use_index(), e.compute()[:].tolist()
+(True, [120, 121, 122, 123, 124])
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..compute.api import ne_evaluate
+from ..errors import FormatError
+from .build import quantize
+from .descriptor import components
+from .kinds import FLAG_ALL_NAN, SELF_TARGET_NAME
+from .store import load_store, open_sidecar
+from .target import canonical, operand_target
+
+__all__ = ["Plan", "evaluate", "plan"]
+
+_EXACT = ("full", "partial", "opsi")
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
+_OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=="}
+
+
+@dataclass
+class Plan:
+    """What the planner found: usable or not (and why), the index chosen, the rows allowed."""
+
+    usable: bool
+    reason: str
+    descriptor: dict[str, Any] | None = None
+    base: Any = None
+    mask: np.ndarray | None = None
+    level: str | None = None
+    candidate_units: int | None = None
+    total_units: int | None = None
+
+
+class _NoPlan(Exception):
+    pass
+
+
+def _literal(node: ast.AST, operands: dict[str, Any]) -> Any:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str | bytes):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        v = _literal(node.operand, operands)
+        if isinstance(v, int | float | np.number) and not isinstance(v, bool):
+            return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.Name) and node.id in operands:
+        v = operands[node.id]
+        if isinstance(v, np.generic | int | float | str | bytes):
+            return v.item() if isinstance(v, np.generic) and v.dtype.kind != "M" else v
+    raise _NoPlan
+
+
+def _widen(dtype: np.dtype, v: Any, up: bool) -> Any:
+    """A value of ``dtype`` at or beyond ``v`` (above when ``up``): candidates stay a
+    superset however the engine compares ``v`` with the stored values."""
+    if dtype.kind in "iu":
+        if isinstance(v, float) and math.isnan(v):
+            raise _NoPlan
+        info = np.iinfo(dtype)
+        if isinstance(v, float) and math.isinf(v):
+            return info.max if v > 0 else info.min
+        w = math.ceil(v) if up else math.floor(v)
+        return min(max(int(w), int(info.min)), int(info.max))
+    if dtype.kind == "f":
+        x = np.asarray(v, dtype=np.float64)
+        if np.isnan(x):
+            raise _NoPlan
+        with np.errstate(over="ignore"):
+            c = x.astype(dtype)
+        return np.nextafter(c, dtype.type(np.inf if up else -np.inf))
+    try:
+        return np.asarray(v).astype(dtype)[()]
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise _NoPlan from exc
+
+
+class _Rows:
+    """The rows one index allows for ``lo <= value <= hi`` (None: unbounded)."""
+
+    def __init__(self, array: Any, d: dict[str, Any]) -> None:
+        self.array, self.d, self.n = array, d, int(array.shape[0])
+        self.parts = {c.label: c for c in components(array, d)}
+        self.dtype = np.dtype(d["dtype"])
+
+    def piece(self, label: str) -> Any:
+        c = self.parts[label]
+        return open_sidecar(self.array, self.d, c.category, c.name, c.path, c.dtype, c.length)
+
+    def _positions(self, pos: np.ndarray, limit: int, where: str) -> np.ndarray:
+        if pos.size and (int(pos.min()) < 0 or int(pos.max()) >= limit):
+            raise FormatError(
+                "index sidecar",
+                where,
+                None,
+                f"positions in 0..{limit - 1}",
+                f"{int(pos.min())}..{int(pos.max())}",
+            )
+        return pos
+
+    def _search(self, vals: np.ndarray, lo: Any, hi: Any) -> tuple[int, int]:
+        i = 0 if lo is None else int(np.searchsorted(vals, lo, "left"))
+        if hi is not None:
+            j = int(np.searchsorted(vals, hi, "right"))
+        elif vals.dtype.kind == "f":
+            j = int(np.searchsorted(vals, np.nan, "left"))
+        else:
+            j = len(vals)
+        return i, max(i, j)
+
+    @staticmethod
+    def _overlap(start: np.ndarray, end: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
+        ok = np.ones(len(start), bool)
+        with np.errstate(invalid="ignore"):
+            if lo is not None:
+                ok &= end >= lo
+            if hi is not None:
+                ok &= start <= hi
+            if start.dtype.kind == "f":
+                ok &= ~np.isnan(start)
+        return ok
+
+    def mask(self, lo: Any, hi: Any) -> np.ndarray:
+        kind = self.d["kind"]
+        out = np.zeros(self.n, bool)
+        if kind == "full":
+            self._full(out, lo, hi)
+        elif kind in ("partial", "bucket"):
+            self._chunk_local(out, kind, lo, hi)
+        elif kind == "opsi":
+            self._opsi(out, lo, hi)
+        else:
+            self._summary(out, lo, hi)
+        return out
+
+    def _full(self, out: np.ndarray, lo: Any, hi: Any) -> None:
+        full = self.d["full"]
+        clen = int(full["sidecar_chunk_len"])
+        base = self.parts["full.values"].length
+        l1 = self.piece("full_nav.l1")[:]
+        ok = np.flatnonzero(self._overlap(l1["start"], l1["end"], lo, hi))
+        if len(ok):
+            a, b = int(ok[0]) * clen, min(base, (int(ok[-1]) + 1) * clen)
+            i, j = self._search(self.piece("full.values")[a:b], lo, hi)
+            out[self._positions(self.piece("full.positions")[a + i : a + j], self.n, "full")] = True
+        for run in full.get("runs", []):
+            rid = int(run["id"])
+            vals = self.piece(f"full_run.{rid}.values")[:]
+            i, j = self._search(vals, lo, hi)
+            pos = self.piece(f"full_run.{rid}.positions")[i:j]
+            out[self._positions(pos, self.n, f"full_run.{rid}")] = True
+
+    def _chunk_local(self, out: np.ndarray, kind: str, lo: Any, hi: Any) -> None:
+        p = self.d[kind]
+        chunk_len = int(p["chunk_len"])
+        offsets = self.piece(f"{kind}.offsets")[:]
+        expect = np.minimum(np.arange(len(offsets), dtype=np.int64) * chunk_len, self.n)
+        if not np.array_equal(offsets, expect):
+            raise FormatError(
+                "index sidecar", f"{kind}.offsets", None, "chunk boundaries", offsets[:4].tolist()
+            )
+        if kind == "bucket":
+            bits, blen = int(p["value_lossy_bits"]), int(p["bucket_len"])
+            lo = None if lo is None else quantize(np.asarray([lo], self.dtype), bits)[0]
+            hi = None if hi is None else quantize(np.asarray([hi], self.dtype), bits)[0]
+        l1 = self.piece(f"{kind}_nav.l1")[:]
+        values = self.piece(f"{kind}.values")
+        aux = self.piece(f"{kind}.bucket_positions" if kind == "bucket" else f"{kind}.positions")
+        for c in np.flatnonzero(self._overlap(l1["start"], l1["end"], lo, hi)):
+            a, b = int(offsets[c]), int(offsets[c + 1])
+            i, j = self._search(values[a:b], lo, hi)
+            if i == j:
+                continue
+            local = aux[a + i : a + j].astype(np.int64)
+            if kind == "partial":
+                out[a + self._positions(local, b - a, "partial.positions")] = True
+            else:
+                for k in np.unique(self._positions(local, math.ceil((b - a) / blen), "bucket")):
+                    out[a + int(k) * blen : min(b, a + (int(k) + 1) * blen)] = True
+
+    def _opsi(self, out: np.ndarray, lo: Any, hi: Any) -> None:
+        blen = int(self.d["opsi"]["block_len"])
+        mins, maxs = self.piece("opsi_nav.mins")[:], self.piece("opsi_nav.maxs")[:]
+        ok = np.ones(len(mins), bool)
+        with np.errstate(invalid="ignore"):
+            if lo is not None:
+                ok &= (maxs >= lo) | (np.isnan(maxs) if maxs.dtype.kind == "f" else False)
+            if hi is not None:
+                ok &= mins <= hi
+        values, positions = self.piece("opsi.values"), self.piece("opsi.positions")
+        for blk in np.flatnonzero(ok):
+            a, b = int(blk) * blen, min(self.n, (int(blk) + 1) * blen)
+            v = values[a:b]
+            sel = np.ones(len(v), bool)
+            with np.errstate(invalid="ignore"):
+                if lo is not None:
+                    sel &= v >= lo
+                if hi is not None:
+                    sel &= v <= hi
+            if sel.any():
+                out[self._positions(positions[a:b][sel], self.n, "opsi.positions")] = True
+
+    def _summary(self, out: np.ndarray, lo: Any, hi: Any) -> None:
+        levels = self.d["levels"]
+        level = next(lv for lv in ("subblock", "block", "chunk") if lv in levels)
+        seg = int(levels[level]["segment_len"])
+        s = self.piece(f"summary.{level}")[:]
+        ok = self._overlap(s["min"], s["max"], lo, hi) & ((s["flags"] & FLAG_ALL_NAN) == 0)
+        for k in np.flatnonzero(ok):
+            out[int(k) * seg : (int(k) + 1) * seg] = True
+
+
+class _Planner:
+    def __init__(self, operands: dict[str, Any]) -> None:
+        self.operands = operands
+        self.base: Any = None
+        self.store: dict[str, Any] = {}
+        self.used: dict[str, Any] | None = None
+
+    def _index_for(self, node: ast.AST) -> dict[str, Any] | None:
+        found = canonical(node, self.operands)
+        if found is None or found[0] is not self.base:
+            return None
+        key = found[1]
+        for d in self.store.values():
+            if d.get("stale", False):
+                continue
+            t = d["target"]
+            if t["source"] == "field" and key == (t.get("field") or SELF_TARGET_NAME):
+                return d
+            if t["source"] == "expression" and t["expression_key"] == key:
+                return d
+        return None
+
+    def _compare(self, node: ast.Compare) -> np.ndarray | None:
+        terms = list(
+            zip([node.left, *node.comparators[:-1]], node.ops, node.comparators, strict=True)
+        )
+        out: np.ndarray | None = None
+        for left, op, right in terms:
+            sym = _OPS.get(type(op))
+            if sym is None:
+                raise _NoPlan
+            d, other = self._index_for(left), right
+            if d is None:
+                d, other, sym = self._index_for(right), left, _FLIP[sym]
+            if d is None:
+                continue
+            v = _literal(other, self.operands)
+            dtype = np.dtype(d["dtype"])
+            lo = _widen(dtype, v, False) if sym in (">", ">=", "==") else None
+            hi = _widen(dtype, v, True) if sym in ("<", "<=", "==") else None
+            m = _Rows(self.base, d).mask(lo, hi)
+            self.used = self.used or d
+            out = m if out is None else out & m
+        return out
+
+    def node(self, node: ast.AST) -> np.ndarray | None:
+        """Allowed rows (None: no information)."""
+        if isinstance(node, ast.Compare):
+            return self._compare(node)
+        if isinstance(node, ast.BoolOp):
+            conj, kids = isinstance(node.op, ast.And), list(node.values)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd | ast.BitOr):
+            conj, kids = isinstance(node.op, ast.BitAnd), [node.left, node.right]
+        else:
+            return None
+        masks = [self.node(k) for k in kids]
+        known = [m for m in masks if m is not None]
+        if not conj and len(known) < len(masks):
+            return None  # a term no index answers could match any row
+        if not known:
+            return None
+        out = known[0].copy()
+        for m in known[1:]:
+            (np.logical_and if conj else np.logical_or)(out, m, out=out)
+        return out
+
+
+def _base_of(operands: dict[str, Any]) -> Any:
+    base = None
+    for op in operands.values():
+        t = operand_target(op)
+        if t is None:
+            if isinstance(op, np.generic | int | float | str | bytes):
+                continue
+            return None
+        if base is not None and t[0] is not base:
+            return None
+        base = t[0]
+    return base if base is not None and base.ndim == 1 else None
+
+
+def plan(expression: str, operands: dict[str, Any], x: Any, use_index: bool = True) -> Plan:
+    """The index plan of the filter ``expression``.where(``x``)."""
+    if not use_index:
+        return Plan(False, "index usage disabled for this query")
+    base = _base_of(operands)
+    if base is None:
+        return Plan(False, "the operands are not all of one 1-D array")
+    if x is None or getattr(x, "shape", None) != base.shape:
+        return Plan(False, "indexing is only available for where(x) style filtering")
+    store = load_store(base)["indexes"]
+    if not any(not d.get("stale", False) for d in store.values()):
+        return Plan(False, "no usable index was found for this predicate")
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return Plan(False, "expression is not valid Python syntax for planning")
+    p = _Planner(operands)
+    p.base, p.store = base, store
+    try:
+        mask = p.node(tree.body)
+    except _NoPlan:
+        mask = None
+    if mask is None or p.used is None:
+        return Plan(False, "no usable index was found for this predicate")
+    blen = max(1, int(base.blocks[0]))
+    nblocks = math.ceil(base.shape[0] / blen)
+    touched = (
+        int(np.count_nonzero(np.logical_or.reduceat(mask, np.arange(0, len(mask), blen))))
+        if len(mask)
+        else 0
+    )
+    exact = p.used["kind"] in _EXACT
+    level = (
+        "exact"
+        if exact
+        else next((lv for lv in ("subblock", "block", "chunk") if lv in p.used["levels"]), None)
+    )
+    usable = exact or touched < nblocks
+    reason = "index selected" if usable else "available index does not prune any units"
+    return Plan(usable, reason, p.used, base, mask, level, touched, nblocks)
+
+
+def evaluate(
+    plan_: Plan, expression: str, operands: dict[str, Any], x: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """The filter's values and positions over the rows the plan allows."""
+    assert plan_.mask is not None
+    mask = plan_.mask
+    step = max(1, int(plan_.base.chunks[0]))
+    vals: list[np.ndarray] = []
+    poss: list[np.ndarray] = []
+    for c0 in range(0, len(mask), step):
+        rows = np.flatnonzero(mask[c0 : c0 + step])
+        if not len(rows):
+            continue
+        a, b = c0 + int(rows[0]), c0 + int(rows[-1]) + 1
+        parts = {k: (v[a:b] if operand_target(v) is not None else v) for k, v in operands.items()}
+        cond = np.asarray(ne_evaluate(expression, parts), bool) & mask[a:b]
+        if cond.any():
+            vals.append(np.asarray(x[a:b])[cond])
+            poss.append(np.flatnonzero(cond).astype(np.int64) + a)
+    dtype = np.dtype(x.dtype)
+    return (
+        np.concatenate(vals) if vals else np.empty(0, dtype),
+        np.concatenate(poss) if poss else np.empty(0, np.int64),
+    )
