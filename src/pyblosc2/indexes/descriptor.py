@@ -25,7 +25,14 @@ import numpy as np
 from ..errors import FormatError
 from .kinds import FORMAT_VERSION, LEVELS_BY_KIND, SUPPORTED_DTYPE_KINDS
 
-__all__ = ["Component", "boundary_dtype", "check_store", "components", "summary_dtype"]
+__all__ = [
+    "Component",
+    "boundary_dtype",
+    "check_store",
+    "components",
+    "rows_of",
+    "summary_dtype",
+]
 
 _WHERE = "index descriptor"
 _I8 = np.dtype("<i8")
@@ -194,11 +201,25 @@ def _chunk_local(
     ]
 
 
+def rows_of(d: dict[str, Any], field: str = "descriptor") -> int:
+    """The rows the index was built for (its ``shape``; a planner uses an index only when
+    this is the array's length).
+
+    >>> rows_of({"shape": (7,)})
+    7
+    """
+    shape = d.get("shape")
+    if not isinstance(shape, list | tuple) or len(shape) != 1:
+        raise _fail(f"{field}.shape", "a 1-d shape", shape)
+    return _int({"n": shape[0]}, "n", f"{field}.shape", 0, 1 << 62)
+
+
 def components(array: Any, d: dict[str, Any]) -> list[Component]:
-    """The pieces of a (checked) descriptor over an array of ``array.shape[0]`` rows."""
-    n = int(array.shape[0])
+    """The pieces of a descriptor (of ``array``), each with the dtype and length it must
+    have for the rows the index was built for."""
     kind, token = d["kind"], d["token"]
     field = f"indexes[{token!r}]"
+    n = rows_of(d, field)
     dtype = _dtype(d.get("dtype"), f"{field}.dtype")
     out = _levels(d, dtype, n, field)
     if kind == "bucket":

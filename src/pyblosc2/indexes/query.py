@@ -29,7 +29,7 @@ import numpy as np
 from ..compute.api import ne_evaluate
 from ..errors import FormatError
 from .build import quantize
-from .descriptor import components
+from .descriptor import components, rows_of
 from .kinds import FLAG_ALL_NAN, SELF_TARGET_NAME
 from .store import load_store, open_sidecar
 from .target import canonical, operand_target
@@ -245,8 +245,8 @@ class _Planner:
             return None
         key = found[1]
         for d in self.store.values():
-            if d.get("stale", False):
-                continue
+            if d.get("stale", False) or rows_of(d) != self.base.shape[0]:
+                continue  # not of the array as it is now
             t = d["target"]
             if t["source"] == "field" and key == (t.get("field") or SELF_TARGET_NAME):
                 return d
