@@ -1,11 +1,22 @@
-"""python-blosc2's ``blosc2.indexing`` names (re-exports of :mod:`pyblosc2.indexes`).
+"""python-blosc2's ``blosc2.indexing`` names (re-exports of :mod:`pyblosc2.indexes`),
+including the private helpers and knobs of its in-process query cache that its tests use
+(``_HOT_CACHE``, ``_HOT_CACHE_BYTES`` and ``QUERY_CACHE_MAX_MEM_NBYTES`` read and set the
+live cache of :mod:`pyblosc2.indexes.cache`). Query results are never persisted, as in
+python-blosc2 4.x: the persistent-cache helpers answer None/False.
 
 >>> from pyblosc2 import indexing
->>> indexing.SELF_TARGET_NAME, indexing.INDEXES_VLMETA_KEY
-('__self__', 'blosc2_indexes')
+>>> indexing.SELF_TARGET_NAME, indexing.INDEXES_VLMETA_KEY, indexing.QUERY_CACHE_MAX_MEM_NBYTES
+('__self__', 'blosc2_indexes', 131072)
 """
 
 from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from .indexes import (
     SELF_TARGET_NAME,
@@ -20,11 +31,20 @@ from .indexes import (
     rebuild_index,
     will_use_index,
 )
+from .indexes.cache import HOT, scope_of
+from .indexes.cache import CompressedCoords as _CompressedHotCoords
+from .indexes.cache import compress_coords as _compress_hot_coords
+from .indexes.cache import decode_coords as _decode_coords_payload
+from .indexes.cache import digest as _query_cache_digest
+from .indexes.cache import encode_coords as _encode_coords_payload
+from .indexes.cache import query_descriptor as _normalize_query_descriptor
 from .indexes.kinds import VLMETA_KEY as INDEXES_VLMETA_KEY
 from .indexes.kinds import normalize_kind as _normalize_kind
+from .indexes.manage import mark_stale as mark_indexes_stale
 
 __all__ = [
     "INDEXES_VLMETA_KEY",
+    "QUERY_CACHE_VLMETA_KEY",
     "SELF_TARGET_NAME",
     "Index",
     "IndexKind",
@@ -32,13 +52,23 @@ __all__ = [
     "create_index",
     "drop_index",
     "explain_query",
+    "get_cached_coords",
     "get_index",
     "get_indexes",
+    "mark_indexes_stale",
     "rebuild_index",
+    "store_cached_coords",
     "will_use_index",
 ]
 
 explain_query = explain
+QUERY_CACHE_VLMETA_KEY = "_blosc2_query_cache"
+#: python-blosc2 keeps handles of stores it no longer writes; here always empty
+_QUERY_CACHE_STORE_HANDLES: dict[str, Any] = {}
+#: python-blosc2 caches persistent descriptor stores per path; pyblosc2 reads them each
+#: time (another process may have written them): always empty
+_PERSISTENT_INDEXES: dict[Any, Any] = {}
+_ = (_CompressedHotCoords, _compress_hot_coords, _decode_coords_payload, _encode_coords_payload)
 
 
 def _normalize_index_kind(kind: object) -> str:
@@ -48,3 +78,88 @@ def _normalize_index_kind(kind: object) -> str:
     'full'
     """
     return _normalize_kind(kind if isinstance(kind, IndexKind) else IndexKind(kind))
+
+
+def _hot_cache_get(digest: str, scope: tuple[str, Any] | None = None) -> np.ndarray | None:
+    """The positions cached under ``digest`` (python-blosc2's private name).
+
+    >>> _hot_cache_get("nothing-here") is None
+    True
+    """
+    return HOT.get(digest, scope)
+
+
+def _hot_cache_put(digest: str, coords: np.ndarray, scope: tuple[str, Any] | None = None) -> None:
+    """Cache positions under ``digest`` (python-blosc2's private name)."""
+    HOT.put(digest, coords, scope)
+
+
+def _hot_cache_clear(scope: tuple[str, Any] | None = None) -> None:
+    """Drop cached positions of ``scope`` (all when None)."""
+    HOT.clear(scope)
+
+
+def _query_cache_payload_path(array: Any) -> str:
+    """Where python-blosc2 once kept persistent query results (never written now)."""
+    path = Path(array.urlpath)
+    suffix = "".join(path.suffixes)
+    root = path.name[: -len(suffix)] if suffix else path.name
+    return str(path.with_name(f"{root}.__query_cache__.b2frame"))
+
+
+def _load_query_cache_catalog(array: Any) -> None:
+    """None: query results are not persisted (as in python-blosc2 4.x)."""
+    return None
+
+
+def _persistent_cache_lookup(array: Any, digest: str) -> None:
+    """None: query results are not persisted."""
+    return None
+
+
+def _persistent_cache_insert(array: Any, digest: str, coords: Any, descriptor: Any) -> bool:
+    """False: query results are not persisted."""
+    return False
+
+
+def get_cached_coords(
+    array: Any, expression: str, tokens: list[str], order: list[str] | None
+) -> np.ndarray | None:
+    """Cached positions of a query of ``array`` (python-blosc2's helper)."""
+    key = _query_cache_digest(_normalize_query_descriptor(expression, tokens, order))
+    return HOT.get(key, scope_of(array))
+
+
+def store_cached_coords(
+    array: Any, expression: str, tokens: list[str], order: list[str] | None, coords: Any
+) -> None:
+    """Cache positions of a query of ``array`` (python-blosc2's helper)."""
+    key = _query_cache_digest(_normalize_query_descriptor(expression, tokens, order))
+    HOT.put(key, np.asarray(coords), scope_of(array))
+
+
+class _IndexingModule(types.ModuleType):
+    """python-blosc2's module-level cache state, read and set on the live cache."""
+
+    @property
+    def _HOT_CACHE(self) -> dict[Any, Any]:
+        return HOT.entries
+
+    @property
+    def _HOT_CACHE_ORDER(self) -> list[Any]:
+        return HOT.order
+
+    @property
+    def _HOT_CACHE_BYTES(self) -> int:
+        return HOT.nbytes
+
+    @property
+    def QUERY_CACHE_MAX_MEM_NBYTES(self) -> int:
+        return HOT.max_nbytes
+
+    @QUERY_CACHE_MAX_MEM_NBYTES.setter
+    def QUERY_CACHE_MAX_MEM_NBYTES(self, value: int) -> None:
+        HOT.max_nbytes = int(value)
+
+
+sys.modules[__name__].__class__ = _IndexingModule

@@ -22,7 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import numpy as np
+
 from ..ndarray import indexhook as _indexhook
+from .cache import HOT, digest, scope_of
 from .handle import Index
 from .kinds import SELF_TARGET_NAME, VLMETA_KEY, IndexKind
 from .manage import (
@@ -35,7 +38,7 @@ from .manage import (
     rebuild_index,
     resolve_token,
 )
-from .query import Plan, evaluate, plan
+from .query import Plan, cache_key, evaluate, gather, plan
 from .store import load_store
 
 __all__ = [
@@ -117,8 +120,25 @@ def explain(expr: Any) -> dict[str, Any]:
         "total_chunks": p.total_units,
         "exact_rows": None,
         "full_runs": None if d is None or d["kind"] != "full" else len(d["full"]["runs"]),
+        "lookup_path": _lookup_path(d) if p.usable else None,
+        "candidate_nav_segments": p.candidate_units if p.usable else None,
         "descriptor": d,
     }
+
+
+def _lookup_path(d: dict[str, Any] | None) -> str | None:
+    """How the index is read, in python-blosc2's words: chunk navigation then the spans of
+    the chunks it selects (BUCKET, PARTIAL); for FULL, the runs read whole, or the spans
+    the chunk boundaries select."""
+    if d is None:
+        return None
+    if d["kind"] in ("bucket", "partial"):
+        return "chunk-nav-ooc"
+    if d["kind"] != "full":
+        return None
+    if d["full"].get("runs"):
+        return "run-bounded-ooc"
+    return "compact-selective-ooc" if d.get("persistent") else "sidecar-stream"
 
 
 class IndexProvider:
@@ -154,13 +174,26 @@ class IndexProvider:
         append_rows(array, old_size, rows)
 
     def filter(self, expr: Any, use_index: bool) -> Any:
-        """``(values, positions)`` of a lazy filter answered through an index, or None."""
-        if not use_index:
+        """``(values, positions)`` of a lazy filter answered through an index (or the
+        result cache of an earlier one), or None."""
+        if not use_index or getattr(expr, "_order", None) is not None:
             return None
+        x = expr._filter
+        key = cache_key(expr.expression, expr.operands, None)
+        scope = name = None
+        if key is not None and getattr(x, "shape", None) == key[0].shape:
+            scope, name = scope_of(key[0]), digest(key[1])
+            hit = HOT.get(name, scope)
+            if hit is not None:
+                pos = hit.astype(np.int64)
+                return gather(x, pos), pos
         p = _plan_of(expr)
         if not p.usable:
             return None
-        return evaluate(p, expr.expression, expr.operands, expr._filter)
+        values, positions = evaluate(p, expr.expression, expr.operands, x)
+        if name is not None:
+            HOT.put(name, positions, scope)
+        return values, positions
 
 
 _indexhook.register(IndexProvider())

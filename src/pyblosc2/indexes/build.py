@@ -11,12 +11,15 @@ pass as the fully ordered end state: ``is_csi``).
 >>> import numpy as np
 >>> summaries(np.array([3.0, np.nan, 1.0, 2.0]), 2)["min"].tolist()
 [3.0, 1.0]
+>>> boundaries(np.array([1.0, 2.0, 5.0, np.nan]), 2)["end"].tolist()
+[2.0, 5.0]
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,16 +37,20 @@ from .kinds import (
     segment_len,
     segment_rows,
 )
-from .store import write_sidecar
+from .store import create_sidecar, write_sidecar
+
+#: the values of rows ``a:b`` of the target (a builder reads through one)
+Reader = Callable[[int, int], np.ndarray]
 
 __all__ = [
+    "BuildContext",
+    "Reader",
     "boundaries",
     "build_bucket",
     "build_full",
     "build_levels",
     "build_opsi",
     "build_partial",
-    "chunk_sort",
     "quantize",
     "summaries",
 ]
@@ -108,33 +115,6 @@ def boundaries(sorted_values: np.ndarray, seg: int) -> np.ndarray:
     return out
 
 
-def chunk_sort(values: np.ndarray, chunk_len: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each chunk of ``chunk_len`` rows sorted (stable); returns the sorted values and the
-    positions of each within its chunk."""
-    order = np.empty(values.shape[0], np.int64)
-    at = 0
-    for part in _rows(values, chunk_len):
-        k, w = part.shape
-        order[at : at + k * w] = np.argsort(part, axis=1, kind="stable").reshape(-1)
-        at += k * w
-    base = np.arange(values.shape[0], dtype=np.int64) // chunk_len * chunk_len
-    return values[order + base], order
-
-
-def _nav_l2(sorted_values: np.ndarray, chunk_len: int, nav_len: int) -> np.ndarray:
-    """Boundaries of each navigation segment, ``segment_rows`` per chunk (a short last
-    chunk repeats its last segment's)."""
-    n = sorted_values.shape[0]
-    per = segment_rows(chunk_len, nav_len)
-    nchunks = math.ceil(n / chunk_len)
-    out = np.empty(nchunks * per, dtype=boundary_dtype(sorted_values.dtype))
-    for c in range(nchunks):
-        seg = boundaries(sorted_values[c * chunk_len : min(n, (c + 1) * chunk_len)], nav_len)
-        out[c * per : c * per + len(seg)] = seg
-        out[c * per + len(seg) : (c + 1) * per] = seg[-1]
-    return out
-
-
 def _offsets(n: int, chunk_len: int) -> np.ndarray:
     ends = np.minimum(np.arange(1, math.ceil(n / chunk_len) + 1, dtype=np.int64) * chunk_len, n)
     return np.concatenate([np.zeros(1, np.int64), ends])
@@ -162,17 +142,24 @@ def quantize(values: np.ndarray, bits: int) -> np.ndarray:
     return np.where(np.isfinite(values), back, values)
 
 
-def build_levels(ctx: Any, values: np.ndarray, kind: str) -> dict[str, Any]:
-    """The summary levels a kind keeps."""
+def build_levels(ctx: Any, read: Reader, n: int, kind: str) -> dict[str, Any]:
+    """The summary levels a kind keeps, from one pass over the values (pieces of a length
+    every segment length divides)."""
+    segs = {lv: segment_len(lv, ctx.chunk_len, ctx.block_len) for lv in LEVELS_BY_KIND[kind]}
+    step = math.lcm(*segs.values())
+    step = step * max(1, ctx.chunk_len // step) if step <= 64 * ctx.chunk_len else max(1, n)
+    parts: dict[str, list[np.ndarray]] = {lv: [] for lv in segs}
+    for a in range(0, n, step):
+        values = read(a, min(n, a + step))
+        for lv, seg in segs.items():
+            parts[lv].append(summaries(values, seg))
     levels = {}
-    for level in LEVELS_BY_KIND[kind]:
-        seg = segment_len(level, ctx.chunk_len, ctx.block_len)
-        s = summaries(values, seg)
-        path = ctx.write("summary", level, s)
-        levels[level] = {
+    for lv, seg in segs.items():
+        s = np.concatenate(parts[lv]) if parts[lv] else summaries(read(0, 0), seg)
+        levels[lv] = {
             "segment_len": seg,
             "nsegments": len(s),
-            "path": path,
+            "path": ctx.write("summary", lv, s),
             "dtype": s.dtype.descr,
         }
     return levels
@@ -180,55 +167,77 @@ def build_levels(ctx: Any, values: np.ndarray, kind: str) -> dict[str, Any]:
 
 def _chunk_local(
     ctx: Any,
+    read: Reader,
+    n: int,
+    dtype: np.dtype,
     kind: str,
-    sv: np.ndarray,
-    aux_name: str,
-    aux: np.ndarray,
-    l1: np.ndarray,
-    l2: np.ndarray,
     chunk_len: int,
     nav_len: int,
+    aux_name: str,
+    aux_dtype: np.dtype,
+    chunk_aux: Callable[[np.ndarray], np.ndarray],
+    stored: Callable[[np.ndarray], np.ndarray],
 ) -> dict[str, Any]:
-    n = sv.shape[0]
+    """Each index chunk read, sorted, and written to the values and ``aux_name`` pieces
+    (``stored`` maps the sorted values to what is kept, ``chunk_aux`` the order to the aux
+    values); the navigation pieces (small) are written at the end."""
     per = segment_rows(chunk_len, nav_len)
-    geo = {"chunks": (chunk_len,), "blocks": (nav_len,)}
-    out = {
+    nchunks = math.ceil(n / chunk_len)
+    geo = {"chunks": (max(1, min(chunk_len, n)),), "blocks": (max(1, min(nav_len, n)),)}
+    vals, vpath = ctx.create(kind, "values", n, dtype, **geo)
+    aux, apath = ctx.create(kind, aux_name, n, aux_dtype, **geo)
+    bnd = boundary_dtype(dtype)
+    l1 = np.empty(nchunks, bnd)
+    l2 = np.empty(nchunks * per, bnd)
+    for c in range(nchunks):
+        a, b = c * chunk_len, min(n, (c + 1) * chunk_len)
+        chunk = read(a, b)
+        order = np.argsort(chunk, kind="stable")
+        sv = chunk[order]
+        kept = stored(sv)
+        vals[a:b] = kept
+        aux[a:b] = chunk_aux(order)
+        l1[c] = boundaries(kept, len(kept))[0]
+        seg = boundaries(sv, nav_len)
+        l2[c * per : c * per + len(seg)] = seg
+        l2[c * per + len(seg) : (c + 1) * per] = seg[-1]
+    return {
         "layout": "chunk-local-v1",
         "chunk_len": chunk_len,
         "nav_segment_len": nav_len,
         "nsegments_per_chunk": per,
-        "values_path": ctx.write(kind, "values", sv, **geo),
-        f"{aux_name}_path": ctx.write(kind, aux_name, aux, **geo),
+        "values_path": vpath,
+        f"{aux_name}_path": apath,
         "offsets_path": ctx.write(kind, "offsets", _offsets(n, chunk_len)),
         "l1_path": ctx.write(f"{kind}_nav", "l1", l1),
         "l2_path": ctx.write(f"{kind}_nav", "l2", l2, chunks=(per,), blocks=(per,)),
     }
-    return out
 
 
-def build_partial(ctx: Any, values: np.ndarray, optlevel: int) -> dict[str, Any]:
+def build_partial(ctx: Any, read: Reader, n: int, dtype: np.dtype, optlevel: int) -> dict[str, Any]:
     """PARTIAL: each index chunk sorted, with the position of each value in its chunk."""
     mult = chunk_multiplier(optlevel)
     chunk_len = ctx.chunk_len * mult
     nav_len, divisor = nav_segment_len(ctx.block_len, chunk_len, optlevel)
-    sv, order = chunk_sort(values, chunk_len)
-    pos = order.astype(position_dtype(chunk_len - 1))
+    pdt = position_dtype(chunk_len - 1)
     out = _chunk_local(
         ctx,
+        read,
+        n,
+        dtype,
         "partial",
-        sv,
-        "positions",
-        pos,
-        boundaries(sv, chunk_len),
-        _nav_l2(sv, chunk_len, nav_len),
         chunk_len,
         nav_len,
+        "positions",
+        pdt,
+        lambda order: order.astype(pdt),
+        lambda sv: sv,
     )
-    out.update(position_dtype=pos.dtype.str, nav_segment_divisor=divisor, chunk_multiplier=mult)
+    out.update(position_dtype=pdt.str, nav_segment_divisor=divisor, chunk_multiplier=mult)
     return out
 
 
-def build_bucket(ctx: Any, values: np.ndarray, optlevel: int) -> dict[str, Any]:
+def build_bucket(ctx: Any, read: Reader, n: int, dtype: np.dtype, optlevel: int) -> dict[str, Any]:
     """BUCKET: each index chunk sorted (values quantized), with the bucket (a 64th of a
     block) each value came from."""
     mult = chunk_multiplier(optlevel)
@@ -236,22 +245,20 @@ def build_bucket(ctx: Any, values: np.ndarray, optlevel: int) -> dict[str, Any]:
     nav_len = ctx.block_len
     bucket_len = max(1, math.ceil(nav_len / 64))
     bucket_count = math.ceil(chunk_len / bucket_len)
-    bits = bucket_value_lossy_bits(values.dtype, optlevel)
-    sv, order = chunk_sort(values, chunk_len)
-    l2 = _nav_l2(sv, chunk_len, nav_len)
-    qv = quantize(sv, bits)
+    bits = bucket_value_lossy_bits(dtype, optlevel)
     bdt = position_dtype(bucket_count - 1)
-    buckets = (order // bucket_len).astype(bdt)
     out = _chunk_local(
         ctx,
+        read,
+        n,
+        dtype,
         "bucket",
-        qv,
-        "bucket_positions",
-        buckets,
-        boundaries(qv, chunk_len),
-        l2,
         chunk_len,
         nav_len,
+        "bucket_positions",
+        bdt,
+        lambda order: (order // bucket_len).astype(bdt),
+        lambda sv: quantize(sv, bits),
     )
     out.update(
         bucket_count=bucket_count,
@@ -346,4 +353,28 @@ class BuildContext:
             self.persistent,
             cparams=self.cparams,
             **geo,
+        )
+
+    def create(
+        self,
+        category: str,
+        name: str,
+        length: int,
+        dtype: np.dtype,
+        chunks: tuple[int, ...],
+        blocks: tuple[int, ...],
+    ) -> tuple[Any, str | None]:
+        """An empty piece to fill by slices, and its path."""
+        return create_sidecar(
+            self.array,
+            self.token,
+            self.kind,
+            category,
+            name,
+            length,
+            dtype,
+            self.persistent,
+            chunks,
+            blocks,
+            self.cparams,
         )

@@ -15,13 +15,16 @@ runs), the other kinds are rebuilt.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import asdict
+from enum import Enum
 from typing import Any
 
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
 from .build import BuildContext, build_bucket, build_full, build_levels, build_opsi, build_partial
+from .cache import clear_for
 from .descriptor import components
 from .kinds import FORMAT_VERSION, IndexKind, check_optlevel, normalize_kind, opsi_max_cycles
 from .store import is_persistent, load_store, remove_sidecar, save_store
@@ -69,8 +72,8 @@ def create_index(
         raise ParamError("method is only supported for kind=IndexKind.FULL")
     if method not in (None, "global-sort"):
         raise ParamError("full index method must be 'global-sort'")
-    if cparams is not None and not isinstance(cparams, dict):
-        cparams = asdict(cparams)
+    if cparams is not None:
+        cparams = _plain(asdict(cparams) if not isinstance(cparams, dict) else cparams)
     target, dtype = target_of(array, field, expression, operands)
     token = token_of(target)
     persistent = is_persistent(array) if persistent is None else bool(persistent)
@@ -80,18 +83,30 @@ def create_index(
     old = store["indexes"].get(token)
     if old is not None:
         _drop_pieces(array, old)
-    values = np.ascontiguousarray(values_of(array[:], target).astype(dtype, copy=False))
+    n = int(array.shape[0])
+    # chunk-local kinds stream the values chunk by chunk (python-blosc2's "ooc" build);
+    # FULL and OPSI sort all of them in memory, as does build="memory"
+    ooc = build != "memory" and kind_s in ("summary", "bucket", "partial")
+    whole: np.ndarray | None = None
+
+    def read(a: int, b: int) -> np.ndarray:
+        if whole is not None:
+            return whole[a:b]
+        return np.ascontiguousarray(values_of(array[a:b], target).astype(dtype, copy=False))
+
+    if not ooc:
+        whole = read(0, n)
     ctx = BuildContext(array, token, kind_s, persistent, cparams)
     sections: dict[str, Any] = {"bucket": None, "partial": None, "full": None, "opsi": None}
     if kind_s == "bucket":
-        sections["bucket"] = build_bucket(ctx, values, optlevel)
+        sections["bucket"] = build_bucket(ctx, read, n, dtype, optlevel)
     elif kind_s == "partial":
-        sections["partial"] = build_partial(ctx, values, optlevel)
+        sections["partial"] = build_partial(ctx, read, n, dtype, optlevel)
     elif kind_s == "full":
-        sections["full"] = build_full(ctx, values, optlevel)
+        sections["full"] = build_full(ctx, read(0, n), optlevel)
     elif kind_s == "opsi":
         ncycles = opsi_max_cycles(optlevel) if cycles is None else max(1, int(cycles))
-        sections["opsi"] = build_opsi(ctx, values, optlevel, ncycles)
+        sections["opsi"] = build_opsi(ctx, read(0, n), optlevel, ncycles)
     descriptor = {
         "name": name or (target["expression"] if target["source"] == "expression" else token),
         "token": token,
@@ -101,20 +116,32 @@ def create_index(
         "version": FORMAT_VERSION,
         "optlevel": optlevel,
         "persistent": persistent,
-        "ooc": False,  # built from the values in memory, whatever ``build`` asked
+        "ooc": ooc,
         "stale": False,
         "dtype": dtype.str,
         "shape": tuple(array.shape),
         "chunks": tuple(array.chunks),
         "blocks": tuple(array.blocks),
-        "levels": build_levels(ctx, values, kind_s),
+        "levels": build_levels(ctx, read, n, kind_s),
         **sections,
         "cparams": cparams,
         "null_aware": False,
     }
     store["indexes"][token] = descriptor
     save_store(array, store)
+    clear_for(array)
     return copy.deepcopy(descriptor)
+
+
+def _plain(value: Any) -> Any:
+    """``cparams`` as msgpack-able data (enums as their values), as python-blosc2 stores it."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_plain(v) for v in value)
+    return value
 
 
 def resolve_token(store: dict[str, Any], field: str | None, name: str | None) -> str:
@@ -173,6 +200,7 @@ def drop_index(array: Any, field: str | None = None, name: str | None = None) ->
     token = resolve_token(store, field, name)
     descriptor = store["indexes"].pop(token)
     save_store(array, store)
+    clear_for(array)
     _drop_pieces(array, descriptor)
 
 
@@ -217,7 +245,8 @@ def list_indexes(array: Any) -> list[str]:
 
 
 def mark_stale(array: Any) -> None:
-    """After a write: the array's indexes no longer describe it."""
+    """After a write: the array's indexes no longer describe it (nor its cached results)."""
+    clear_for(array)
     store = load_store(array)
     changed = False
     for d in store["indexes"].values():
@@ -228,8 +257,18 @@ def mark_stale(array: Any) -> None:
         save_store(array, store)
 
 
+def _reader(array: Any, d: dict[str, Any]) -> Callable[[int, int], np.ndarray]:
+    dt, target = np.dtype(d["dtype"]), d["target"]
+
+    def read(a: int, b: int) -> np.ndarray:
+        return np.ascontiguousarray(values_of(array[a:b], target).astype(dt, copy=False))
+
+    return read
+
+
 def append_rows(array: Any, old_size: int, rows: np.ndarray) -> None:
     """After ``append``: a FULL index gets a sorted run of the new rows; others are rebuilt."""
+    clear_for(array)
     store = load_store(array)
     for token, d in list(store["indexes"].items()):
         if d.get("stale", False):
@@ -249,8 +288,7 @@ def append_rows(array: Any, old_size: int, rows: np.ndarray) -> None:
             }
             full["runs"] = [*full.get("runs", []), run]
             full["next_run_id"] = rid + 1
-            whole = values_of(array[:], d["target"]).astype(np.dtype(d["dtype"]), copy=False)
-            d["levels"] = build_levels(ctx, np.ascontiguousarray(whole), "full")
+            d["levels"] = build_levels(ctx, _reader(array, d), int(array.shape[0]), "full")
             d["shape"] = tuple(array.shape)
             save_store(array, store)
         else:

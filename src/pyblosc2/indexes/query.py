@@ -29,12 +29,13 @@ import numpy as np
 from ..compute.api import ne_evaluate
 from ..errors import FormatError
 from .build import quantize
+from .cache import query_descriptor
 from .descriptor import components, rows_of
 from .kinds import FLAG_ALL_NAN, SELF_TARGET_NAME
 from .store import load_store, open_sidecar
 from .target import canonical, operand_target
 
-__all__ = ["Plan", "evaluate", "plan"]
+__all__ = ["Plan", "cache_key", "evaluate", "gather", "plan"]
 
 _EXACT = ("full", "partial", "opsi")
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
@@ -379,3 +380,39 @@ def evaluate(
         np.concatenate(vals) if vals else np.empty(0, dtype),
         np.concatenate(poss) if poss else np.empty(0, np.int64),
     )
+
+
+def gather(x: Any, positions: np.ndarray) -> np.ndarray:
+    """``x`` at sorted ``positions``, reading one span per chunk that holds any."""
+    step = max(1, int(x.chunks[0]))
+    out = np.empty(len(positions), np.dtype(x.dtype))
+    if not len(positions):
+        return out
+    cuts = np.flatnonzero(np.diff(positions // step)) + 1
+    for part_at, part in zip(np.r_[0, cuts], np.split(positions, cuts), strict=True):
+        a = int(part[0])
+        out[part_at : part_at + len(part)] = np.asarray(x[a : int(part[-1]) + 1])[part - a]
+    return out
+
+
+def cache_key(expression: str, operands: dict[str, Any], order: Any) -> tuple[Any, dict] | None:
+    """``(base array, query description)`` of a filter for the result cache, or None when
+    its condition is not over one array (scalar operands enter the description with their
+    dtype)."""
+    base = _base_of(operands)
+    if base is None:
+        return None
+    try:
+        found = canonical(ast.parse(expression, mode="eval").body, operands)
+    except SyntaxError:
+        return None
+    if found is None or found[0] is not base:
+        return None
+    scalars = sorted(
+        (k, np.asarray(v).dtype.str, repr(np.asarray(v).item()))
+        for k, v in operands.items()
+        if operand_target(v) is None
+    )
+    text = found[1] if not scalars else f"{found[1]} | {scalars!r}"
+    order_list = [order] if isinstance(order, str) else order
+    return base, query_descriptor(text, [SELF_TARGET_NAME], order_list)

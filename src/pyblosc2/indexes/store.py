@@ -31,13 +31,14 @@ import numpy as np
 
 from ..errors import FormatError, MissingPartError
 from ..frame.location import remove_urlpath
-from ..ndarray.constructors import asarray
+from ..ndarray.constructors import asarray, empty
 from ..ndarray.constructors import open as open_array
 from ..ndarray.ndarray import NDArray
 from .descriptor import check_store
 from .kinds import FORMAT_VERSION, SELF_TARGET_NAME, VLMETA_KEY
 
 __all__ = [
+    "create_sidecar",
     "forget_memory",
     "is_persistent",
     "load_store",
@@ -146,6 +147,35 @@ def write_sidecar(
     if id(array) not in _FINALIZERS:
         _FINALIZERS[id(array)] = weakref.finalize(array, forget_memory, id(array))
     return None
+
+
+def create_sidecar(
+    array: Any,
+    token: str,
+    kind: str,
+    category: str,
+    name: str,
+    length: int,
+    dtype: np.dtype,
+    persistent: bool,
+    chunks: tuple[int, ...],
+    blocks: tuple[int, ...],
+    cparams: Any = None,
+) -> tuple[NDArray, str | None]:
+    """An empty piece to fill by slices (a builder streaming chunk by chunk); returns it
+    and its path (None in memory)."""
+    kwargs: dict[str, Any] = {"chunks": chunks, "blocks": blocks}
+    if cparams is not None:
+        kwargs["cparams"] = cparams
+    if persistent:
+        path = sidecar_path(array, token, kind, category, name)
+        remove_urlpath(path)
+        return empty((length,), dtype, urlpath=path, mode="w", **kwargs), path
+    handle = empty((length,), dtype, **kwargs)
+    _HANDLES[(id(array), token, f"{category}.{name}")] = handle
+    if id(array) not in _FINALIZERS:
+        _FINALIZERS[id(array)] = weakref.finalize(array, forget_memory, id(array))
+    return handle, None
 
 
 def _checked_file(array: Any, token: str, kind: str, path: object, where: str) -> str:
