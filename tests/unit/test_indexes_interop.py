@@ -64,6 +64,7 @@ def test_both_libraries_name_the_same_sidecar_files(
     (tmp_path / "theirs").mkdir()
     _write(pb, tmp_path / "ours", kind)
     _write(cblosc2, tmp_path / "theirs", kind)
+
     # OPSI's payload is named by the ordering pass that produced it: python-blosc2 keeps its
     # best of several, we build the ordered end state in one (opsi_cycle0)
     def names(d: Path) -> list[str]:
@@ -77,8 +78,9 @@ def _ref(cblosc2: Any, code: str) -> Any:
     array's index store per path for the life of a process); returns its JSON output."""
     del cblosc2  # the fixture: skip (or fail in CI) without the reference library
     head = "import json, numpy as np, blosc2\n"
-    out = subprocess.run([sys.executable, "-c", head + code], capture_output=True,
-                         text=True, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", head + code], capture_output=True, text=True, check=True, timeout=120
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -97,25 +99,34 @@ def test_a_write_by_python_blosc2_makes_our_index_stale_and_back(
     np.testing.assert_array_equal(e.compute()[:], [99, 101])
     c.rebuild_index()
     del c
-    got = _ref(cblosc2, f"""d = blosc2.open({path!r})
+    got = _ref(
+        cblosc2,
+        f"""d = blosc2.open({path!r})
 e = ((d >= -7) & (d <= 101)).where(d)
-print(json.dumps([e.will_use_index(), e.compute()[:].tolist()]))""")
+print(json.dumps([e.will_use_index(), e.compute()[:].tolist()]))""",
+    )
     assert got == [True, [*range(100), -7, 101]]  # in the array's order
 
 
 def test_a_write_by_us_makes_python_blosc2_index_stale(tmp_path: Path, cblosc2: Any) -> None:
     path = str(tmp_path / "w.b2nd")
-    _ref(cblosc2, f"""a = blosc2.asarray(np.arange(5000), urlpath={path!r}, mode="w",
+    _ref(
+        cblosc2,
+        f"""a = blosc2.asarray(np.arange(5000), urlpath={path!r}, mode="w",
                    chunks=(1000,), blocks=(100,))
-a.create_index(kind=blosc2.IndexKind.PARTIAL); print(1)""")
+a.create_index(kind=blosc2.IndexKind.PARTIAL); print(1)""",
+    )
     b = pb.open(path, mode="a")
     assert not b.index().stale
     b[100] = -7
     b.append([7])
     del b
-    got = _ref(cblosc2, f"""d = blosc2.open({path!r}, mode="a")
+    got = _ref(
+        cblosc2,
+        f"""d = blosc2.open({path!r}, mode="a")
 e = ((d >= 99) & (d <= 101)).where(d)
-print(json.dumps([d.index().stale, e.will_use_index(), e.compute()[:].tolist()]))""")
+print(json.dumps([d.index().stale, e.will_use_index(), e.compute()[:].tolist()]))""",
+    )
     assert got == [True, False, [99, 101]]
 
 
@@ -132,8 +143,11 @@ def test_python_blosc2_appends_runs_we_read_and_compact(tmp_path: Path, cblosc2:
     np.testing.assert_array_equal(e.compute()[:], np.r_[2990:3000, 5000:5010])
     b.compact_index()
     del b
-    got = _ref(cblosc2, f"""c = blosc2.open({path!r})
+    got = _ref(
+        cblosc2,
+        f"""c = blosc2.open({path!r})
 e = ((c >= 2990) & (c < 5010)).where(c)
-print(json.dumps([c.index()["full"]["runs"], e.will_use_index(), e.compute()[:].tolist()]))""")
+print(json.dumps([c.index()["full"]["runs"], e.will_use_index(), e.compute()[:].tolist()]))""",
+    )
     assert got == [[], True, [*range(2990, 3000), *range(5000, 5010)]]
     assert not list(tmp_path.glob("r.__index__.full.full_run.*"))

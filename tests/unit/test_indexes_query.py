@@ -127,8 +127,9 @@ def test_writes_make_an_index_stale_and_rebuild_restores_it() -> None:
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.value)
 def test_append_keeps_the_index_current(kind: IndexKind, tmp_path: Path) -> None:
-    a = pb.asarray(np.arange(3000), urlpath=str(tmp_path / "a.b2nd"), mode="w",
-                   chunks=(500,), blocks=(100,))
+    a = pb.asarray(
+        np.arange(3000), urlpath=str(tmp_path / "a.b2nd"), mode="w", chunks=(500,), blocks=(100,)
+    )
     a.create_index(kind=kind)
     a.append(np.arange(3000, 3500))
     assert not a.index().stale
