@@ -41,6 +41,7 @@ from .indexes.cache import query_descriptor as _normalize_query_descriptor
 from .indexes.kinds import VLMETA_KEY as INDEXES_VLMETA_KEY
 from .indexes.kinds import normalize_kind as _normalize_kind
 from .indexes.manage import mark_stale as mark_indexes_stale
+from .indexes.query import Plan, plan
 
 __all__ = [
     "INDEXES_VLMETA_KEY",
@@ -56,6 +57,7 @@ __all__ = [
     "get_index",
     "get_indexes",
     "mark_indexes_stale",
+    "plan_query",
     "rebuild_index",
     "store_cached_coords",
     "will_use_index",
@@ -120,6 +122,20 @@ def _persistent_cache_lookup(array: Any, digest: str) -> None:
 def _persistent_cache_insert(array: Any, digest: str, coords: Any, descriptor: Any) -> bool:
     """False: query results are not persisted."""
     return False
+
+
+def plan_query(
+    expression: str, operands: dict[str, Any], where: Any, *, use_index: bool = True
+) -> Plan:
+    """The index plan of a filter (python-blosc2's helper): ``where`` is its
+    ``{"_where_x": x}`` or ``x``.
+
+    >>> import numpy as np; from pyblosc2 import asarray
+    >>> a = asarray(np.arange(5)); plan_query("o0 > 2", {"o0": a}, {"_where_x": a}).usable
+    False
+    """
+    x = where.get("_where_x") if isinstance(where, dict) else where
+    return plan(expression, operands, x, use_index)
 
 
 def get_cached_coords(

@@ -209,3 +209,30 @@ def test_indexed_filter_equals_unindexed(data, kind, terms, joiner, dtype, optle
     if p.mask is not None:  # the rows an index allows are a superset of the matches
         truth = pb.lazyexpr(text, {"o0": values})[:]
         assert not np.any(truth & ~p.mask)
+
+
+def test_a_range_on_one_target_is_asked_of_its_index_whole() -> None:
+    """``(id >= lo) & (id < hi)`` is one interval for a BUCKET (each half alone would allow
+    nearly every bucket of shuffled data)."""
+    data = np.random.default_rng(1).permutation(100_000)
+    a = pb.asarray(data, chunks=(10_000,), blocks=(2_000,))
+    a.create_index(kind=IndexKind.BUCKET)
+    e = ((a >= 12_345) & (a < 12_346)).where(a)
+    assert e.will_use_index() and e.explain()["candidate_units"] <= 16
+    np.testing.assert_array_equal(e.compute()[:], [12_345])
+
+
+def test_a_filter_over_several_arrays_uses_the_index_it_has() -> None:
+    n = 10_000
+    tips = np.zeros(n, np.float32)
+    km = np.zeros(n, np.float32)
+    tips[[5, 900, 7000]] = 150
+    km[[5, 7000]] = 3
+    t = pb.asarray(tips, chunks=(2000,), blocks=(400,))
+    k = pb.asarray(km, chunks=(2000,), blocks=(400,))
+    t.create_index(kind=IndexKind.FULL)
+    e = pb.lazyexpr("(tips > 100) & (km > 0)", {"tips": t, "km": k}).where(t)
+    assert e.will_use_index()
+    got, scan = _both(e)
+    np.testing.assert_array_equal(got, scan)
+    np.testing.assert_array_equal(got, [150, 150])

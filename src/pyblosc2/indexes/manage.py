@@ -234,6 +234,7 @@ def compact_index(array: Any, field: str | None = None, name: str | None = None)
     """Merge a FULL index's runs into its sorted payload (other kinds: unchanged)."""
     store = load_store(array)
     d = store["indexes"][resolve_token(store, field, name)]
+    clear_for(array)
     if d["kind"] == "full" and (d.get("full") or {}).get("runs"):
         return _recreate(array, d)
     return copy.deepcopy(d)

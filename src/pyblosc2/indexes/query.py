@@ -234,110 +234,170 @@ class _Rows:
 
 
 class _Planner:
-    def __init__(self, operands: dict[str, Any]) -> None:
+    def __init__(self, operands: dict[str, Any], bases: list[Any]) -> None:
         self.operands = operands
-        self.base: Any = None
-        self.store: dict[str, Any] = {}
+        self.stores = {id(b): (b, load_store(b)["indexes"]) for b in bases}
         self.used: dict[str, Any] | None = None
+        self.used_base: Any = None
 
-    def _index_for(self, node: ast.AST) -> dict[str, Any] | None:
+    def usable_somewhere(self) -> bool:
+        return any(
+            not d.get("stale", False) for _, store in self.stores.values() for d in store.values()
+        )
+
+    def _index_for(self, node: ast.AST) -> tuple[Any, dict[str, Any]] | None:
         found = canonical(node, self.operands)
-        if found is None or found[0] is not self.base:
+        if found is None or id(found[0]) not in self.stores:
             return None
+        base, store = self.stores[id(found[0])]
         key = found[1]
-        for d in self.store.values():
-            if d.get("stale", False) or rows_of(d) != self.base.shape[0]:
+        for d in store.values():
+            if d.get("stale", False) or rows_of(d) != base.shape[0]:
                 continue  # not of the array as it is now
             t = d["target"]
             if t["source"] == "field" and key == (t.get("field") or SELF_TARGET_NAME):
-                return d
+                return base, d
             if t["source"] == "expression" and t["expression_key"] == key:
-                return d
+                return base, d
         return None
 
-    def _compare(self, node: ast.Compare) -> np.ndarray | None:
-        terms = list(
-            zip([node.left, *node.comparators[:-1]], node.ops, node.comparators, strict=True)
-        )
-        out: np.ndarray | None = None
-        for left, op, right in terms:
+    def _terms(self, node: ast.Compare) -> list[tuple[Any, dict[str, Any], Any, Any]]:
+        """The comparisons of indexed targets in ``node``, as ``(base, descriptor, lo,
+        hi)`` intervals of stored values (None: unbounded)."""
+        lefts = [node.left, *node.comparators[:-1]]
+        out = []
+        for left, op, right in zip(lefts, node.ops, node.comparators, strict=True):
             sym = _OPS.get(type(op))
             if sym is None:
                 raise _NoPlan
-            d, other = self._index_for(left), right
-            if d is None:
-                d, other, sym = self._index_for(right), left, _FLIP[sym]
-            if d is None:
+            found, other = self._index_for(left), right
+            if found is None:
+                found, other, sym = self._index_for(right), left, _FLIP[sym]
+            if found is None:
                 continue
+            base, d = found
             v = _literal(other, self.operands)
             dtype = np.dtype(d["dtype"])
             lo = _widen(dtype, v, False) if sym in (">", ">=", "==") else None
             hi = _widen(dtype, v, True) if sym in ("<", "<=", "==") else None
-            m = _Rows(self.base, d).mask(lo, hi)
-            self.used = self.used or d
-            out = m if out is None else out & m
+            out.append((base, d, lo, hi))
+        return out
+
+    def _and(self, kids: list[ast.AST]) -> np.ndarray | None:
+        """A conjunction: the intervals of one target are intersected before its index is
+        asked (a BUCKET or summary answers a range much more tightly than its two
+        halves), the other terms' rows intersected after."""
+        spans: dict[tuple[int, str], list[Any]] = {}
+        masks = []
+        todo = list(kids)
+        while todo:
+            k = todo.pop()
+            if isinstance(k, ast.Compare):
+                for base, d, lo, hi in self._terms(k):
+                    key = (id(base), d["token"])
+                    if key not in spans:
+                        spans[key] = [base, d, lo, hi]
+                        continue
+                    cur = spans[key]
+                    cur[2] = lo if cur[2] is None else (cur[2] if lo is None else max(cur[2], lo))
+                    cur[3] = hi if cur[3] is None else (cur[3] if hi is None else min(cur[3], hi))
+            elif _is_and(k):
+                todo += _kids(k)
+            else:
+                m = self.node(k)
+                if m is not None:
+                    masks.append(m)
+        for base, d, lo, hi in spans.values():
+            masks.append(_Rows(base, d).mask(lo, hi))
+            if self.used is None:
+                self.used, self.used_base = d, base
+        if not masks:
+            return None
+        out = masks[0].copy()
+        for m in masks[1:]:
+            np.logical_and(out, m, out=out)
         return out
 
     def node(self, node: ast.AST) -> np.ndarray | None:
         """Allowed rows (None: no information)."""
-        if isinstance(node, ast.Compare):
-            return self._compare(node)
-        if isinstance(node, ast.BoolOp):
-            conj, kids = isinstance(node.op, ast.And), list(node.values)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd | ast.BitOr):
-            conj, kids = isinstance(node.op, ast.BitAnd), [node.left, node.right]
-        else:
+        if isinstance(node, ast.Compare) or _is_and(node):
+            return self._and([node] if isinstance(node, ast.Compare) else _kids(node))
+        if not _is_or(node):
             return None
-        masks = [self.node(k) for k in kids]
-        known = [m for m in masks if m is not None]
-        if not conj and len(known) < len(masks):
-            return None  # a term no index answers could match any row
-        if not known:
-            return None
-        out = known[0].copy()
-        for m in known[1:]:
-            (np.logical_and if conj else np.logical_or)(out, m, out=out)
+        out: np.ndarray | None = None
+        for k in _kids(node):
+            m = self.node(k)
+            if m is None:
+                return None  # a term no index answers could match any row
+            out = m.copy() if out is None else np.logical_or(out, m, out=out)
         return out
 
 
-def _base_of(operands: dict[str, Any]) -> Any:
-    base = None
+def _is_and(node: ast.AST) -> bool:
+    return (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)) or (
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd)
+    )
+
+
+def _is_or(node: ast.AST) -> bool:
+    return (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)) or (
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr)
+    )
+
+
+def _kids(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.BoolOp):
+        return list(node.values)
+    assert isinstance(node, ast.BinOp)
+    return [node.left, node.right]
+
+
+def _bases_of(operands: dict[str, Any]) -> list[Any] | None:
+    """The distinct arrays a condition reads (1-d, of one shape), or None."""
+    bases: dict[int, Any] = {}
     for op in operands.values():
         t = operand_target(op)
         if t is None:
             if isinstance(op, np.generic | int | float | str | bytes):
                 continue
             return None
-        if base is not None and t[0] is not base:
-            return None
-        base = t[0]
-    return base if base is not None and base.ndim == 1 else None
+        bases.setdefault(id(t[0]), t[0])
+    found = list(bases.values())
+    if not found or found[0].ndim != 1 or any(b.shape != found[0].shape for b in found):
+        return None
+    return found
+
+
+def _base_of(operands: dict[str, Any]) -> Any:
+    bases = _bases_of(operands)
+    return bases[0] if bases is not None and len(bases) == 1 else None
 
 
 def plan(expression: str, operands: dict[str, Any], x: Any, use_index: bool = True) -> Plan:
-    """The index plan of the filter ``expression``.where(``x``)."""
+    """The index plan of the filter ``expression``.where(``x``): its comparisons answered
+    by the indexes of whichever of its arrays have one, the rest checked on the rows they
+    allow."""
     if not use_index:
         return Plan(False, "index usage disabled for this query")
-    base = _base_of(operands)
-    if base is None:
-        return Plan(False, "the operands are not all of one 1-D array")
-    if x is None or getattr(x, "shape", None) != base.shape:
+    bases = _bases_of(operands)
+    if bases is None:
+        return Plan(False, "the operands are not 1-D arrays of one shape")
+    if x is None or getattr(x, "shape", None) != bases[0].shape:
         return Plan(False, "indexing is only available for where(x) style filtering")
-    store = load_store(base)["indexes"]
-    if not any(not d.get("stale", False) for d in store.values()):
+    p = _Planner(operands, bases)
+    if not p.usable_somewhere():
         return Plan(False, "no usable index was found for this predicate")
     try:
         tree = ast.parse(expression, mode="eval")
     except SyntaxError:
         return Plan(False, "expression is not valid Python syntax for planning")
-    p = _Planner(operands)
-    p.base, p.store = base, store
     try:
         mask = p.node(tree.body)
     except _NoPlan:
         mask = None
     if mask is None or p.used is None:
         return Plan(False, "no usable index was found for this predicate")
+    base = p.used_base
     blen = max(1, int(base.blocks[0]))
     nblocks = math.ceil(base.shape[0] / blen)
     touched = (
