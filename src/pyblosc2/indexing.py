@@ -1,8 +1,10 @@
 """python-blosc2's ``blosc2.indexing`` names (re-exports of :mod:`pyblosc2.indexes`),
 including the private helpers and knobs of its in-process query cache that its tests use
 (``_HOT_CACHE``, ``_HOT_CACHE_BYTES`` and ``QUERY_CACHE_MAX_MEM_NBYTES`` read and set the
-live cache of :mod:`pyblosc2.indexes.cache`). Query results are never persisted, as in
-python-blosc2 4.x: the persistent-cache helpers answer None/False.
+live cache of :mod:`pyblosc2.indexes.cache`; ``FULL_OOC_RUN_ITEMS`` and
+``FULL_OOC_MERGE_BUFFER_ITEMS`` the budgets of :mod:`pyblosc2.indexes.fullsort`). Query
+results are never persisted, as in python-blosc2 4.x: the persistent-cache helpers answer
+None/False.
 
 >>> from pyblosc2 import indexing
 >>> indexing.SELF_TARGET_NAME, indexing.INDEXES_VLMETA_KEY, indexing.QUERY_CACHE_MAX_MEM_NBYTES
@@ -12,6 +14,7 @@ python-blosc2 4.x: the persistent-cache helpers answer None/False.
 from __future__ import annotations
 
 import sys
+import tempfile
 import types
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from .indexes import (
     create_index,
     drop_index,
     explain,
+    fullsort,
     get_index,
     get_indexes,
     rebuild_index,
@@ -70,6 +74,8 @@ _QUERY_CACHE_STORE_HANDLES: dict[str, Any] = {}
 #: python-blosc2 caches persistent descriptor stores per path; pyblosc2 reads them each
 #: time (another process may have written them): always empty
 _PERSISTENT_INDEXES: dict[Any, Any] = {}
+#: python-blosc2's tests reach the temporary directories of FULL's build through it
+tempfile = tempfile
 _ = (_CompressedHotCoords, _compress_hot_coords, _decode_coords_payload, _encode_coords_payload)
 
 
@@ -168,6 +174,22 @@ class _IndexingModule(types.ModuleType):
     @property
     def _HOT_CACHE_BYTES(self) -> int:
         return HOT.nbytes
+
+    @property
+    def FULL_OOC_RUN_ITEMS(self) -> int:
+        return fullsort.RUN_ITEMS
+
+    @FULL_OOC_RUN_ITEMS.setter
+    def FULL_OOC_RUN_ITEMS(self, value: int) -> None:
+        fullsort.RUN_ITEMS = int(value)
+
+    @property
+    def FULL_OOC_MERGE_BUFFER_ITEMS(self) -> int:
+        return fullsort.MERGE_BUFFER_ITEMS
+
+    @FULL_OOC_MERGE_BUFFER_ITEMS.setter
+    def FULL_OOC_MERGE_BUFFER_ITEMS(self, value: int) -> None:
+        fullsort.MERGE_BUFFER_ITEMS = int(value)
 
     @property
     def QUERY_CACHE_MAX_MEM_NBYTES(self) -> int:

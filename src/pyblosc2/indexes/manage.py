@@ -26,6 +26,7 @@ from ..errors import ParamError, ParamTypeError
 from .build import BuildContext, build_bucket, build_full, build_levels, build_opsi, build_partial
 from .cache import clear_for
 from .descriptor import components
+from .fullsort import build_full_ooc
 from .kinds import FORMAT_VERSION, IndexKind, check_optlevel, normalize_kind, opsi_max_cycles
 from .store import is_persistent, load_store, remove_sidecar, save_store
 from .target import target_of, token_of, values_of
@@ -84,9 +85,9 @@ def create_index(
     if old is not None:
         _drop_pieces(array, old)
     n = int(array.shape[0])
-    # chunk-local kinds stream the values chunk by chunk (python-blosc2's "ooc" build);
-    # FULL and OPSI sort all of them in memory, as does build="memory"
-    ooc = build != "memory" and kind_s in ("summary", "bucket", "partial")
+    # chunk-local kinds stream the values chunk by chunk, FULL sorts runs and merges them
+    # (python-blosc2's "ooc" build); OPSI sorts them in memory, as does build="memory"
+    ooc = build != "memory" and kind_s in ("summary", "bucket", "partial", "full")
     whole: np.ndarray | None = None
 
     def read(a: int, b: int) -> np.ndarray:
@@ -102,6 +103,8 @@ def create_index(
         sections["bucket"] = build_bucket(ctx, read, n, dtype, optlevel)
     elif kind_s == "partial":
         sections["partial"] = build_partial(ctx, read, n, dtype, optlevel)
+    elif kind_s == "full" and ooc:
+        sections["full"] = build_full_ooc(ctx, read, n, dtype, optlevel, tmpdir)
     elif kind_s == "full":
         sections["full"] = build_full(ctx, read(0, n), optlevel)
     elif kind_s == "opsi":
