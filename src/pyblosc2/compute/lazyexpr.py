@@ -258,9 +258,9 @@ class LazyExpr(LazyArray):
 
     def _filtered(self, item: Any, bound: int, use_index: bool = True) -> np.ndarray:
         """The filter's items (of ``item`` of the operands, as python-blosc2 reads it);
-        a whole filter without an order is answered through an index where one helps."""
+        a whole filter is answered through an index where one helps."""
         ix = indexhook.provider()
-        if ix is not None and self._order is None and _trivial(item):
+        if ix is not None and _trivial(item):
             got = ix.filter(self, use_index)
             if got is not None:
                 return got[1] if self._indices else got[0]

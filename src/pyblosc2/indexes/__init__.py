@@ -19,6 +19,7 @@ pieces live), :mod:`.target` (what is indexed), :mod:`.build` (the pieces),
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -38,6 +39,7 @@ from .manage import (
     rebuild_index,
     resolve_token,
 )
+from .ordered import full_index_for, keys_of, order_positions
 from .query import Plan, cache_key, evaluate, gather, plan
 from .store import load_store
 
@@ -81,8 +83,6 @@ def get_index(array: Any, field: str | None = None, name: str | None = None) -> 
 
 
 def _plan_of(expr: Any) -> Plan:
-    if getattr(expr, "_order", None) is not None:
-        return Plan(False, "ordered queries are answered by a scan")
     return plan(expr.expression, expr.operands, getattr(expr, "_filter", None))
 
 
@@ -104,6 +104,9 @@ def explain(expr: Any) -> dict[str, Any]:
     False
     """
     p = _plan_of(expr)
+    keys = keys_of(getattr(expr, "_order", None))
+    if keys is not None:
+        return _explain_ordered(expr, keys, p)
     d = p.descriptor
     return {
         "will_use_index": p.usable,
@@ -126,6 +129,29 @@ def explain(expr: Any) -> dict[str, Any]:
     }
 
 
+def _explain_ordered(expr: Any, keys: list[str], p: Plan) -> dict[str, Any]:
+    x = expr._filter
+    d = full_index_for(x, keys[0]) if getattr(x, "ndim", 0) == 1 else None
+    return {
+        "will_use_index": d is not None,
+        "reason": "full index selected for ordered access"
+        if d is not None
+        else "no matching full index was found for ordered access",
+        "target": None if d is None else d["target"],
+        "field": None if d is None else d.get("field"),
+        "kind": None if d is None else "full",
+        "level": "full" if d is not None else None,
+        "ordered_access": True,
+        "order": keys,
+        "secondary_refinement": d is not None and len(keys) > 1,
+        "filter_reason": p.reason,
+        "filter_level": p.level,
+        "full_runs": None if d is None else len(d["full"].get("runs", [])),
+        "lookup_path": None if d is None else "ordered-stream",
+        "descriptor": d,
+    }
+
+
 def _lookup_path(d: dict[str, Any] | None) -> str | None:
     """How the index is read, in python-blosc2's words: chunk navigation then the spans of
     the chunks it selects (BUCKET, PARTIAL); for FULL, the runs read whole, or the spans
@@ -139,6 +165,43 @@ def _lookup_path(d: dict[str, Any] | None) -> str | None:
     if d["full"].get("runs"):
         return "run-bounded-ooc"
     return "compact-selective-ooc" if d.get("persistent") else "sidecar-stream"
+
+
+def iter_order(array: Any, keys: list[str]) -> Any:
+    """The positions ``NDArray.iter_sorted`` walks: the order of ``keys`` read from a FULL
+    index of the first (``__self__``: the array itself), which it needs."""
+    if keys == ["__self__"]:
+        d = next(
+            (
+                d
+                for d in load_store(array)["indexes"].values()
+                if d["kind"] == "full" and d["target"] == {"source": "field", "field": None}
+            ),
+            None,
+        )
+        if d is None or d.get("stale"):
+            raise ValueError("iter_sorted needs a current FULL index of the array")
+        return order_positions(array, [], None, full=d)
+    if full_index_for(array, keys[0]) is None:
+        raise ValueError(f"iter_sorted needs a current FULL index of {keys[0]!r}")
+    return order_positions(array, keys, None)
+
+
+def _ordered_filter(expr: Any, keys: list[str], use_index: bool) -> Any:
+    """An ordered filter (``sort``/``argsort(order=...)``): its rows (through an index
+    where one helps), then their order (a FULL index of the first key where there is one);
+    None (the engine's own path) when every key is a field and no FULL index helps."""
+    x = expr._filter
+    names = set(getattr(x, "dtype", np.dtype(int)).names or ())
+    if getattr(x, "ndim", 0) != 1 or not hasattr(x, "schunk"):
+        return None
+    if not (set(keys) - names) and not (use_index and full_index_for(x, keys[0])):
+        return None
+    plain = copy.copy(expr)
+    plain._order, plain._indices = None, True
+    rows = np.asarray(plain.compute(_use_index=use_index)[:], dtype=np.int64)
+    pos = order_positions(x, keys, rows)
+    return x[()][pos], pos
 
 
 class IndexProvider:
@@ -158,6 +221,8 @@ class IndexProvider:
         "index": get_index,
         "indexes": get_indexes,
         "will_use_index": will_use_index,
+        "order": lambda array, keys: order_positions(array, keys, None),
+        "iter_order": lambda array, keys: iter_order(array, keys),
         "explain": explain,
     }
 
@@ -176,9 +241,12 @@ class IndexProvider:
     def filter(self, expr: Any, use_index: bool) -> Any:
         """``(values, positions)`` of a lazy filter answered through an index (or the
         result cache of an earlier one), or None."""
-        if not use_index or getattr(expr, "_order", None) is not None:
-            return None
+        keys = keys_of(getattr(expr, "_order", None))
         x = expr._filter
+        if keys is not None:
+            return _ordered_filter(expr, keys, use_index)
+        if not use_index:
+            return None
         key = cache_key(expr.expression, expr.operands, None)
         scope = name = None
         if key is not None and getattr(x, "shape", None) == key[0].shape:

@@ -239,6 +239,7 @@ class _Planner:
         self.stores = {id(b): (b, load_store(b)["indexes"]) for b in bases}
         self.used: dict[str, Any] | None = None
         self.used_base: Any = None
+        self.targets: set[tuple[int, str]] = set()
 
     def usable_somewhere(self) -> bool:
         return any(
@@ -309,6 +310,7 @@ class _Planner:
                     masks.append(m)
         for base, d, lo, hi in spans.values():
             masks.append(_Rows(base, d).mask(lo, hi))
+            self.targets.add((id(base), d["token"]))
             if self.used is None:
                 self.used, self.used_base = d, base
         if not masks:
@@ -412,7 +414,13 @@ def plan(expression: str, operands: dict[str, Any], x: Any, use_index: bool = Tr
         else next((lv for lv in ("subblock", "block", "chunk") if lv in p.used["levels"]), None)
     )
     usable = exact or touched < nblocks
-    reason = "index selected" if usable else "available index does not prune any units"
+    if not usable:
+        reason = "available index does not prune any units"
+    elif exact:
+        many = len(p.targets) > 1
+        reason = "multi-field positional indexes selected" if many else "positional index selected"
+    else:
+        reason = f"{level} summaries selected"
     return Plan(usable, reason, p.used, base, mask, level, touched, nblocks)
 
 

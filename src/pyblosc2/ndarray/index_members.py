@@ -10,6 +10,7 @@ provider (:mod:`.indexhook`; :mod:`pyblosc2.indexes` registers itself on import)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .indexhook import provider
@@ -79,6 +80,32 @@ class NDArrayIndexes:
         <IndexKind.OPSI: 'opsi'>
         """
         return _call("index", self, field=field, name=name)
+
+    def iter_sorted(
+        self,
+        order: str | list[str] | None = None,
+        *,
+        start: int | None = None,
+        stop: int | None = None,
+        step: int | None = None,
+        batch_size: int | None = None,
+    ) -> Iterator[Any]:
+        """The items in the order of ``order`` (fields, or expressions of fields; the first
+        needs a FULL index), stable; ``start``/``stop``/``step`` slice that sequence, and
+        ``batch_size`` items are read at a time.
+
+        >>> import numpy as np; from pyblosc2 import asarray, IndexKind
+        >>> a = asarray(np.array([3, 1, 2])); _ = a.create_index(kind=IndexKind.FULL)
+        >>> [int(v) for v in a.iter_sorted()]
+        [1, 2, 3]
+        """
+        keys = [order] if isinstance(order, str) else order
+        if keys is None:
+            keys = list(self.dtype.names or ()) or ["__self__"]  # type: ignore[attr-defined]
+        pos = _call("iter_order", self, list(keys))[slice(start, stop, step)]
+        size = max(1, int(batch_size or 4096))
+        for at in range(0, len(pos), size):
+            yield from self[pos[at : at + size]]  # type: ignore[index]
 
     @property
     def indexes(self) -> list[Any]:

@@ -379,6 +379,11 @@ class NDArrayMembers(ArrayCore):
     def _sorted(self: _Self, fn: Any, name: str, order: Any, kwargs: dict[str, Any]) -> _Self:
         if self.ndim != 1:
             raise ParamError(f"{name} needs a 1-d array, got {self.ndim} dimensions")
+        keys = [order] if isinstance(order, str) else order
+        p = provider()
+        if keys is not None and p is not None and set(keys) - set(self.dtype.names or ()):
+            pos = p.call("order", self, list(keys))  # an expression key (its FULL index)
+            return asarray_of(type(self), pos if name == "argsort" else self[()][pos], **kwargs)
         return asarray_of(type(self), fn(self[()], kind="stable", order=order), **kwargs)
 
     # -- gathers --------------------------------------------------------------------------
