@@ -33,6 +33,7 @@ from .indexes import (
     get_index,
     get_indexes,
     rebuild_index,
+    store,
     will_use_index,
 )
 from .indexes.cache import HOT, scope_of
@@ -190,6 +191,14 @@ class _IndexingModule(types.ModuleType):
     @FULL_OOC_MERGE_BUFFER_ITEMS.setter
     def FULL_OOC_MERGE_BUFFER_ITEMS(self, value: int) -> None:
         fullsort.MERGE_BUFFER_ITEMS = int(value)
+
+    @property
+    def _load_array_sidecar(self) -> Any:
+        return store.load_whole
+
+    @_load_array_sidecar.setter
+    def _load_array_sidecar(self, fn: Any) -> None:
+        store.load_whole = fn
 
     @property
     def QUERY_CACHE_MAX_MEM_NBYTES(self) -> int:

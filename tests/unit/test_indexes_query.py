@@ -5,6 +5,7 @@ current, and the handle API (index(), indexes, drop/rebuild/compact)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -236,3 +237,29 @@ def test_a_filter_over_several_arrays_uses_the_index_it_has() -> None:
     got, scan = _both(e)
     np.testing.assert_array_equal(got, scan)
     np.testing.assert_array_equal(got, [150, 150])
+
+
+@pytest.mark.parametrize("kind", [IndexKind.BUCKET, IndexKind.PARTIAL, IndexKind.FULL])
+def test_a_lookup_reads_no_payload_piece_whole(
+    kind: IndexKind, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyblosc2.indexes import store
+
+    a = pb.asarray(
+        np.random.default_rng(2).permutation(40_000),
+        urlpath=str(tmp_path / "w.b2nd"),
+        mode="w",
+        chunks=(4000,),
+        blocks=(1000,),
+    )
+    a.create_index(kind=kind)
+    a.append(np.arange(40_000, 40_100))  # a FULL index gets a run: read by windows too
+    real = store.load_whole
+
+    def guarded(array: Any, token: str, category: str, name: str, path: Any) -> Any:
+        assert category.endswith(("_nav", "summary")), f"{category}.{name} read whole"
+        return real(array, token, category, name, path)
+
+    monkeypatch.setattr(store, "load_whole", guarded)
+    e = ((a >= 39_990) & (a < 40_010)).where(a)
+    np.testing.assert_array_equal(np.sort(e.compute()[:]), np.arange(39_990, 40_010))

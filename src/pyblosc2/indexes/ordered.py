@@ -18,11 +18,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError
+from . import store as _store
 from .descriptor import components, rows_of
 from .store import load_store, open_sidecar
 from .target import canonical, values_of
 
 __all__ = ["full_index_for", "keys_of", "order_positions"]
+
+#: positions read at a time when streaming a FULL index's order
+WINDOW = 65_536
 
 
 def keys_of(order: Any) -> list[str] | None:
@@ -71,26 +75,40 @@ def full_index_for(array: Any, key: str) -> dict[str, Any] | None:
     return None
 
 
-def _full_positions(array: Any, d: dict[str, Any]) -> np.ndarray:
-    """The stable order of a FULL index's key: its sorted base and runs merged."""
+def _full_positions(array: Any, d: dict[str, Any], member: np.ndarray | None) -> np.ndarray:
+    """The stable order of a FULL index's key (of the rows ``member`` marks): its sorted
+    positions streamed a window at a time, or, with appended runs, the base and runs read
+    whole and merged."""
     parts = {c.label: c for c in components(array, d)}
-
-    def read(label: str) -> np.ndarray:
-        c = parts[label]
-        return open_sidecar(array, d, c.category, c.name, c.path, c.dtype, c.length)[:]
-
-    values, positions = [read("full.values")], [read("full.positions")]
-    for run in d["full"].get("runs", []):
-        values.append(read(f"full_run.{int(run['id'])}.values"))
-        positions.append(read(f"full_run.{int(run['id'])}.positions"))
-    v, p = np.concatenate(values), np.concatenate(positions)
     n = int(array.shape[0])
-    if len(p) != n or (n and (p.min() < 0 or p.max() >= n)):
+
+    def whole(label: str) -> np.ndarray:
+        c = parts[label]
+        return _store.load_whole(array, d["token"], c.category, c.name, c.path)
+
+    runs = d["full"].get("runs", [])
+    if runs:
+        v = np.concatenate(
+            [whole("full.values")] + [whole(f"full_run.{int(r['id'])}.values") for r in runs]
+        )
+        p = np.concatenate(
+            [whole("full.positions")] + [whole(f"full_run.{int(r['id'])}.positions") for r in runs]
+        )
+        p = p[np.lexsort((p, v))]
+        out = [p]
+    else:
+        c = parts["full.positions"]
+        handle = open_sidecar(array, d, c.category, c.name, c.path, c.dtype, c.length)
+        out = []
+        for a in range(0, n, WINDOW):
+            w = np.asarray(handle[a : a + WINDOW], dtype=np.int64)
+            if w.size and (w.min() < 0 or w.max() >= n):
+                raise ParamError("a FULL index whose positions do not cover its array")
+            out.append(w if member is None else w[member[w]])
+    p = np.concatenate(out) if out else np.empty(0, np.int64)
+    if runs and len(p) != n:
         raise ParamError("a FULL index whose positions do not cover its array")
-    if len(values) > 1:
-        order = np.lexsort((p, v))
-        p = p[order]
-    return p
+    return p if member is None or not runs else p[member[p]]
 
 
 def order_positions(
@@ -101,11 +119,11 @@ def order_positions(
     n = int(array.shape[0])
     d = full if full is not None else full_index_for(array, keys[0])
     if d is not None:
-        pos = _full_positions(array, d)
+        member = None
         if rows is not None:
             member = np.zeros(n, bool)
             member[rows] = True
-            pos = pos[member[pos]]
+        pos = _full_positions(array, d, member)
         if len(keys) <= 1:
             return pos
         data = array[()][pos]

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..compute.api import ne_evaluate
 from ..errors import FormatError
+from . import store as _store
 from .build import quantize
 from .cache import query_descriptor
 from .descriptor import components, rows_of
@@ -38,6 +39,8 @@ from .target import canonical, operand_target
 __all__ = ["Plan", "cache_key", "evaluate", "gather", "plan"]
 
 _EXACT = ("full", "partial", "opsi")
+#: items of a sorted run read at a time
+WINDOW = 65_536
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
 _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=="}
 
@@ -107,8 +110,24 @@ class _Rows:
         self.dtype = np.dtype(d["dtype"])
 
     def piece(self, label: str) -> Any:
+        """A piece, opened (read by spans)."""
         c = self.parts[label]
         return open_sidecar(self.array, self.d, c.category, c.name, c.path, c.dtype, c.length)
+
+    def whole(self, label: str) -> np.ndarray:
+        """A navigation piece (boundaries, summaries: a few items per chunk) read whole."""
+        c = self.parts[label]
+        return _store.load_whole(self.array, self.d["token"], c.category, c.name, c.path)
+
+    def _windows(self, label: str, lo: Any, hi: Any) -> np.ndarray:
+        """The positions a sorted run holds for ``lo..hi``, read a window at a time."""
+        values, positions = self.piece(f"{label}.values"), self.piece(f"{label}.positions")
+        out = []
+        for a in range(0, values.shape[0], WINDOW):
+            i, j = self._search(values[a : a + WINDOW], lo, hi)
+            if i < j:
+                out.append(positions[a + i : a + j])
+        return np.concatenate(out) if out else np.empty(0, np.int64)
 
     def _positions(self, pos: np.ndarray, limit: int, where: str) -> np.ndarray:
         if pos.size and (int(pos.min()) < 0 or int(pos.max()) >= limit):
@@ -160,7 +179,7 @@ class _Rows:
         full = self.d["full"]
         clen = int(full["sidecar_chunk_len"])
         base = self.parts["full.values"].length
-        l1 = self.piece("full_nav.l1")[:]
+        l1 = self.whole("full_nav.l1")
         ok = np.flatnonzero(self._overlap(l1["start"], l1["end"], lo, hi))
         if len(ok):
             a, b = int(ok[0]) * clen, min(base, (int(ok[-1]) + 1) * clen)
@@ -168,29 +187,25 @@ class _Rows:
             out[self._positions(self.piece("full.positions")[a + i : a + j], self.n, "full")] = True
         for run in full.get("runs", []):
             rid = int(run["id"])
-            vals = self.piece(f"full_run.{rid}.values")[:]
-            i, j = self._search(vals, lo, hi)
-            pos = self.piece(f"full_run.{rid}.positions")[i:j]
+            pos = self._windows(f"full_run.{rid}", lo, hi)
             out[self._positions(pos, self.n, f"full_run.{rid}")] = True
 
     def _chunk_local(self, out: np.ndarray, kind: str, lo: Any, hi: Any) -> None:
         p = self.d[kind]
         chunk_len = int(p["chunk_len"])
-        offsets = self.piece(f"{kind}.offsets")[:]
-        expect = np.minimum(np.arange(len(offsets), dtype=np.int64) * chunk_len, self.n)
-        if not np.array_equal(offsets, expect):
-            raise FormatError(
-                "index sidecar", f"{kind}.offsets", None, "chunk boundaries", offsets[:4].tolist()
-            )
+        offsets = self.piece(f"{kind}.offsets")
         if kind == "bucket":
             bits, blen = int(p["value_lossy_bits"]), int(p["bucket_len"])
             lo = None if lo is None else quantize(np.asarray([lo], self.dtype), bits)[0]
             hi = None if hi is None else quantize(np.asarray([hi], self.dtype), bits)[0]
-        l1 = self.piece(f"{kind}_nav.l1")[:]
+        l1 = self.whole(f"{kind}_nav.l1")
         values = self.piece(f"{kind}.values")
         aux = self.piece(f"{kind}.bucket_positions" if kind == "bucket" else f"{kind}.positions")
         for c in np.flatnonzero(self._overlap(l1["start"], l1["end"], lo, hi)):
-            a, b = int(offsets[c]), int(offsets[c + 1])
+            a, b = int(c) * chunk_len, min(self.n, (int(c) + 1) * chunk_len)
+            got = offsets[int(c) : int(c) + 2]
+            if got.tolist() != [a, b]:  # the chunk's span, as the offsets piece must say
+                raise FormatError("index sidecar", f"{kind}.offsets", None, [a, b], got.tolist())
             i, j = self._search(values[a:b], lo, hi)
             if i == j:
                 continue
@@ -203,7 +218,7 @@ class _Rows:
 
     def _opsi(self, out: np.ndarray, lo: Any, hi: Any) -> None:
         blen = int(self.d["opsi"]["block_len"])
-        mins, maxs = self.piece("opsi_nav.mins")[:], self.piece("opsi_nav.maxs")[:]
+        mins, maxs = self.whole("opsi_nav.mins"), self.whole("opsi_nav.maxs")
         ok = np.ones(len(mins), bool)
         with np.errstate(invalid="ignore"):
             if lo is not None:
@@ -227,7 +242,7 @@ class _Rows:
         levels = self.d["levels"]
         level = next(lv for lv in ("subblock", "block", "chunk") if lv in levels)
         seg = int(levels[level]["segment_len"])
-        s = self.piece(f"summary.{level}")[:]
+        s = self.whole(f"summary.{level}")
         ok = self._overlap(s["min"], s["max"], lo, hi) & ((s["flags"] & FLAG_ALL_NAN) == 0)
         for k in np.flatnonzero(ok):
             out[int(k) * seg : (int(k) + 1) * seg] = True

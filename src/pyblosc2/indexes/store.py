@@ -34,7 +34,7 @@ from ..frame.location import remove_urlpath
 from ..ndarray.constructors import asarray, empty
 from ..ndarray.constructors import open as open_array
 from ..ndarray.ndarray import NDArray
-from .descriptor import check_store
+from .descriptor import check_store, components
 from .kinds import FORMAT_VERSION, SELF_TARGET_NAME, VLMETA_KEY
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "forget_memory",
     "is_persistent",
     "load_store",
+    "load_whole",
     "open_sidecar",
     "remove_sidecar",
     "save_store",
@@ -237,3 +238,14 @@ def remove_sidecar(array: Any, descriptor: dict[str, Any], label: str, path: obj
     except FormatError:
         return  # not a file of ours: never delete it
     remove_urlpath(file)
+
+
+def load_whole(array: Any, token: str, category: str, name: str, path: object) -> np.ndarray:
+    """One piece of the index ``token`` read whole (checked as :func:`open_sidecar` does).
+    Every whole read of a piece goes through here (python-blosc2's
+    ``_load_array_sidecar``); payload pieces are read by spans instead."""
+    d = load_store(array)["indexes"][token]
+    for c in components(array, d):
+        if (c.category, c.name) == (category, name):
+            return open_sidecar(array, d, category, name, path, c.dtype, c.length)[:]
+    raise MissingPartError("index", f"{category}.{name}", None, "a piece of the index", "none")
