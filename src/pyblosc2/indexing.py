@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .compute.lazyexpr import LazyExpr
 from .indexes import (
     SELF_TARGET_NAME,
     Index,
@@ -34,8 +35,10 @@ from .indexes import (
     get_indexes,
     rebuild_index,
     store,
+    target,
     will_use_index,
 )
+from .indexes import ordered_query_indices as _ordered
 from .indexes.cache import HOT, scope_of
 from .indexes.cache import CompressedCoords as _CompressedHotCoords
 from .indexes.cache import compress_coords as _compress_hot_coords
@@ -46,6 +49,7 @@ from .indexes.cache import query_descriptor as _normalize_query_descriptor
 from .indexes.kinds import VLMETA_KEY as INDEXES_VLMETA_KEY
 from .indexes.kinds import normalize_kind as _normalize_kind
 from .indexes.manage import mark_stale as mark_indexes_stale
+from .indexes.ordered import keys_of
 from .indexes.query import Plan, plan
 
 __all__ = [
@@ -62,6 +66,7 @@ __all__ = [
     "get_index",
     "get_indexes",
     "mark_indexes_stale",
+    "ordered_query_indices",
     "plan_query",
     "rebuild_index",
     "store_cached_coords",
@@ -131,6 +136,17 @@ def _persistent_cache_insert(array: Any, digest: str, coords: Any, descriptor: A
     return False
 
 
+def ordered_query_indices(
+    expression: str, operands: dict[str, Any], where: Any, order: Any
+) -> np.ndarray:
+    """The ordered positions of a filter (python-blosc2's helper): ``where`` is its
+    ``{"_where_x": x}`` or ``x``, ``order`` its keys."""
+
+    x = where.get("_where_x") if isinstance(where, dict) else where
+    expr = LazyExpr._of(expression, operands).where(x)
+    return _ordered(expr, keys_of(order) or [], True)
+
+
 def plan_query(
     expression: str, operands: dict[str, Any], where: Any, *, use_index: bool = True
 ) -> Plan:
@@ -191,6 +207,14 @@ class _IndexingModule(types.ModuleType):
     @FULL_OOC_MERGE_BUFFER_ITEMS.setter
     def FULL_OOC_MERGE_BUFFER_ITEMS(self, value: int) -> None:
         fullsort.MERGE_BUFFER_ITEMS = int(value)
+
+    @property
+    def _values_for_target(self) -> Any:
+        return target.values_for_target
+
+    @_values_for_target.setter
+    def _values_for_target(self, fn: Any) -> None:
+        target.values_for_target = fn
 
     @property
     def _load_array_sidecar(self) -> Any:

@@ -263,3 +263,20 @@ def test_a_lookup_reads_no_payload_piece_whole(
     monkeypatch.setattr(store, "load_whole", guarded)
     e = ((a >= 39_990) & (a < 40_010)).where(a)
     np.testing.assert_array_equal(np.sort(e.compute()[:]), np.arange(39_990, 40_010))
+
+
+@pytest.mark.parametrize("kind", [IndexKind.SUMMARY, IndexKind.BUCKET, IndexKind.PARTIAL])
+def test_streaming_builds_never_read_all_the_values(
+    kind: IndexKind, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyblosc2.indexes import target
+
+    a = pb.asarray(np.arange(30_000), chunks=(3000,), blocks=(500,))
+
+    def boom(*args: object) -> None:
+        raise AssertionError("all the values read at once")
+
+    monkeypatch.setattr(target, "values_for_target", boom)
+    assert a.create_index(kind=kind)["ooc"] is True
+    with pytest.raises(AssertionError, match="at once"):
+        a.create_index(kind=kind, build="memory")

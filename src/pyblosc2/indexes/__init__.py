@@ -197,11 +197,34 @@ def _ordered_filter(expr: Any, keys: list[str], use_index: bool) -> Any:
         return None
     if not (set(keys) - names) and not (use_index and full_index_for(x, keys[0])):
         return None
+    key = cache_key(expr.expression, expr.operands, keys) if use_index else None
+    scope = name = None
+    if key is not None and key[0] is x:
+        scope, name = scope_of(x), digest(key[1])
+        hit = HOT.get(name, scope)
+        if hit is not None:
+            pos = hit.astype(np.int64)
+            return x[()][pos], pos
+    pos = ordered_query_indices(expr, keys, use_index)
+    if name is not None:
+        HOT.put(name, pos, scope)
+    return x[()][pos], pos
+
+
+def ordered_query_indices(expr: Any, keys: list[str], use_index: bool = True) -> np.ndarray:
+    """The positions of a filter's rows in the order of ``keys``: the rows found (through
+    an index where one helps), ordered through a FULL index of the first key where there is
+    one.
+
+    >>> from pyblosc2 import asarray, lazyexpr
+    >>> a = asarray(np.array([(3, 1), (1, 2), (2, 3)], dtype=[("k", "i4"), ("v", "i4")]))
+    >>> ordered_query_indices(lazyexpr("v > 1", a.fields).where(a), ["k"]).tolist()
+    [1, 2]
+    """
     plain = copy.copy(expr)
     plain._order, plain._indices = None, True
     rows = np.asarray(plain.compute(_use_index=use_index)[:], dtype=np.int64)
-    pos = order_positions(x, keys, rows)
-    return x[()][pos], pos
+    return order_positions(expr._filter, keys, rows)
 
 
 class IndexProvider:

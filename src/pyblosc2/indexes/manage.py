@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
+from . import target as _target
 from .build import BuildContext, build_bucket, build_full, build_levels, build_opsi, build_partial
 from .cache import clear_for
 from .descriptor import components
@@ -95,8 +96,8 @@ def create_index(
             return whole[a:b]
         return np.ascontiguousarray(values_of(array[a:b], target).astype(dtype, copy=False))
 
-    if not ooc:
-        whole = read(0, n)
+    if not ooc:  # all the values at once, through the one function that reads them so
+        whole = np.ascontiguousarray(_target.values_for_target(array, target).astype(dtype))
     ctx = BuildContext(array, token, kind_s, persistent, cparams)
     sections: dict[str, Any] = {"bucket": None, "partial": None, "full": None, "opsi": None}
     if kind_s == "bucket":

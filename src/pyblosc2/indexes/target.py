@@ -25,7 +25,14 @@ from ..ndarray.members import NDField
 from ..ndarray.ndarray import NDArray
 from .kinds import SELF_TARGET_NAME, SUPPORTED_DTYPE_KINDS
 
-__all__ = ["canonical", "operand_target", "target_of", "token_of", "values_of"]
+__all__ = [
+    "canonical",
+    "operand_target",
+    "target_of",
+    "token_of",
+    "values_for_target",
+    "values_of",
+]
 
 
 def token_of(target: dict[str, Any]) -> str:
@@ -131,3 +138,14 @@ def target_of(
     if sample.ndim != 1:
         raise ParamError("expression indexes require expressions returning a 1-D scalar stream")
     return target, _check_dtype(np.dtype(sample.dtype))
+
+
+def values_for_target(array: Any, target: dict[str, Any]) -> np.ndarray:
+    """All the indexed values of an array at once (the in-memory builds; python-blosc2's
+    ``_values_for_target``): the streaming builds read them chunk by chunk instead.
+
+    >>> from pyblosc2 import asarray
+    >>> values_for_target(asarray(np.arange(3)), {"source": "field", "field": None}).tolist()
+    [0, 1, 2]
+    """
+    return values_of(array[()], target)
