@@ -134,3 +134,12 @@ def test_too_many_runs_are_refused_before_reading_any(tmp_path: Path) -> None:
     a = _with(path, _edit(store, "full", "runs", value=[run] * ((1 << 16) + 1)))
     with pytest.raises(FormatError, match="runs"):
         _query(a)
+
+
+def test_a_write_to_an_array_with_a_damaged_store_stands(tmp_path: Path) -> None:
+    path, store = _indexed(tmp_path)
+    a = _with(path, _edit(store, "levels", "block", "nsegments", value=1 << 40))
+    a[5] = -5  # the write is not refused; the damaged index is marked stale
+    b = pb.open(path, mode="r")
+    assert b[5] == -5
+    assert b.schunk.vlmeta[KEY]["indexes"]["__self__"]["stale"] is True

@@ -22,13 +22,20 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParamError, ParamTypeError
+from ..errors import FormatError, ParamError, ParamTypeError
 from . import target as _target
 from .build import BuildContext, build_bucket, build_full, build_levels, build_opsi, build_partial
 from .cache import clear_for
 from .descriptor import components
 from .fullsort import build_full_ooc
-from .kinds import FORMAT_VERSION, IndexKind, check_optlevel, normalize_kind, opsi_max_cycles
+from .kinds import (
+    FORMAT_VERSION,
+    VLMETA_KEY,
+    IndexKind,
+    check_optlevel,
+    normalize_kind,
+    opsi_max_cycles,
+)
 from .store import is_persistent, load_store, remove_sidecar, save_store
 from .target import target_of, token_of, values_of
 
@@ -252,7 +259,11 @@ def list_indexes(array: Any) -> list[str]:
 def mark_stale(array: Any) -> None:
     """After a write: the array's indexes no longer describe it (nor its cached results)."""
     clear_for(array)
-    store = load_store(array)
+    try:
+        store = load_store(array)
+    except FormatError:  # a damaged store: the write stands, what can be marked is marked
+        _mark_raw_stale(array)
+        return
     changed = False
     for d in store["indexes"].values():
         if not d.get("stale", False):
@@ -260,6 +271,18 @@ def mark_stale(array: Any) -> None:
             changed = True
     if changed:
         save_store(array, store)
+
+
+def _mark_raw_stale(array: Any) -> None:
+    """Mark stale the descriptors of a store that does not pass the checks (so neither
+    library uses them after this write); nothing else of it is trusted or changed."""
+    raw = array.schunk.vlmeta[VLMETA_KEY]
+    indexes = raw.get("indexes") if isinstance(raw, dict) else None
+    if isinstance(indexes, dict) and any(isinstance(d, dict) for d in indexes.values()):
+        for d in indexes.values():
+            if isinstance(d, dict):
+                d["stale"] = True
+        array.schunk.vlmeta[VLMETA_KEY] = raw
 
 
 def _reader(array: Any, d: dict[str, Any]) -> Callable[[int, int], np.ndarray]:
