@@ -280,3 +280,12 @@ def test_streaming_builds_never_read_all_the_values(
     assert a.create_index(kind=kind)["ooc"] is True
     with pytest.raises(AssertionError, match="at once"):
         a.create_index(kind=kind, build="memory")
+
+
+def test_a_filter_of_an_expression_of_the_array() -> None:
+    a = pb.asarray(np.arange(10_000), chunks=(1000,), blocks=(100,))
+    a.create_index(kind=IndexKind.FULL)
+    e = ((a >= 10) & (a < 15)).where(a + 1)
+    assert e.will_use_index()
+    for _ in range(2):  # the second time too (the result cache holds positions of arrays)
+        np.testing.assert_array_equal(e.compute()[:], np.arange(11, 16))

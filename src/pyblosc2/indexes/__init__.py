@@ -42,6 +42,7 @@ from .manage import (
 from .ordered import full_index_for, keys_of, order_positions
 from .query import Plan, cache_key, evaluate, gather, plan
 from .store import load_store
+from .target import operand_target
 
 __all__ = [
     "SELF_TARGET_NAME",
@@ -272,7 +273,7 @@ class IndexProvider:
             return None
         key = cache_key(expr.expression, expr.operands, None)
         scope = name = None
-        if key is not None and getattr(x, "shape", None) == key[0].shape:
+        if key is not None and operand_target(x) is not None and x.shape == key[0].shape:
             scope, name = scope_of(key[0]), digest(key[1])
             hit = HOT.get(name, scope)
             if hit is not None:
