@@ -26,6 +26,7 @@ from .indexes import (
     SELF_TARGET_NAME,
     Index,
     IndexKind,
+    build,
     compact_index,
     create_index,
     drop_index,
@@ -207,6 +208,14 @@ class _IndexingModule(types.ModuleType):
     @FULL_OOC_MERGE_BUFFER_ITEMS.setter
     def FULL_OOC_MERGE_BUFFER_ITEMS(self, value: int) -> None:
         fullsort.MERGE_BUFFER_ITEMS = int(value)
+
+    @property
+    def ThreadPoolExecutor(self) -> Any:
+        return build.ThreadPoolExecutor
+
+    @ThreadPoolExecutor.setter
+    def ThreadPoolExecutor(self, cls: Any) -> None:
+        setattr(build, "ThreadPoolExecutor", cls)  # noqa: B010 - a module attribute by name
 
     @property
     def _values_for_target(self) -> Any:

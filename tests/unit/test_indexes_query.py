@@ -289,3 +289,28 @@ def test_a_filter_of_an_expression_of_the_array() -> None:
     assert e.will_use_index()
     for _ in range(2):  # the second time too (the result cache holds positions of arrays)
         np.testing.assert_array_equal(e.compute()[:], np.arange(11, 16))
+
+
+@pytest.mark.parametrize("kind", [IndexKind.BUCKET, IndexKind.PARTIAL])
+def test_chunk_local_builds_sort_chunks_on_a_thread_pool(
+    kind: IndexKind, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pyblosc2.indexes import build
+
+    seen: list[int] = []
+    real = build.ThreadPoolExecutor
+
+    def spy(max_workers: int) -> Any:
+        seen.append(max_workers)
+        return real(max_workers=max_workers)
+
+    monkeypatch.setattr(build, "ThreadPoolExecutor", spy)
+    data = np.random.default_rng(4).permutation(20_000)
+    a = pb.asarray(data, chunks=(1000,), blocks=(250,))
+    monkeypatch.setenv("BLOSC2_INDEX_BUILD_THREADS", "3")
+    a.create_index(kind=kind)
+    monkeypatch.delenv("BLOSC2_INDEX_BUILD_THREADS")
+    a.create_index(kind=kind, cparams=pb.CParams(nthreads=2))
+    assert seen == [3, 2]
+    e = ((a >= 100) & (a < 110)).where(a)
+    np.testing.assert_array_equal(np.sort(e.compute()[:]), np.arange(100, 110))

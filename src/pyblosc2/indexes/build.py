@@ -18,12 +18,15 @@ pass as the fully ordered end state: ``is_csi``).
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
+from ..api import _state
 from .descriptor import boundary_dtype, summary_dtype
 from .kinds import (
     FLAG_ALL_NAN,
@@ -51,6 +54,7 @@ __all__ = [
     "build_levels",
     "build_opsi",
     "build_partial",
+    "build_threads",
     "quantize",
     "summaries",
 ]
@@ -142,6 +146,24 @@ def quantize(values: np.ndarray, bits: int) -> np.ndarray:
     return np.where(np.isfinite(values), back, values)
 
 
+def build_threads(cparams: Any) -> int:
+    """Threads sorting index chunks: ``$BLOSC2_INDEX_BUILD_THREADS``, else the ``nthreads``
+    of the index's ``cparams``, else the global ``nthreads`` (python-blosc2's rule).
+
+    >>> build_threads({"nthreads": 3})
+    3
+    """
+    forced = os.getenv("BLOSC2_INDEX_BUILD_THREADS")
+    if forced is not None:
+        try:
+            return max(1, int(forced))
+        except ValueError:
+            return 1
+    if cparams is not None and cparams.get("nthreads") is not None:
+        return max(1, int(cparams["nthreads"]))
+    return max(1, int(_state["nthreads"]))
+
+
 def build_levels(ctx: Any, read: Reader, n: int, kind: str) -> dict[str, Any]:
     """The summary levels a kind keeps, from one pass over the values (pieces of a length
     every segment length divides)."""
@@ -189,18 +211,24 @@ def _chunk_local(
     bnd = boundary_dtype(dtype)
     l1 = np.empty(nchunks, bnd)
     l2 = np.empty(nchunks * per, bnd)
-    for c in range(nchunks):
-        a, b = c * chunk_len, min(n, (c + 1) * chunk_len)
-        chunk = read(a, b)
-        order = np.argsort(chunk, kind="stable")
-        sv = chunk[order]
-        kept = stored(sv)
-        vals[a:b] = kept
-        aux[a:b] = chunk_aux(order)
-        l1[c] = boundaries(kept, len(kept))[0]
-        seg = boundaries(sv, nav_len)
-        l2[c * per : c * per + len(seg)] = seg
-        l2[c * per + len(seg) : (c + 1) * per] = seg[-1]
+
+    def sort(c: int) -> tuple[int, np.ndarray, np.ndarray]:
+        chunk = read(c * chunk_len, min(n, (c + 1) * chunk_len))
+        order = np.argsort(chunk, kind="stable")  # numpy sorts without the GIL
+        return c, chunk[order], order
+
+    threads = build_threads(ctx.cparams)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for first in range(0, nchunks, threads):  # at most ``threads`` chunks held at once
+            for c, sv, order in pool.map(sort, range(first, min(nchunks, first + threads))):
+                a, b = c * chunk_len, min(n, (c + 1) * chunk_len)
+                kept = stored(sv)
+                vals[a:b] = kept
+                aux[a:b] = chunk_aux(order)
+                l1[c] = boundaries(kept, len(kept))[0]
+                seg = boundaries(sv, nav_len)
+                l2[c * per : c * per + len(seg)] = seg
+                l2[c * per + len(seg) : (c + 1) * per] = seg[-1]
     return {
         "layout": "chunk-local-v1",
         "chunk_len": chunk_len,
