@@ -28,6 +28,12 @@ def _call(fn: str, array: Any, /, *args: Any, **kwargs: Any) -> Any:
 class NDArrayIndexes:
     """The index methods of :class:`~pyblosc2.NDArray`."""
 
+    def _indexes_mutated(self) -> None:
+        """After a write or resize: the array's indexes (if any) are stale."""
+        p = provider()
+        if p is not None:
+            p.mutated(self)
+
     def create_index(self, field: str | None = None, **kwargs: Any) -> dict[str, Any]:
         """Build an index of this 1-d array, one of its fields or an expression of them;
         returns its descriptor. Keywords: ``expression``, ``operands``, ``kind`` (an

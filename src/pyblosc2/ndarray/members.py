@@ -24,6 +24,7 @@ from .build import asarray_of, empty_of
 from .core import ArrayCore
 from .fancy import OIndex, gather_flat, take_numpy
 from .geometry import Geometry
+from .index_members import NDArrayIndexes
 from .indexhook import provider
 from .keys import detect_aligned_chunks, process_key
 from .lazyhook import engine
@@ -143,7 +144,7 @@ class _Fields(Mapping[str, NDField]):
         return f"fields({list(self._names)})"
 
 
-class NDArrayMembers(ArrayCore):
+class NDArrayMembers(NDArrayIndexes, ArrayCore):
     """The members :class:`~pyblosc2.NDArray` takes from this class."""
 
     if TYPE_CHECKING:  # provided by NDArray

@@ -26,8 +26,6 @@ from .blocklayout import buffer_to_chunk
 from .build import copy_of
 from .fancy import getitem, setitem
 from .geometry import Geometry, ShapeLike
-from .index_members import NDArrayIndexes
-from .indexhook import provider
 from .indexing import check_key, is_basic_key, is_int_key, normalize_key, selection_box
 from .lazyhook import engine
 from .linalg_members import NDArrayLinalg
@@ -36,13 +34,6 @@ from .operand import Operand
 from .reader import read_box, read_point, read_selection
 
 __all__ = ["ChunkInfoNDArray", "NDArray", "ShapeLike"]
-
-
-def _mutated(array: Any) -> None:
-    """Tell the indexes (if any are registered) that ``array`` changed."""
-    p = provider()
-    if p is not None:
-        p.mutated(array)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +48,7 @@ class ChunkInfoNDArray:
     lazychunk: bool
 
 
-class NDArray(NDArrayMembers, NDArrayLinalg, NDArrayIndexes, Operand):
+class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
     """An N-d array in a super-chunk (its state and basic properties:
     :class:`~.core.ArrayCore`; the constructors: :mod:`.constructors`).
 
@@ -164,7 +155,7 @@ class NDArray(NDArrayMembers, NDArrayLinalg, NDArrayIndexes, Operand):
         self.schunk._frame.follow()
         with self.schunk.holding_lock():
             self._setitem(key, value)
-        _mutated(self)
+        self._indexes_mutated()
 
     def _setitem(self, key: Any, value: Any) -> None:
         check_key(key)
@@ -301,7 +292,7 @@ class NDArray(NDArrayMembers, NDArrayLinalg, NDArrayIndexes, Operand):
             old = self._geometry
             refs, geo = self._resized(old, newshape)
             self._commit_shape(refs, geo)
-        _mutated(self)
+        self._indexes_mutated()
 
     def _resized(
         self, old: Geometry, newshape: tuple[int, ...]
