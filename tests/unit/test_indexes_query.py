@@ -314,3 +314,13 @@ def test_chunk_local_builds_sort_chunks_on_a_thread_pool(
     assert seen == [3, 2]
     e = ((a >= 100) & (a < 110)).where(a)
     np.testing.assert_array_equal(np.sort(e.compute()[:]), np.arange(100, 110))
+
+
+def test_spans_read_only_the_blocks_of_candidates_cut_at_chunk_ends() -> None:
+    from pyblosc2.indexes.query import _spans
+
+    m = np.zeros(100, bool)
+    m[[3, 4, 60, 99]] = True
+    m[25:36] = True
+    assert _spans(m, 10, 30) == [(3, 5), (25, 30), (30, 36), (60, 61), (99, 100)]
+    assert _spans(np.zeros(0, bool), 10, 30) == []

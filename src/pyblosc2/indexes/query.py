@@ -439,20 +439,37 @@ def plan(expression: str, operands: dict[str, Any], x: Any, use_index: bool = Tr
     return Plan(usable, reason, p.used, base, mask, level, touched, nblocks)
 
 
+def _spans(mask: np.ndarray, block: int, chunk: int) -> list[tuple[int, int]]:
+    """The row spans to read: each run of consecutive blocks holding allowed rows (cut at
+    chunk ends), trimmed to its first and last allowed row, so scattered candidates cost
+    their blocks only and a wide range is read in whole chunks."""
+    n = len(mask)
+    if not n:
+        return []
+    has = np.logical_or.reduceat(mask, np.arange(0, n, block))
+    edges = np.flatnonzero(np.diff(np.r_[0, has.astype(np.int8), 0]))
+    out = []
+    for r0, r1 in zip(edges[::2], edges[1::2], strict=True):
+        lo, hi = int(r0) * block, min(n, int(r1) * block)
+        a = lo
+        while a < hi:
+            b = min(hi, (a // chunk + 1) * chunk)
+            rows = np.flatnonzero(mask[a:b])
+            if len(rows):
+                out.append((a + int(rows[0]), a + int(rows[-1]) + 1))
+            a = b
+    return out
+
+
 def evaluate(
     plan_: Plan, expression: str, operands: dict[str, Any], x: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """The filter's values and positions over the rows the plan allows."""
     assert plan_.mask is not None
     mask = plan_.mask
-    step = max(1, int(plan_.base.chunks[0]))
     vals: list[np.ndarray] = []
     poss: list[np.ndarray] = []
-    for c0 in range(0, len(mask), step):
-        rows = np.flatnonzero(mask[c0 : c0 + step])
-        if not len(rows):
-            continue
-        a, b = c0 + int(rows[0]), c0 + int(rows[-1]) + 1
+    for a, b in _spans(mask, max(1, int(plan_.base.blocks[0])), max(1, int(plan_.base.chunks[0]))):
         parts = {k: (v[a:b] if operand_target(v) is not None else v) for k, v in operands.items()}
         cond = np.asarray(ne_evaluate(expression, parts), bool) & mask[a:b]
         if cond.any():
