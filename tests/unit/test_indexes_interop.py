@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
+from tests.bounded import run_child
 
 KINDS = ["summary", "bucket", "partial", "full", "opsi"]
 DT = np.dtype([("id", np.int64), ("x", np.float64)])
@@ -78,8 +78,12 @@ def _ref(cblosc2: Any, code: str) -> Any:
     array's index store per path for the life of a process); returns its JSON output."""
     del cblosc2  # the fixture: skip (or fail in CI) without the reference library
     head = "import json, numpy as np, blosc2\n"
-    out = subprocess.run(
-        [sys.executable, "-c", head + code], capture_output=True, text=True, check=True, timeout=120
+    out = run_child(
+        [sys.executable, "-c", head + code],
+        "run python-blosc2",
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
