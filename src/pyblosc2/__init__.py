@@ -764,3 +764,9 @@ __all__ += [
     "transpose",
     "vecdot",
 ]
+
+# -- issue 34: NDArray indexes (python-blosc2's IndexKind, NDArray.create_index & co.) ------------
+from . import indexing as indexing  # noqa: E402
+from .indexes import IndexKind  # noqa: E402 - importing it registers the index provider
+
+__all__ += ["IndexKind", "indexing"]

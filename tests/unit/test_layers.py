@@ -60,6 +60,8 @@ LAYERS = {
     "proxy": 8.43,  # python-blosc2's blosc2.proxy names (Proxy, sources, SimpleProxy, jit)
     "exceptions": 8.44,  # python-blosc2's blosc2.exceptions names (re-exports)
     "linalg": 8.45,  # python-blosc2's blosc2.linalg: products and permutations out of core
+    "indexes": 8.46,  # NDArray indexes: python-blosc2's layout, filters answered through them
+    "indexing": 8.465,  # python-blosc2's blosc2.indexing names (re-exports of indexes)
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "ctable": 8.7,  # CTable as storage: schema, columns, _valid_rows (the stores plug in)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import BoundsError, ParamError
+from ..ndarray import indexhook
 from ..ndarray.constructors import asarray
 from .analysis import Analysis
 from .blockwise import Source, to_ndarray, to_numpy
@@ -255,8 +256,14 @@ class LazyExpr(LazyArray):
         )
         return cond, xs
 
-    def _filtered(self, item: Any, bound: int) -> np.ndarray:
-        """The filter's items (of ``item`` of the operands, as python-blosc2 reads it)."""
+    def _filtered(self, item: Any, bound: int, use_index: bool = True) -> np.ndarray:
+        """The filter's items (of ``item`` of the operands, as python-blosc2 reads it);
+        a whole filter is answered through an index where one helps."""
+        ix = indexhook.provider()
+        if ix is not None and _trivial(item):
+            got = ix.filter(self, use_index)
+            if got is not None:
+                return got[1] if self._indices else got[0]
         cond, xs = self._filter_sources(bound)
         sel = Selection.of(item, tuple(cond.shape))
         if self._order is not None or self._indices:
@@ -292,8 +299,32 @@ class LazyExpr(LazyArray):
         new._order = order
         return new
 
+    def will_use_index(self) -> bool:
+        """Whether computing this filter reads through an index of its array.
+
+        >>> import numpy as np; from pyblosc2 import asarray
+        >>> a = asarray(np.arange(4)); (a > 1).where(a).will_use_index()
+        False
+        """
+        ix = indexhook.provider()
+        return ix is not None and bool(ix.call("will_use_index", self))
+
+    def explain(self) -> dict[str, Any]:
+        """How this filter would be computed: ``will_use_index``, the index ``kind``, the
+        candidate and total ``units`` (blocks), ``reason``...
+
+        >>> import numpy as np; from pyblosc2 import asarray
+        >>> a = asarray(np.arange(4)); (a > 1).where(a).explain()["will_use_index"]
+        False
+        """
+        ix = indexhook.provider()
+        if ix is None:
+            return {"will_use_index": False, "reason": "no index provider"}
+        return ix.call("explain", self)
+
     # -- computing ------------------------------------------------------------------------------
     def compute(self, item: Any = (), **kwargs: Any) -> Any:
+        use_index = bool(kwargs.pop("_use_index", True))
         if self._filter is None:
             special = self._sliced_reduction(item)
             if special is not None:
@@ -306,7 +337,7 @@ class LazyExpr(LazyArray):
             return super().compute(item, **kwargs)
         out = kwargs.pop("out", None)
         bound, storage = _compute_kwargs(kwargs)
-        values = self._filtered(item, bound)
+        values = self._filtered(item, bound, use_index)
         if out is not None:
             out[...] = values
             return out

@@ -24,6 +24,8 @@ from .build import asarray_of, empty_of
 from .core import ArrayCore
 from .fancy import OIndex, gather_flat, take_numpy
 from .geometry import Geometry
+from .index_members import NDArrayIndexes
+from .indexhook import provider
 from .keys import detect_aligned_chunks, process_key
 from .lazyhook import engine
 from .operand import Operand
@@ -142,7 +144,7 @@ class _Fields(Mapping[str, NDField]):
         return f"fields({list(self._names)})"
 
 
-class NDArrayMembers(ArrayCore):
+class NDArrayMembers(NDArrayIndexes, ArrayCore):
     """The members :class:`~pyblosc2.NDArray` takes from this class."""
 
     if TYPE_CHECKING:  # provided by NDArray
@@ -378,6 +380,11 @@ class NDArrayMembers(ArrayCore):
     def _sorted(self: _Self, fn: Any, name: str, order: Any, kwargs: dict[str, Any]) -> _Self:
         if self.ndim != 1:
             raise ParamError(f"{name} needs a 1-d array, got {self.ndim} dimensions")
+        keys = [order] if isinstance(order, str) else order
+        p = provider()
+        if keys is not None and p is not None and set(keys) - set(self.dtype.names or ()):
+            pos = p.call("order", self, list(keys))  # an expression key (its FULL index)
+            return asarray_of(type(self), pos if name == "argsort" else self[()][pos], **kwargs)
         return asarray_of(type(self), fn(self[()], kind="stable", order=order), **kwargs)
 
     # -- gathers --------------------------------------------------------------------------
@@ -444,4 +451,7 @@ class NDArrayMembers(ArrayCore):
                 chunks.append(self._compress(arr))
             stored = self._stored_geometry(geo).to_meta().to_bytes()
             self.schunk.replace_tail(keep, chunks, {"b2nd": stored})
+        p = provider()
+        if p is not None:
+            p.appended(self, n, new)
         return self.shape[0]

@@ -167,6 +167,7 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
         self.schunk._frame.follow()
         with self.schunk.holding_lock():
             self._setitem(key, value)
+        self._indexes_mutated()
 
     def _setitem(self, key: Any, value: Any) -> None:
         parsed = parse_key(key, self.shape)
@@ -303,6 +304,7 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
             old = self._geometry
             refs, geo = self._resized(old, newshape)
             self._commit_shape(refs, geo)
+        self._indexes_mutated()
 
     def _resized(
         self, old: Geometry, newshape: tuple[int, ...]
