@@ -7,7 +7,8 @@ batches into checked column arrays), :mod:`.storage` (the leaves and the manifes
 :mod:`.column` (a column by logical row), :mod:`.table` (``CTable``).
 """
 
-from .column import Column
+from .base import TableSchema
+from .column import Column, ColumnViewIndexer
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import Leaves, TableStorage, register_tree_opener
 from .table import NOT_BUILT, CTable
@@ -16,8 +17,10 @@ __all__ = [
     "NOT_BUILT",
     "CTable",
     "Column",
+    "ColumnViewIndexer",
     "Leaves",
     "TableColumn",
+    "TableSchema",
     "TableStorage",
     "compile_row_type",
     "register_tree_opener",
