@@ -11,7 +11,7 @@ from .base import TableSchema
 from .column import Column, ColumnViewIndexer
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import Leaves, TableStorage, register_tree_opener
-from .table import NOT_BUILT, CTable
+from .table import NOT_BUILT, CTable, ctable_from_cframe
 
 __all__ = [
     "NOT_BUILT",
@@ -23,6 +23,7 @@ __all__ = [
     "TableSchema",
     "TableStorage",
     "compile_row_type",
+    "ctable_from_cframe",
     "register_tree_opener",
     "schema_from_dict",
     "schema_to_dict",

@@ -333,13 +333,13 @@ class Column(ColumnStats):
                 raise BoundsError(f"index {i} is out of bounds for column with size {n}")
             i = i + n if i < 0 else i
             pos = i if self._identity() else int(self._positions()[i])
-            arr[pos] = to_column(col, [value])[0]
+            arr[pos] = to_column(col, [value], bounds=False)[0]
             table._changed()
             return
         if not isinstance(key, slice | list | tuple | np.ndarray | range):
             raise ParamTypeError(f"Invalid index type: {type(key).__name__}")
         rows = self._logical_rows(key)
-        values = to_column(col, np.broadcast_to(np.asarray(value), rows.shape))
+        values = to_column(col, np.broadcast_to(np.asarray(value), rows.shape), bounds=False)
         if self._identity() and isinstance(key, slice) and rows.size and key.step in (None, 1):
             arr[int(rows[0]) : int(rows[-1]) + 1] = values
         else:

@@ -79,8 +79,12 @@ def batch_to_columns(columns: list[TableColumn], data: Any) -> dict[str, np.ndar
     return {c.name: to_column(c, [r[i] for r in rows], n=len(rows)) for i, c in enumerate(columns)}
 
 
-def to_column(col: TableColumn, values: Any, n: int | None = None) -> np.ndarray:
-    """``values`` as a 1-d array of ``col``'s dtype, checked against its spec."""
+def to_column(
+    col: TableColumn, values: Any, n: int | None = None, *, bounds: bool = True
+) -> np.ndarray:
+    """``values`` as a 1-d array of ``col``'s dtype, checked against its spec (its numeric
+    bounds too unless ``bounds`` is False: python-blosc2 checks them on append and extend,
+    not when values are written into a column)."""
     dtype = col.dtype
     raw = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if n is not None and raw.shape == (n, 0):  # an empty list per row
@@ -102,7 +106,8 @@ def to_column(col: TableColumn, values: Any, n: int | None = None) -> np.ndarray
         if isinstance(exc, ParamError):
             raise
         raise ParamTypeError(f"column {col.name!r}: values do not cast to {dtype}: {exc}") from None
-    _check_bounds(col, arr)
+    if bounds:
+        _check_bounds(col, arr)
     return arr
 
 
@@ -126,11 +131,11 @@ def _check_text(col: TableColumn, raw: np.ndarray) -> None:
     min_length = getattr(col.spec, "min_length", None)
     if max_length is not None and longest > max_length:
         raise ParamError(
-            f"column {col.name!r}: a value of length {longest} (max_length is {max_length})"
+            f"column {col.name!r}: a value of length {longest} exceeds max_length={max_length}"
         )
     if min_length is not None and shortest < min_length:
         raise ParamError(
-            f"column {col.name!r}: a value of length {shortest} (min_length is {min_length})"
+            f"column {col.name!r}: a value of length {shortest} is under min_length={min_length}"
         )
 
 
@@ -147,4 +152,7 @@ def _check_bounds(col: TableColumn, arr: np.ndarray) -> None:
         limit = getattr(col.spec, attr, None)
         if limit is not None and arr.size and np.any(bad(arr, limit)):
             worst = arr[bad(arr, limit)][0]
-            raise ParamError(f"column {col.name!r}: value {worst!r} is not {sign} {limit}")
+            raise ParamError(
+                f"column {col.name!r}: value {worst!r} violates constraint {attr}={limit} "
+                f"(must be {sign} {limit})"
+            )

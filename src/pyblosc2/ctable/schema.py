@@ -71,6 +71,12 @@ class TableColumn:
     def dtype(self) -> np.dtype[Any]:
         return np.dtype(self.spec.dtype)
 
+    @property
+    def config(self) -> TableColumn:
+        """The storage options (python-blosc2's ``CompiledColumn.config``): this column's
+        ``cparams``, ``dparams``, ``chunks`` and ``blocks``."""
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         """The column's entry in the schema document."""
         entry: dict[str, Any] = {"name": self.name, **self.spec.to_metadata_dict()}

@@ -31,8 +31,10 @@ from ..ndarray.ndarray import NDArray
 from .base import TableSchema
 from .column import Column, write_positions
 from .display import TableDisplay
+from .persist import TablePersist
 from .rows import batch_to_columns, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
+from .schema_ops import TableSchemaOps
 from .sorting import TableSorting
 from .storage import (
     VALID_ROWS_KEY,
@@ -40,11 +42,12 @@ from .storage import (
     check_mode,
     col_key,
     new_valid_rows,
+    open_embed,
     open_tree,
 )
 from .views import TableViews
 
-__all__ = ["NOT_BUILT", "CTable"]
+__all__ = ["NOT_BUILT", "CTable", "ctable_from_cframe"]
 
 DEFAULT_CAPACITY = 4096  # rows of a new table's arrays (python-blosc2 takes 2**20)
 MAX_GROWTH = 1 << 20  # rows added at most per growth step (python-blosc2's _MAX_GROWTH_ROWS)
@@ -60,9 +63,6 @@ NOT_BUILT = {
     "indexes": "CTable indexes (indexes)",
     "iter_sorted": "CTable sorting (iter_sorted)",
     "group_by": "CTable group_by",
-    "add_column": "CTable schema changes (add_column)",
-    "drop_column": "CTable schema changes (drop_column)",
-    "rename_column": "CTable schema changes (rename_column)",
     "add_computed_column": "CTable computed columns",
     "add_materialized_column": "CTable materialized columns",
     "convert_nulls": "CTable nulls (convert_nulls)",
@@ -75,13 +75,10 @@ NOT_BUILT = {
     "from_parquet": "CTable Parquet import",
     "to_csv": "CTable CSV export",
     "from_csv": "CTable CSV import",
-    "to_cframe": "CTable cframes (to_cframe)",
-    "compact": "CTable compaction (compact)",
-    "vlmeta": "CTable user vlmeta",
 }
 
 
-class CTable(TableViews, TableSorting, TableDisplay):
+class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersist):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
     ``row_type`` is a dataclass: plain annotations (``int``, ``float``, ``bool``, ``str``,
@@ -124,8 +121,7 @@ class CTable(TableViews, TableSorting, TableDisplay):
             raise ParamTypeError(f"expected_size must be an int, got {expected_size!r}")
         if expected_size is not None and expected_size < 1:
             raise ParamError(f"expected_size must be positive, got {expected_size}")
-        if compact:
-            raise NotImplementedError("CTable compaction (compact=True)")
+        self.auto_compact = bool(compact)  # python-blosc2 keeps the flag (and never acts on it)
         self._validate = bool(validate)
         self._cparams, self._dparams = cparams, dparams
         self._closed = False
@@ -292,6 +288,21 @@ class CTable(TableViews, TableSorting, TableDisplay):
         """The table's columns (``columns``, ``columns_by_name``)."""
         return TableSchema(tuple(self._columns))
 
+    def column_schema(self, name: str) -> TableColumn:
+        """The stored column ``name`` (its spec, default and storage options).
+
+        >>> import dataclasses
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = 0
+        >>> CTable(Row).column_schema("x").spec.kind
+        'int64'
+        """
+        try:
+            return self._column_defs[name]
+        except KeyError:
+            raise KeyError(f"No column named {name!r}. Available: {self.col_names}") from None
+
     def schema_dict(self) -> dict[str, Any]:
         """The schema document (as python-blosc2 stores it).
 
@@ -455,38 +466,6 @@ class CTable(TableViews, TableSorting, TableDisplay):
             self._last_pos = int(rest[-1]) + 1 if rest.size else 0
         self._changed(rows_deleted=True)
 
-    # -- saving elsewhere -------------------------------------------------------------------
-    def _save_into(self, storage: TableStorage) -> None:
-        """Write the live rows, compacted, as a new table in ``storage`` (python-blosc2
-        saves a table into a store so: capacity = live rows, all valid)."""
-        n = self._n_rows
-        capacity = max(n, 1)
-        valid = new_valid_rows(capacity)
-        if n:
-            valid[:n] = True
-        storage.install(VALID_ROWS_KEY, valid)
-        for c in self._columns:
-            arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks)
-            if n:
-                arr[:n] = Column(self, c.name)[:]
-            storage.install(col_key(c.name), arr)
-        doc = schema_to_dict(self._columns)
-        doc.update(n_rows=n, create_summary_index=True, summary_indexes_built=False)
-        storage.save_schema(doc)
-
-    def save(self, urlpath: str | os.PathLike[str], *, overwrite: bool = False) -> None:
-        """Write the live rows to a new ``.b2d``/``.b2z`` table at ``urlpath``."""
-        path = os.fspath(urlpath)
-        if os.path.exists(path) and not overwrite:
-            raise ParamError(f"{path!r} exists; pass overwrite=True to replace it")
-        if os.path.exists(path):
-            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
-        storage = TableStorage(open_tree(path, "w"), owns_leaves=True)
-        try:
-            self._save_into(storage)
-        finally:
-            storage.close()
-
     # -- closing ----------------------------------------------------------------------------
     def close(self) -> None:
         """Trim spare capacity, record the row count and close the store of the table."""
@@ -514,3 +493,20 @@ class CTable(TableViews, TableSorting, TableDisplay):
     def __exit__(self, *exc: object) -> Literal[False]:
         self.close()
         return False
+
+
+def ctable_from_cframe(cframe: Any, *, copy: bool = True) -> Any:
+    """The table a cframe made by ``CTable.to_cframe`` holds (read-only).
+
+    >>> import dataclasses
+    >>> from pyblosc2.ctable import CTable
+    >>> @dataclasses.dataclass
+    ... class Row:
+    ...     x: int = 0
+    >>> len(ctable_from_cframe(CTable(Row, new_data=[(1,), (2,)]).to_cframe()))
+    2
+    """
+    storage = TableStorage(open_embed(cframe, copy))
+    if not storage.exists():
+        raise ParamError("the EmbedStore of this cframe holds no CTable (no /_meta)")
+    return CTable._from_storage(storage)
