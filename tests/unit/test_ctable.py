@@ -73,7 +73,7 @@ def test_schema_document_as_python_blosc2_writes_it() -> None:
         ({"columns": [{"name": "_x", "kind": "int8"}]}, ParamError),
         ({"columns": [{"name": "x", "kind": "nope"}]}, ParamError),  # python-blosc2: ValueError
         ({"columns": [{"name": "x", "kind": "vlstring"}]}, NotImplementedError),
-        ({"columns": [], "computed_columns": {"c": {}}}, NotImplementedError),
+        ({"columns": [], "materialized_columns": [{"name": "c"}]}, NotImplementedError),
     ],
     ids=[
         "columns-not-list",
@@ -82,7 +82,7 @@ def test_schema_document_as_python_blosc2_writes_it() -> None:
         "reserved-name",
         "unknown",
         "vlstring",
-        "computed",
+        "materialized",
     ],
 )
 def test_bad_schema_documents(doc: dict[str, Any], error: type[Exception]) -> None:
@@ -222,7 +222,7 @@ def test_delete_forms_and_column_indexing() -> None:
         col[5]
     with pytest.raises(BoundsError):
         t.delete(99)
-    with pytest.raises(KeyError, match="nope"):
+    with pytest.raises(ParamError, match="Unknown symbol: nope"):  # python-blosc2's ValueError
         t["nope"]
     t.delete(slice(None))
     assert len(t) == 0 and t["x"][:].tolist() == []

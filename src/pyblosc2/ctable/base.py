@@ -62,6 +62,7 @@ class TableBase:
 
     base: Any = None  # the parent table of a view (python-blosc2's ``base``)
     _cached_live_positions: np.ndarray | None = None
+    _dep_cols: dict[str, NDArray] | None = None  # a projection's parent columns (computed deps)
     _cols: dict[str, NDArray]
     _valid_rows: NDArray
     _columns: list[TableColumn]
@@ -142,7 +143,7 @@ class TableBase:
         view = type(self).__new__(type(self))
         for name in (
             "_row_type", "_validate", "_cparams", "_dparams", "_cols", "_columns",
-            "_column_defs", "col_names", "_computed_cols", "_read_only",
+            "_column_defs", "col_names", "_computed_cols", "_read_only", "_dep_cols",
         ):  # fmt: skip
             setattr(view, name, getattr(self, name))
         view._storage = TableStorage(None)
@@ -164,6 +165,36 @@ class TableBase:
     def _view_from_positions(self, positions: np.ndarray) -> Any:
         positions = np.asarray(positions, dtype=np.int64)
         return self._make_view(mask_from_positions(positions, self._physical_len()), positions)
+
+    # -- what the mixins give each other (CTable puts them together) ----------------------
+    @classmethod
+    def _from_storage(cls, storage: TableStorage) -> Any:
+        raise NotImplementedError  # pragma: no cover  (CTable's)
+
+    @classmethod
+    def open(cls, urlpath: Any, *, mode: str = "r", mmap_mode: str | None = None) -> Any:
+        raise NotImplementedError  # pragma: no cover  (CTable's)
+
+    def _empty_copy(self, capacity: int) -> Any:
+        raise NotImplementedError  # pragma: no cover  (CTable's)
+
+    def _gather(self, physical: np.ndarray) -> Any:
+        raise NotImplementedError  # pragma: no cover  (views')
+
+    def _string_condition(self, expr: str) -> Any:
+        raise NotImplementedError  # pragma: no cover  (views')
+
+    def _rewrite_rows(self, ordered: np.ndarray) -> None:
+        raise NotImplementedError  # pragma: no cover  (sorting's)
+
+    def _save_columns(self) -> None:
+        raise NotImplementedError  # pragma: no cover  (schema_ops')
+
+    def _computed_lazy(self, name: str) -> Any:
+        raise NotImplementedError  # pragma: no cover  (computed's)
+
+    def _computed_doc(self) -> list[dict[str, Any]]:
+        raise NotImplementedError  # pragma: no cover  (computed's)
 
     def _empty_mask(self) -> NDArray:
         return zeros((self._physical_len(),), dtype=np.bool_)

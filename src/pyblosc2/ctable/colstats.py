@@ -154,11 +154,14 @@ class ColumnStats:
     def _extreme(self, op: str, where: Any) -> Any:
         self._require_kind("biufUS", op)
         found = None
-        fn = np.min if op == "min" else np.max
+        arg = np.argmin if op == "min" else np.argmax
         for chunk in self._chunks(where):
             if chunk.size:
-                v = fn(chunk)
-                found = v if found is None else fn(np.array([found, v]))
+                v = chunk[arg(chunk)]
+                if found is not None:
+                    pair = np.array([found, v])
+                    v = pair[arg(pair)]
+                found = v
         if found is None:
             raise ParamError(f"Column.{op}() called on an empty column.")
         return found.item() if self.dtype.kind in "US" else found

@@ -23,6 +23,7 @@ from ..ndarray.constructors import asarray
 from ..ndarray.ndarray import NDArray
 from .base import TableBase, mask_from_positions
 from .colstats import ColumnStats
+from .info import InfoReporter, column_info_items
 from .rows import to_column
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
@@ -132,9 +133,8 @@ class Column(ColumnStats):
 
     @property
     def _raw_col(self) -> Any:
-        cc = self._table._computed_cols.get(self._col_name)
-        if cc is not None:
-            return cc["lazy"]
+        if self._col_name in self._table._computed_cols:
+            return self._table._computed_lazy(self._col_name)
         return self._table._cols[self._col_name]
 
     @property
@@ -149,7 +149,8 @@ class Column(ColumnStats):
     @property
     def dtype(self) -> np.dtype[Any]:
         """The NumPy dtype of the values."""
-        return np.dtype(self._raw_col.dtype)
+        cc = self._table._computed_cols.get(self._col_name)
+        return np.dtype(cc["dtype"]) if cc is not None else self._table._cols[self._col_name].dtype
 
     @property
     def _valid_rows(self) -> Any:
@@ -189,7 +190,11 @@ class Column(ColumnStats):
 
     # -- reading --------------------------------------------------------------------------
     def _read(self, where: np.ndarray) -> np.ndarray:
-        return read_positions(self._raw_col, where)
+        return self._cast(read_positions(self._raw_col, where))
+
+    def _cast(self, values: np.ndarray) -> np.ndarray:
+        """A computed column's values in its declared dtype."""
+        return values if values.dtype == self.dtype else values.astype(self.dtype)
 
     def __getitem__(self, key: Any) -> Any:
         """Values by logical row: an int gives a NumPy scalar, anything else an array."""
@@ -200,12 +205,12 @@ class Column(ColumnStats):
                 raise BoundsError(f"index {i} is out of bounds for column with size {n}")
             i = i + n if i < 0 else i
             pos = i if self._identity() else int(self._positions()[i])
-            return np.asarray(self._raw_col[pos : pos + 1])[0]
+            return self._cast(np.asarray(self._raw_col[pos : pos + 1]))[0]
         if isinstance(key, slice):
             if self._identity():
                 start, stop, step = key.indices(len(self))
                 if step == 1:
-                    return np.asarray(self._raw_col[start : max(start, stop)])
+                    return self._cast(np.asarray(self._raw_col[start : max(start, stop)]))
             return self._read(self._positions()[key])
         if isinstance(key, LazyExpr | NDArray):
             key = np.asarray(key[:])
@@ -292,8 +297,9 @@ class Column(ColumnStats):
             raise ParamError(f"size must be a positive int, got {size!r}")
         n = len(self)
         if self._identity():
+            raw = self._raw_col
             for start in range(0, n, size):
-                yield np.asarray(self._raw_col[start : min(start + size, n)])
+                yield self._cast(np.asarray(raw[start : min(start + size, n)]))
             return
         positions = self._positions()
         for start in range(0, n, size):
@@ -367,6 +373,16 @@ class Column(ColumnStats):
         self[:] = values
 
     # -- display --------------------------------------------------------------------------
+    @property
+    def info_items(self) -> list[tuple[str, object]]:
+        """What ``info`` reports, as (name, value) pairs."""
+        return column_info_items(self)
+
+    @property
+    def info(self) -> InfoReporter:
+        """A summary of the column (dtype, rows, storage); call it to print."""
+        return InfoReporter(self)
+
     def __repr__(self) -> str:
         n = len(self)
         shown = self[: self._REPR_PREVIEW_ITEMS + 1]

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import ParamError, ParamTypeError
 from .base import TableBase
 from .column import Column
+from .info import InfoReporter, table_info_items
 
 __all__ = ["TableDisplay"]
 
@@ -157,18 +158,18 @@ class TableDisplay(TableBase):
     @property
     def info_items(self) -> list[tuple[str, object]]:
         """What ``info`` reports, as (name, value) pairs."""
-        return [
-            ("type", "CTable"),
-            ("nrows", len(self)),
-            ("ncols", len(self.col_names)),
-            ("schema", {n: str(Column(self, n).dtype) for n in self.col_names}),
-            ("nbytes", self.nbytes),
-            ("cbytes", self.cbytes),
-            ("cratio", f"{self.cratio:.2f}x"),
-        ]
+        return table_info_items(self)
 
     @property
-    def info(self) -> str:
-        """A summary of the table: rows, columns, their dtypes and sizes."""
-        width = max(len(k) for k, _ in self.info_items)
-        return "\n".join(f"{k.ljust(width)} : {v}" for k, v in self.info_items)
+    def info(self) -> InfoReporter:
+        """A summary of the table (rows, columns with dtypes and sizes); call it to print.
+
+        >>> import dataclasses
+        >>> from pyblosc2.ctable import CTable
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = 0
+        >>> dict(CTable(Row, new_data=[(1,)]).info_items)["nrows"]
+        1
+        """
+        return InfoReporter(self)

@@ -18,8 +18,6 @@ import os
 import shutil
 from typing import Any
 
-import numpy as np
-
 from ..errors import ParamError
 from ..ndarray.constructors import zeros
 from ..schunk import SChunk
@@ -44,17 +42,6 @@ class TablePersist(TableBase):
     """Saving, copying, cframes and vlmeta (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
     _user_vlmeta: SChunk | None = None
-
-    @classmethod
-    def _from_storage(cls, storage: TableStorage) -> Any:
-        raise NotImplementedError  # pragma: no cover  (CTable's)
-
-    @classmethod
-    def open(cls, urlpath: Any, *, mode: str = "r", mmap_mode: str | None = None) -> Any:
-        raise NotImplementedError  # pragma: no cover  (CTable's)
-
-    def _gather(self, physical: np.ndarray) -> Any:
-        raise NotImplementedError  # pragma: no cover  (TableViews')
 
     # -- vlmeta -----------------------------------------------------------------------------
     def _vlmeta_schunk(self) -> SChunk:
@@ -110,6 +97,8 @@ class TablePersist(TableBase):
             storage.install(col_key(c.name), arr)
         doc = schema_to_dict(self._columns)
         doc.update(n_rows=n, create_summary_index=True, summary_indexes_built=False)
+        if self._computed_cols:
+            doc["computed_columns"] = self._computed_doc()
         storage.save_schema(doc)
         root = self.base if self.base is not None else self
         names = list(root._vlmeta_schunk().vlmeta) if root._has_user_vlmeta() else []
@@ -273,6 +262,3 @@ class TablePersist(TableBase):
         if self._dense():
             return
         self._rewrite_rows(self._live_positions())
-
-    def _rewrite_rows(self, ordered: np.ndarray) -> None:
-        raise NotImplementedError  # pragma: no cover  (TableSorting's)

@@ -179,9 +179,8 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     version = doc.get("version", 1)
     if version not in SCHEMA_VERSIONS:
         raise ParamError(f"CTable schema version {version!r} is not one of {SCHEMA_VERSIONS}")
-    for extra in ("computed_columns", "materialized_columns"):
-        if doc.get(extra):
-            raise NotImplementedError(f"CTable {extra.replace('_', ' ')}")
+    if doc.get("materialized_columns"):  # computed_columns: the table reads them
+        raise NotImplementedError("CTable materialized (generated) columns")
     metadata = doc.get("metadata", {})
     if not isinstance(metadata, dict):
         raise ParamTypeError(f"a CTable schema's 'metadata' must be a mapping, got {metadata!r}")

@@ -68,6 +68,9 @@ class TableSchemaOps(TableBase):
             return
         doc = storage.load_schema()
         doc["columns"] = [c.to_dict() for c in self._columns]
+        doc.pop("computed_columns", None)
+        if self._computed_cols:
+            doc["computed_columns"] = self._computed_doc()
         storage.replace_schema(doc)
 
     def add_column(self, name: str, spec: Any, values: Any = None) -> None:
@@ -172,6 +175,14 @@ class TableSchemaOps(TableBase):
         (['y'], array([3]))
         """
         self._check_schema_change("rename a column of")
+        if old in self._computed_cols and new not in self._cols and new not in self._computed_cols:
+            check_column_name(new)
+            self._computed_cols = {
+                (new if k == old else k): v for k, v in self._computed_cols.items()
+            }
+            self._set_columns(self._columns)
+            self._save_columns()
+            return
         if old not in self._cols:
             raise KeyError(f"No column named {old!r}. Available: {self.col_names}")
         if new in self._cols or new in self._computed_cols:

@@ -29,9 +29,6 @@ def _key_name(key: Any) -> str:
 class TableSorting(TableBase):
     """``sort_by`` (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
-    def _gather(self, physical: np.ndarray) -> Any:
-        raise NotImplementedError  # pragma: no cover  (TableViews')
-
     def _sort_keys(self, cols: Any, ascending: Any) -> tuple[list[str], list[bool]]:
         names = [_key_name(c) for c in (cols if isinstance(cols, list | tuple) else [cols])]
         if not names:
@@ -47,8 +44,8 @@ class TableSorting(TableBase):
         for name in names:
             if name not in self._cols and name not in self._computed_cols:
                 raise KeyError(f"No column named {name!r}. Available: {self.col_names}")
-            src = self._cols[name] if name in self._cols else self._computed_cols[name]["lazy"]
-            kind = src.dtype.kind
+            kind = self._computed_cols[name]["dtype"].kind if name not in self._cols else None
+            kind = kind or self._cols[name].dtype.kind
             if kind == "c":
                 raise ParamTypeError(f"Column {name!r} is complex: it has no order to sort by")
         return names, orders
@@ -56,7 +53,7 @@ class TableSorting(TableBase):
     def _order(self, names: list[str], orders: list[bool], live: np.ndarray) -> np.ndarray:
         keys = []
         for name, asc in zip(reversed(names), reversed(orders), strict=True):
-            source = self._cols[name] if name in self._cols else self._computed_cols[name]["lazy"]
+            source = self._cols[name] if name in self._cols else self._computed_lazy(name)
             values = read_positions(source, live)
             if not asc:
                 if values.dtype.kind in "US" or values.dtype == np.bool_:

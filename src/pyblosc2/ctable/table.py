@@ -30,6 +30,7 @@ from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from .base import TableSchema
 from .column import Column, write_positions
+from .computed import TableComputed, computed_entries
 from .display import TableDisplay
 from .persist import TablePersist
 from .rows import batch_to_columns, row_to_values, to_column
@@ -78,7 +79,7 @@ NOT_BUILT = {
 }
 
 
-class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersist):
+class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersist, TableComputed):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
     ``row_type`` is a dataclass: plain annotations (``int``, ``float``, ``bool``, ``str``,
@@ -212,6 +213,14 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
                         f"a 1-d {c.dtype} array of at least {valid.shape[0]} rows",
                         f"{arr.dtype} {arr.shape}",
                     )
+            try:
+                self._install_computed(computed_entries(doc, self._cols))
+            except FormatError:
+                raise
+            except ParamError as exc:  # an expression the engine refuses
+                raise FormatError(
+                    "CTable", "/_meta vlmeta 'schema' computed_columns", 0, "an expression", exc
+                ) from None
         except BaseException:
             storage.close()
             raise
@@ -322,8 +331,8 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
         if isinstance(key, str):
             if key in self._cols or key in self._computed_cols:
                 return Column(self, key)
-            if key.isidentifier():
-                raise KeyError(f"no column {key!r} (columns: {self.col_names})")
+            if key.isidentifier():  # python-blosc2 evaluates it as an expression: ValueError
+                raise ParamError(f"Unknown symbol: {key} (not a column of {self.col_names})")
             return self.where(key)
         if isinstance(key, LazyExpr | NDArray):
             return self.where(key)
@@ -362,8 +371,7 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
         return self._row_tuple()(*(v.item() if hasattr(v, "item") else v for v in values))
 
     def _column_source(self, name: str) -> Any:
-        cc = self._computed_cols.get(name)
-        return cc["lazy"] if cc is not None else self._cols[name]
+        return self._computed_lazy(name) if name in self._computed_cols else self._cols[name]
 
     def _row_tuple(self) -> Any:
         return collections.namedtuple("Row", self.col_names, rename=True)
@@ -393,12 +401,8 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
         out._closed = False
         out._computed_cols = {}
         out._create(TableStorage(None), list(self._columns), capacity)
-        for name, cc in self._computed_cols.items():
-            out._add_computed(name, cc["expression"], cc.get("dtype"))
+        out._install_computed([{"name": n, **cc} for n, cc in self._computed_cols.items()])
         return out
-
-    def _add_computed(self, name: str, expression: str, dtype: Any) -> None:
-        raise NotImplementedError(f"CTable computed columns ({name!r})")
 
     # -- changes ----------------------------------------------------------------------------
     def _reserve(self, n: int) -> int:

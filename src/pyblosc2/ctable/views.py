@@ -51,14 +51,11 @@ def _take_indices(indices: Any, size: int) -> np.ndarray:
 class TableViews(TableBase):
     """Row selections (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
-    def _empty_copy(self, capacity: int) -> Any:
-        raise NotImplementedError  # pragma: no cover  (CTable's)
-
     # -- conditions -----------------------------------------------------------------------
     def _expression_operands(self) -> dict[str, Any]:
         ops: dict[str, Any] = {n: self._cols[n] for n in self._cols}
-        for name, cc in self._computed_cols.items():
-            ops[name] = cc["lazy"]
+        for name in self._computed_cols:
+            ops[name] = self._computed_lazy(name)
         return ops
 
     def _string_condition(self, expr: str) -> Any:
@@ -78,6 +75,8 @@ class TableViews(TableBase):
             cond = self._string_condition(cond)
         if hasattr(cond, "_col_name") and hasattr(cond, "_raw_col"):  # a bool Column
             cond = cond._raw_col
+        if type(cond).__name__ == "LazyUDF":  # evaluated whole (python-blosc2's DSL path too)
+            cond = cond.compute()
         if isinstance(cond, LazyExpr):
             if cond.dtype != np.bool_:
                 raise ParamTypeError(
@@ -310,6 +309,7 @@ class TableViews(TableBase):
                 raise KeyError(f"No column named {name!r}. Available: {self.col_names}")
         view = self._make_view(self._valid_rows, self._cached_live_positions)
         view._n_rows, view._last_pos = self._n_rows, self._last_pos
+        view._dep_cols = self._dep_cols if self._dep_cols is not None else self._cols
         view._cols = {n: self._cols[n] for n in names if n in self._cols}
         view._computed_cols = {n: self._computed_cols[n] for n in names if n in self._computed_cols}
         view._columns = [self._column_defs[n] for n in names if n in self._column_defs]
