@@ -25,6 +25,7 @@ from ..compute.lazyexpr import LazyExpr
 from ..compute.udf import lazyudf
 from ..errors import FormatError, ParamError, ParamTypeError
 from .base import TableBase
+from .colexpr import ColExpr
 from .schema import check_column_name
 
 __all__ = ["TableComputed", "computed_entries"]
@@ -141,6 +142,11 @@ class TableComputed(TableBase):
             raise ParamError(f"A stored column named {name!r} already exists.")
         if name in self._computed_cols:
             raise ParamError(f"A computed column named {name!r} already exists.")
+        self._install_computed([self._computed_entry(name, expr, dtype, inputs)])
+        self._save_columns()
+
+    def _computed_entry(self, name: str, expr: Any, dtype: Any, inputs: Any) -> dict[str, Any]:
+        """The definition of computed column ``name`` (checked against this table)."""
         if inputs is not None or type(expr).__name__ in ("DSLKernel", "LazyUDF"):
             raise NotImplementedError("CTable computed columns of DSL kernels")
         if isinstance(expr, str):
@@ -158,7 +164,8 @@ class TableComputed(TableBase):
             raise NotImplementedError("CTable computed columns of DSL kernels")
         if not isinstance(lazy, LazyExpr):
             raise ParamTypeError(f"expr must give a LazyExpr, got {type(lazy).__name__!r}.")
-        owned = {id(arr): n for n, arr in self._cols.items()}
+        cols = self._dep_cols if self._dep_cols is not None else self._cols
+        owned = {id(arr): n for n, arr in cols.items()}
         deps = []
         for key in sorted(lazy.operands):
             found = owned.get(id(lazy.operands[key]))
@@ -174,8 +181,37 @@ class TableComputed(TableBase):
             "col_deps": deps,
             "dtype": np.dtype(dtype) if dtype is not None else lazy.dtype,
         }
-        self._install_computed([entry])
-        self._save_columns()
+        return entry
+
+    def assign(self, **named_exprs: Any) -> Any:
+        """A view with more computed columns (``name=expression``: a string, a lazy
+        expression, a column or a :func:`~pyblosc2.ctable.colexpr.col` expression); the
+        table itself is left as it is.
+
+        >>> import dataclasses
+        >>> from pyblosc2.ctable import CTable, col
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     revenue: float = 0.0
+        ...     cost: float = 0.0
+        >>> t = CTable(Row, new_data=[(100.0, 40.0), (50.0, 60.0)])
+        >>> t.assign(profit=col("revenue") - col("cost")).profit[:]
+        array([ 60., -10.])
+        """
+        entries: list[dict[str, Any]] = []
+        for name, expr in named_exprs.items():
+            if name in self._cols or name in self._computed_cols:
+                raise ParamError(f"A column named {name!r} already exists.")
+            value = expr._bind(self) if isinstance(expr, ColExpr) else expr
+            if hasattr(value, "_col_name") and hasattr(value, "_raw_col"):  # a Column
+                raw = value._raw_col
+                value = raw if isinstance(raw, LazyExpr) else lazyexpr("o0", {"o0": raw})
+            check_column_name(name)
+            entries.append(self._computed_entry(name, value, None, None))
+        view = self._make_view(self._valid_rows, self._cached_live_positions)
+        view._n_rows, view._last_pos = self._n_rows, self._last_pos
+        view._install_computed(entries)
+        return view
 
     def drop_computed_column(self, name: str) -> None:
         """Remove the computed column ``name``.

@@ -29,6 +29,7 @@ from ..errors import BoundsError, FormatError, ParamError, ParamTypeError
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from .base import TableSchema
+from .colexpr import ColExpr
 from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
 from .display import TableDisplay
@@ -328,6 +329,8 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
     def __getitem__(self, key: Any) -> Any:
         """A column by name, a row (a named tuple) by logical number, a view of rows (a
         slice, ints, a bool mask, a condition) or of columns (a list of names)."""
+        if isinstance(key, ColExpr):
+            key = key._bind(self)
         if isinstance(key, str):
             if key in self._cols or key in self._computed_cols:
                 return Column(self, key)

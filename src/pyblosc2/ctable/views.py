@@ -24,6 +24,7 @@ from ..errors import BoundsError, ParamError, ParamTypeError
 from ..ndarray.constructors import asarray
 from ..ndarray.ndarray import NDArray
 from .base import TableBase, mask_from_positions
+from .colexpr import ColExpr
 from .column import read_positions
 
 __all__ = ["TableViews"]
@@ -71,6 +72,8 @@ class TableViews(TableBase):
 
     def _condition_mask(self, cond: Any) -> np.ndarray:
         """``cond`` as a bool mask of this table's physical rows (live rows only)."""
+        if isinstance(cond, ColExpr):
+            cond = cond._bind(self)
         if isinstance(cond, str):
             cond = self._string_condition(cond)
         if hasattr(cond, "_col_name") and hasattr(cond, "_raw_col"):  # a bool Column
