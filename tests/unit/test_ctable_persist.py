@@ -204,10 +204,33 @@ def test_computed_column_errors() -> None:
             FormatError,
         ),
         ({"name": "x", "expression": "o0 * 2", "col_deps": ["id"], "dtype": "nope"}, FormatError),
-        ({"name": "x", "kind": "dsl", "dsl_source": "def f(a): return a"}, NotImplementedError),
+        (
+            {"name": "x", "kind": "dsl", "dsl_source": "import os\nos.system('x')", "col_deps": []},
+            FormatError,
+        ),
+        (
+            {
+                "name": "x",
+                "kind": "dsl",
+                "dsl_source": "def f(a):\n    return open(a)\n",
+                "col_deps": ["id"],
+                "dtype": "i8",
+            },
+            FormatError,
+        ),
+        ({"name": "x", "kind": "nope", "expression": "o0", "col_deps": ["id"]}, FormatError),
         ("not an object", FormatError),
     ],
-    ids=["unknown-dep", "deps-not-list", "python-code", "bad-dtype", "dsl", "not-object"],
+    ids=[
+        "unknown-dep",
+        "deps-not-list",
+        "python-code",
+        "bad-dtype",
+        "dsl-not-a-function",
+        "dsl-outside-the-dsl",
+        "unknown-kind",
+        "not-object",
+    ],  # fmt: skip
 )
 def test_hostile_computed_columns_refused_on_open(
     tmp_path: Path, entry: Any, error: type[Exception]

@@ -22,7 +22,9 @@ import numpy as np
 
 from ..compute.api import lazyexpr
 from ..compute.lazyexpr import LazyExpr
-from ..compute.udf import lazyudf
+from ..compute.udf import LazyUDF, lazyudf
+from ..dsl.kernel import DSLKernel, kernel_from_source
+from ..dsl.syntax import DSLSyntaxError
 from ..errors import FormatError, ParamError, ParamTypeError
 from .base import TableBase
 from .colexpr import ColExpr
@@ -48,13 +50,13 @@ def computed_entries(doc: dict[str, Any], stored: Iterable[str]) -> list[dict[st
     for i, entry in enumerate(raw):
         if not isinstance(entry, dict):
             raise FormatError("CTable", f"{where}[{i}]", 0, "an object", type(entry).__name__)
-        if entry.get("kind", "expression") != "expression":
-            raise NotImplementedError(
-                f"CTable {entry.get('kind')!r} computed columns (DSL kernels)"
-            )
-        name, expr, deps = entry.get("name"), entry.get("expression"), entry.get("col_deps")
+        kind = entry.get("kind", "expression")
+        if kind not in ("expression", "dsl"):
+            raise FormatError("CTable", f"{where}[{i}] kind", 0, "expression or dsl", kind)
+        text_key = "expression" if kind == "expression" else "dsl_source"
+        name, expr, deps = entry.get("name"), entry.get(text_key), entry.get("col_deps")
         if not isinstance(name, str) or not isinstance(expr, str) or not isinstance(deps, list):
-            raise FormatError("CTable", f"{where}[{i}]", 0, "name, expression, col_deps", entry)
+            raise FormatError("CTable", f"{where}[{i}]", 0, f"name, {text_key}, col_deps", entry)
         bad = [d for d in deps if not isinstance(d, str) or d not in names]
         if bad:
             raise FormatError("CTable", f"{where}[{i}] col_deps", 0, "stored columns", bad)
@@ -64,53 +66,75 @@ def computed_entries(doc: dict[str, Any], stored: Iterable[str]) -> list[dict[st
             raise FormatError(
                 "CTable", f"{where}[{i}] dtype", 0, "a NumPy dtype", entry.get("dtype")
             ) from None
-        out.append({"name": name, "expression": expr, "col_deps": list(deps), "dtype": dtype})
+        found: dict[str, Any] = {"name": name, "kind": kind, "col_deps": list(deps), "dtype": dtype}
+        if kind == "dsl":
+            try:  # parsed, never executed
+                kernel = kernel_from_source(expr)
+            except ParamError as exc:
+                raise FormatError(
+                    "CTable", f"{where}[{i}] dsl_source", 0, "a DSL kernel", exc
+                ) from None
+            if kernel.dsl_error is not None:
+                raise FormatError(
+                    "CTable", f"{where}[{i}] dsl_source", 0, "a DSL kernel", kernel.dsl_error
+                )
+            backend = entry.get("jit_backend")
+            found.update(dsl_source=expr, kernel=kernel, jit_backend=backend)
+        else:
+            found["expression"] = expr
+        out.append(found)
     return out
 
 
 class TableComputed(TableBase):
     """Computed columns and ``apply`` (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
-    def _computed_lazy(self, name: str) -> LazyExpr:
-        """Column ``name``'s expression over the stored arrays as they are now."""
+    def _computed_lazy(self, name: str) -> Any:
+        """Column ``name``'s expression over the stored arrays as they are now (a DSL
+        column's values, computed)."""
         cc = self._computed_cols[name]
         cols = self._dep_cols if self._dep_cols is not None else self._cols
+        if cc.get("kind") == "dsl":  # evaluated whole, as python-blosc2 does: an NDArray
+            inputs = tuple(cols[d] for d in cc["col_deps"])
+            udf = lazyudf(
+                cc["kernel"], inputs, dtype=cc["dtype"], jit_backend=cc.get("jit_backend")
+            )
+            return udf.compute()
         ops = {f"o{i}": cols[d] for i, d in enumerate(cc["col_deps"])}
         return lazyexpr(cc["expression"], ops)
 
     def _install_computed(self, entries: list[dict[str, Any]]) -> None:
         computed = dict(self._computed_cols)
         for e in entries:
-            computed[e["name"]] = {
-                "kind": "expression",
-                "expression": e["expression"],
-                "col_deps": list(e["col_deps"]),
-                "dtype": np.dtype(e["dtype"]),
-            }
+            cc = {k: v for k, v in e.items() if k not in ("name", "lazy")}
+            cc.setdefault("kind", "expression")
+            cc["col_deps"], cc["dtype"] = list(e["col_deps"]), np.dtype(e["dtype"])
+            computed[e["name"]] = cc
         self._computed_cols = computed
         for e in entries:  # parses now: a bad stored expression fails on open
-            self._computed_cols[e["name"]]["lazy"] = self._computed_lazy(e["name"])
+            if computed[e["name"]]["kind"] == "expression":
+                computed[e["name"]]["lazy"] = self._computed_lazy(e["name"])
         self._set_columns(self._columns)
 
     def _computed_doc(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "name": name,
-                "kind": "expression",
-                "expression": cc["expression"],
-                "col_deps": list(cc["col_deps"]),
-                "dtype": str(cc["dtype"]),
-            }
-            for name, cc in self._computed_cols.items()
-        ]
+        out = []
+        for name, cc in self._computed_cols.items():
+            entry: dict[str, Any] = {"name": name, "kind": cc["kind"]}
+            if cc["kind"] == "dsl":
+                entry["dsl_source"] = cc["dsl_source"]
+            else:
+                entry["expression"] = cc["expression"]
+            entry.update(col_deps=list(cc["col_deps"]), dtype=str(cc["dtype"]))
+            if cc.get("jit_backend") is not None:
+                entry["jit_backend"] = cc["jit_backend"]
+            out.append(entry)
+        return out
 
     @property
     def computed_columns(self) -> dict[str, dict[str, Any]]:
         """The computed columns' definitions (a copy): expression, col_deps, dtype."""
-        return {
-            n: {k: cc[k] for k in ("expression", "col_deps", "dtype")}
-            for n, cc in self._computed_cols.items()
-        }
+        keys = ("kind", "expression", "dsl_source", "col_deps", "dtype")
+        return {n: {k: cc[k] for k in keys if k in cc} for n, cc in self._computed_cols.items()}
 
     @property
     def _stored_col_names(self) -> list[str]:
@@ -147,41 +171,78 @@ class TableComputed(TableBase):
 
     def _computed_entry(self, name: str, expr: Any, dtype: Any, inputs: Any) -> dict[str, Any]:
         """The definition of computed column ``name`` (checked against this table)."""
-        if inputs is not None or type(expr).__name__ in ("DSLKernel", "LazyUDF"):
-            raise NotImplementedError("CTable computed columns of DSL kernels")
+        cols = self._dep_cols if self._dep_cols is not None else self._cols
+        if isinstance(expr, DSLKernel):
+            return self._dsl_entry(name, expr, inputs, dtype, None)
+        lazy = expr
         if isinstance(expr, str):
             lazy = self._string_condition(expr)
-        elif isinstance(expr, LazyExpr):
-            lazy = expr
-        elif callable(expr):
-            lazy = expr(dict(self._cols))
-        else:
+        elif callable(expr) and not isinstance(expr, LazyExpr | LazyUDF):
+            lazy = expr(dict(cols))
+        elif not isinstance(expr, LazyExpr | LazyUDF):
             raise ParamTypeError(
                 "expr must be a callable or an expression string (or LazyExpr), "
                 f"got {type(expr).__name__!r}."
             )
-        if type(lazy).__name__ == "LazyUDF":
-            raise NotImplementedError("CTable computed columns of DSL kernels")
-        if not isinstance(lazy, LazyExpr):
-            raise ParamTypeError(f"expr must give a LazyExpr, got {type(lazy).__name__!r}.")
-        cols = self._dep_cols if self._dep_cols is not None else self._cols
         owned = {id(arr): n for n, arr in cols.items()}
+        if isinstance(lazy, LazyUDF):
+            if not isinstance(lazy.func, DSLKernel):
+                raise ParamTypeError(
+                    "Only LazyUDFs backed by a @blosc2.dsl_kernel are supported as CTable columns."
+                )
+            found = [owned.get(id(v)) for v in lazy.inputs]
+            if any(d is None for d in found):
+                raise ParamError("an input of the DSL kernel is not a stored column of this table")
+            backend = lazy.kwargs.get("jit_backend")
+            return self._dsl_entry(name, lazy.func, [str(d) for d in found], dtype, backend)
+        if not isinstance(lazy, LazyExpr):
+            raise ParamTypeError(f"expr must return a LazyExpr, got {type(lazy).__name__!r}.")
         deps = []
         for key in sorted(lazy.operands):
-            found = owned.get(id(lazy.operands[key]))
-            if found is None:
+            dep = owned.get(id(lazy.operands[key]))
+            if dep is None:
                 raise ParamError(
                     f"Operand {key!r} in the expression does not reference a stored column "
                     "of this table."
                 )
-            deps.append(found)
-        entry = {
+            deps.append(dep)
+        return {
             "name": name,
+            "kind": "expression",
             "expression": lazy.expression,
             "col_deps": deps,
             "dtype": np.dtype(dtype) if dtype is not None else lazy.dtype,
         }
-        return entry
+
+    def _dsl_entry(
+        self, name: str, kernel: DSLKernel, inputs: Any, dtype: Any, backend: Any
+    ) -> dict[str, Any]:
+        if kernel.dsl_error is not None:
+            raise DSLSyntaxError(f"Invalid DSL kernel: {kernel.dsl_error}")
+        if inputs is None:
+            raise ParamTypeError(
+                "A DSL kernel passed directly requires inputs=[...] naming one source "
+                "column per kernel parameter."
+            )
+        deps = list(inputs)
+        expected = kernel.input_names
+        if expected is not None and len(deps) != len(expected):
+            raise ParamError(
+                f"DSL kernel expects {len(expected)} input(s) {expected}, "
+                f"but inputs={deps} provides {len(deps)}."
+            )
+        cols = self._dep_cols if self._dep_cols is not None else self._cols
+        for d in deps:
+            if d not in cols:
+                raise ParamError(f"Column {d!r} is not a stored column of this table.")
+        if dtype is None:
+            if not deps:
+                raise ParamTypeError("a DSL kernel without column inputs needs dtype=...")
+            dtype = np.result_type(*[cols[d].dtype for d in deps])
+        return {
+            "name": name, "kind": "dsl", "dsl_source": kernel.dsl_source, "kernel": kernel,
+            "col_deps": deps, "dtype": np.dtype(dtype), "jit_backend": backend,
+        }  # fmt: skip
 
     def assign(self, **named_exprs: Any) -> Any:
         """A view with more computed columns (``name=expression``: a string, a lazy
