@@ -230,7 +230,7 @@ def test_computed_column_errors() -> None:
         "dsl-outside-the-dsl",
         "unknown-kind",
         "not-object",
-    ],  # fmt: skip
+    ],
 )
 def test_hostile_computed_columns_refused_on_open(
     tmp_path: Path, entry: Any, error: type[Exception]
