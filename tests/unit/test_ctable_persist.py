@@ -280,3 +280,31 @@ def test_pyblosc2_changes_read_by_python_blosc2(cblosc2: Any, tmp_path: Path, fo
     saved = str(tmp_path / "s.b2z")
     CTable.open(path).sort_by("n", ascending=False).to_b2z(saved)
     assert cblosc2.CTable.open(saved).n[:].tolist() == list(range(9, -1, -1))
+
+
+# -- timestamp columns ------------------------------------------------------------------------
+@pytest.mark.parametrize("unit", ["s", "ms", "ns"])
+def test_timestamp_columns_both_ways(cblosc2: Any, tmp_path: Path, unit: str) -> None:
+    def row(lib: Any) -> type:
+        @dataclasses.dataclass
+        class R:
+            a: int = lib.field(lib.int64(), default=0)
+            t: int = lib.field(lib.timestamp(unit=unit), default=0)
+
+        return R
+
+    when = np.datetime64("2021-03-04T05:06:07", unit)
+    ours = str(tmp_path / "ours.b2d")
+    with CTable(row(pb), new_data=[(1, 1000), (2, when)], urlpath=ours, mode="w") as t:
+        assert t.t[1] == when and t.t[:].dtype == np.dtype(f"datetime64[{unit}]")
+        assert t.where(t.t > np.datetime64("2000-01-01")).a[:].tolist() == [2]
+        assert t.t._raw_col.dtype == np.int64  # stored as epoch offsets, as python-blosc2
+    theirs = cblosc2.CTable.open(ours)
+    assert theirs.t[:].tolist() == CTable.open(ours).t[:].tolist()
+    path = str(tmp_path / "theirs.b2d")
+    ref = cblosc2.CTable(row(cblosc2), new_data=[(1, 5), (2, when)], urlpath=path, mode="w")
+    ref.close()
+    got = CTable.open(path)
+    np.testing.assert_array_equal(got.t[:], cblosc2.CTable.open(path).t[:])
+    with pytest.raises(ParamTypeError, match="'t'"):
+        CTable(row(pb)).append((1, "yesterday"))

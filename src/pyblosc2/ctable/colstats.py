@@ -47,7 +47,7 @@ class ColumnStats:
     def iter_chunks(self, size: int = 65536) -> Iterator[np.ndarray]:
         raise NotImplementedError  # pragma: no cover
 
-    def _positions(self) -> np.ndarray:
+    def _resolve_live_positions(self) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover
 
     def _read(self, where: np.ndarray) -> np.ndarray:
@@ -84,14 +84,14 @@ class ColumnStats:
         return valid if where is None else valid & where
 
     def _valid_rows_mask(self) -> Any:
-        return mask_from_positions(self._positions(), self._table._physical_len())
+        return mask_from_positions(self._resolve_live_positions(), self._table._physical_len())
 
     def _chunks(self, where: Any = None, size: int = 1 << 16) -> Iterator[np.ndarray]:
         """The live values (those ``where`` selects), a chunk at a time."""
         if where is None:
             yield from self.iter_chunks(size)
             return
-        positions = self._positions()
+        positions = self._resolve_live_positions()
         keep = self._where_rows(where, positions)
         chosen = positions[keep]
         for start in range(0, chosen.size, size):

@@ -156,9 +156,9 @@ class Column(ColumnStats):
     def _valid_rows(self) -> Any:
         if self._mask is None:
             return self._table._valid_rows
-        return mask_from_positions(self._positions(), self._table._physical_len())
+        return mask_from_positions(self._resolve_live_positions(), self._table._physical_len())
 
-    def _positions(self) -> np.ndarray:
+    def _resolve_live_positions(self) -> np.ndarray:
         """The physical positions of this column's live rows, in row order."""
         live = self._table._live_positions()
         if self._mask is None:
@@ -167,11 +167,11 @@ class Column(ColumnStats):
             return live
         return live[read_positions(self._mask, live)]
 
-    def _identity(self) -> bool:
+    def _has_identity_positions(self) -> bool:
         return self._mask is None and self._table._dense()
 
     def __len__(self) -> int:
-        return len(self._table) if self._mask is None else int(self._positions().size)
+        return len(self._table) if self._mask is None else int(self._resolve_live_positions().size)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -193,8 +193,18 @@ class Column(ColumnStats):
         return self._cast(read_positions(self._raw_col, where))
 
     def _cast(self, values: np.ndarray) -> np.ndarray:
-        """A computed column's values in its declared dtype."""
+        """A computed column's values in its declared dtype; a timestamp column's epoch
+        offsets as ``datetime64`` of its unit."""
+        unit = self._timestamp_unit()
+        if unit is not None:
+            return values.astype(f"datetime64[{unit}]")
         return values if values.dtype == self.dtype else values.astype(self.dtype)
+
+    def _timestamp_unit(self) -> str | None:
+        col = self._table._column_defs.get(self._col_name)
+        if col is None or getattr(col.spec, "kind", None) != "timestamp":
+            return None
+        return str(col.spec.unit)
 
     def __getitem__(self, key: Any) -> Any:
         """Values by logical row: an int gives a NumPy scalar, anything else an array."""
@@ -204,14 +214,15 @@ class Column(ColumnStats):
             if not -n <= i < n:
                 raise BoundsError(f"index {i} is out of bounds for column with size {n}")
             i = i + n if i < 0 else i
-            pos = i if self._identity() else int(self._positions()[i])
+            pos = i if self._has_identity_positions() else int(self._resolve_live_positions()[i])
             return self._cast(np.asarray(self._raw_col[pos : pos + 1]))[0]
         if isinstance(key, slice):
-            if self._identity():
+            if self._has_identity_positions():  # logical rows are physical: no position scan
                 start, stop, step = key.indices(len(self))
                 if step == 1:
                     return self._cast(np.asarray(self._raw_col[start : max(start, stop)]))
-            return self._read(self._positions()[key])
+                return self._read(np.arange(len(self), dtype=np.int64)[key])
+            return self._read(self._resolve_live_positions()[key])
         if isinstance(key, LazyExpr | NDArray):
             key = np.asarray(key[:])
         arr = np.asarray(key)
@@ -221,10 +232,10 @@ class Column(ColumnStats):
                     f"Boolean mask length {arr.size} does not match number of live rows "
                     f"{len(self)}."
                 )
-            return self._read(self._positions()[arr])
+            return self._read(self._resolve_live_positions()[arr])
         if isinstance(key, list | tuple | np.ndarray | range):
             rows = _check_rows(key, len(self))
-            return self._read(self._positions()[rows])
+            return self._read(self._resolve_live_positions()[rows])
         raise ParamTypeError(f"Invalid index type: {type(key).__name__}")
 
     def _logical_rows(self, key: Any) -> np.ndarray:
@@ -247,7 +258,7 @@ class Column(ColumnStats):
                 f"Column.view[] does not support key type {type(key).__name__!r}. "
                 "Supported: slice, boolean array, list / integer array."
             )
-        chosen = self._positions()[self._logical_rows(key)]
+        chosen = self._resolve_live_positions()[self._logical_rows(key)]
         mask = mask_from_positions(chosen, self._table._physical_len())
         return Column(self._table, self._col_name, mask=mask)
 
@@ -274,7 +285,7 @@ class Column(ColumnStats):
         table: Any = self._table
         sub = table.select([self._col_name])
         if self._mask is not None:
-            sub = sub._view_from_positions(self._positions())
+            sub = sub._view_from_positions(self._resolve_live_positions())
         return sub.take(indices)[self._col_name]
 
     def __iter__(self) -> Iterator[Any]:
@@ -296,12 +307,12 @@ class Column(ColumnStats):
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ParamError(f"size must be a positive int, got {size!r}")
         n = len(self)
-        if self._identity():
+        if self._has_identity_positions():
             raw = self._raw_col
             for start in range(0, n, size):
                 yield self._cast(np.asarray(raw[start : min(start + size, n)]))
             return
-        positions = self._positions()
+        positions = self._resolve_live_positions()
         for start in range(0, n, size):
             yield self._read(positions[start : start + size])
 
@@ -338,7 +349,7 @@ class Column(ColumnStats):
             if not -n <= i < n:
                 raise BoundsError(f"index {i} is out of bounds for column with size {n}")
             i = i + n if i < 0 else i
-            pos = i if self._identity() else int(self._positions()[i])
+            pos = i if self._has_identity_positions() else int(self._resolve_live_positions()[i])
             arr[pos] = to_column(col, [value], bounds=False)[0]
             table._changed()
             return
@@ -346,10 +357,15 @@ class Column(ColumnStats):
             raise ParamTypeError(f"Invalid index type: {type(key).__name__}")
         rows = self._logical_rows(key)
         values = to_column(col, np.broadcast_to(np.asarray(value), rows.shape), bounds=False)
-        if self._identity() and isinstance(key, slice) and rows.size and key.step in (None, 1):
+        if (
+            self._has_identity_positions()
+            and isinstance(key, slice)
+            and rows.size
+            and key.step in (None, 1)
+        ):
             arr[int(rows[0]) : int(rows[-1]) + 1] = values
         else:
-            write_positions(arr, self._positions()[rows], values)
+            write_positions(arr, self._resolve_live_positions()[rows], values)
         table._changed()
 
     def assign(self, data: Any) -> None:
@@ -415,6 +431,9 @@ class Column(ColumnStats):
     def _compare(self, op: str, other: Any) -> Any:
         raw = self._raw_col
         right = self._other(other)
+        unit = self._timestamp_unit()
+        if unit is not None and not isinstance(other, Column):  # a time: its epoch offset
+            right = np.asarray(right).astype(f"datetime64[{unit}]").astype(np.int64)[()]
         if self.dtype.kind in "US" or getattr(right, "dtype", np.dtype(int)).kind in "US":
             return _string_compare(self, op, other)
         if isinstance(right, str | bytes):

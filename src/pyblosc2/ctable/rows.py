@@ -91,6 +91,12 @@ def to_column(
         raise ParamError(f"column {col.name!r}: empty values")
     if raw.ndim != 1:
         raise ParamError(f"column {col.name!r}: expected 1-d values, got shape {raw.shape}")
+    if getattr(col.spec, "kind", None) == "timestamp" and raw.dtype.kind in "MO":
+        unit = col.spec.unit  # type: ignore[attr-defined]
+        try:  # times (datetime64, datetime) as epoch offsets in the column's unit
+            raw = raw.astype(f"datetime64[{unit}]").astype(np.int64)
+        except (TypeError, ValueError) as exc:
+            raise ParamTypeError(f"column {col.name!r}: not times: {exc}") from None
     _check_text(col, raw)
     try:
         if dtype.kind in "iu" and raw.dtype.kind == "f" and not np.all(np.mod(raw, 1) == 0):

@@ -46,7 +46,7 @@ _FROM_ANNOTATION: dict[Any, type[specs.SchemaSpec]] = {
 _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float32", "float64", "complex64", "complex128", "bool", "string", "bytes",
+        "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
     }
 )  # fmt: skip
 
@@ -137,7 +137,7 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
             spec = check_stored_spec(name, meta["spec"])  # an unbuilt kind is named first
             options = {k: meta.get(k) for k in ("cparams", "dparams", "chunks", "blocks")}
             expected = getattr(spec, "python_type", None)
-            if expected is not None and annotation is not expected:
+            if expected not in (None, object) and annotation is not expected:
                 raise ParamTypeError(
                     f"column {name!r}: annotation {annotation!r} does not match its "
                     f"{spec.kind} spec (expected {expected.__name__})"
