@@ -110,6 +110,7 @@ def test_vlmeta_copies_and_files(tmp_path: Path, form: str) -> None:
     assert c._cols["id"].chunks == (4,) and c.id[:].tolist() == t.id[:].tolist()
     mem = t.copy()
     assert mem._valid_rows.shape[0] == len(t) and mem.vlmeta["tags"] == [1, 2]
+    assert view.head(2).copy().vlmeta["who"] == "me"  # a view's copy: its table's vlmeta
     with pytest.raises(ParamError, match=r"\.b2z"):
         t.to_b2z(str(tmp_path / "x.b2d"))
     with pytest.raises(ValueError, match="reading mode"):  # python-blosc2's words
@@ -131,7 +132,7 @@ def test_persistent_vlmeta_survives_reopen(tmp_path: Path) -> None:
 def test_cframes_and_compaction() -> None:
     t = _fill(pb)
     t.vlmeta["v"] = 1
-    frame = t.where(t.id % 2 == 1).to_cframe()
+    frame = t.where(t.id % 2 == 1).where(t.id > 0).to_cframe()  # a view of a view
     got = ctable_from_cframe(frame)
     assert got.id[:].tolist() == [1, 3, 7, 9, 11] and got.vlmeta["v"] == 1
     with pytest.raises(ParamError, match="read-only"):

@@ -89,6 +89,13 @@ class TableBase:
         computed = getattr(self, "_computed_cols", None) or {}
         self.col_names = [c.name for c in self._columns] + [n for n in computed]
 
+    def _root_table(self) -> Any:
+        """The table this one is a view of (itself when it is none)."""
+        table: Any = self
+        while table.base is not None:
+            table = table.base
+        return table
+
     def _known_n_rows(self) -> int:
         return self._n_rows
 

@@ -100,7 +100,7 @@ class TablePersist(TableBase):
         if self._computed_cols:
             doc["computed_columns"] = self._computed_doc()
         storage.save_schema(doc)
-        root = self.base if self.base is not None else self
+        root = self._root_table()
         names = list(root._vlmeta_schunk().vlmeta) if root._has_user_vlmeta() else []
         if names and storage.leaves is not None:
             user = SChunk()
@@ -183,9 +183,10 @@ class TablePersist(TableBase):
             source.save(path, overwrite=overwrite)
             return self.open(path, mode="r")
         out = source._gather(source._live_positions())
-        if self._has_user_vlmeta():
-            for k in list(self.vlmeta):
-                out.vlmeta[k] = self.vlmeta[k]
+        root = self._root_table()
+        if root._has_user_vlmeta():
+            for k in list(root.vlmeta):
+                out.vlmeta[k] = root.vlmeta[k]
         return out
 
     def _with_layout(self, chunks: Any, blocks: Any, cparams: Any) -> Any:

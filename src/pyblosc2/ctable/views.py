@@ -249,7 +249,7 @@ class TableViews(TableBase):
         """
         n = max(int(N), 0)
         live = self._live_positions()
-        return self._positions_view(live[live.size - n :] if n else live[:0])
+        return self._positions_view(live[max(live.size - n, 0) :] if n else live[:0])
 
     def sample(self, n: int, *, seed: int | None = None) -> Any:
         """A view of ``n`` rows drawn at random without replacement (all if fewer).
