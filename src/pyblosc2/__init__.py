@@ -769,7 +769,8 @@ __all__ += [
 # python-blosc2's CTable-only column kinds (declared; CTable refuses them by name), and the
 # column classes; ``object`` shadows the builtin in this namespace only, as in python-blosc2
 from .ctable import Column, col, ctable_from_cframe  # noqa: E402
-from .ctable.kinds import dictionary, object, utf8, vlbytes, vlstring  # noqa: E402
+from .ctable.kinds import dictionary, utf8, vlbytes, vlstring  # noqa: E402
+from .ctable.kinds import object as object  # noqa: E402
 
 __all__ += [
     "Column",
