@@ -358,3 +358,19 @@ def test_python_blosc2_agrees(cblosc2: Any, name: str, question: Any) -> None:
     as_list = [v if isinstance(v, list) else np.atleast_1d(v).tolist() for v in (ours, theirs)]
     for o, th in zip(*as_list, strict=True):
         assert o == (str(th) if isinstance(th, str) else pytest.approx(th, rel=1e-12))
+
+
+def test_validate_false_skips_the_bounds_only() -> None:
+    t = CTable(Row)
+    with pytest.raises(ParamError, match="violates constraint ge=0"):
+        t.extend([(-1, 0.0, True, "")])
+    t.extend([(-1, 0.0, True, "")], validate=False)  # python-blosc2's per-call override
+    lax = CTable(Row, validate=False)
+    lax.append((-2, 0.0, True, ""))
+    with pytest.raises(ParamError, match="violates constraint"):
+        lax.extend([(-3, 0.0, True, "")], validate=True)
+    with pytest.raises(ParamError, match="max_length"):  # text is never cut short
+        lax.extend([(1, 0.0, True, "much too long")])
+    with pytest.raises(ParamError, match="No known stored columns"):
+        t.extend({"nope": [1]})
+    assert t.id[:].tolist() == [-1] and lax.id[:].tolist() == [-2]

@@ -26,7 +26,9 @@ __all__ = ["batch_to_columns", "row_to_values"]
 
 def _default(col: TableColumn) -> Any:
     if col.default is MISSING:
-        raise ParamError(f"column {col.name!r} has no value and no default")
+        raise ParamError(
+            f"column {col.name!r} has no value and no default declared; a value must be provided"
+        )
     return col.default
 
 
@@ -56,27 +58,36 @@ def row_to_values(columns: list[TableColumn], row: Any) -> list[Any]:
     )
 
 
-def batch_to_columns(columns: list[TableColumn], data: Any) -> dict[str, np.ndarray]:
-    """One checked array per column for a batch of rows (all of the same length)."""
+def batch_to_columns(
+    columns: list[TableColumn], data: Any, *, bounds: bool = True
+) -> dict[str, np.ndarray]:
+    """One checked array per column for a batch of rows (all of the same length); the
+    spec's numeric bounds unchecked with ``bounds=False`` (python-blosc2's
+    ``validate=False``)."""
     if isinstance(data, np.ndarray) and data.dtype.names:
         data = {k: data[k] for k in data.dtype.names}
     if isinstance(data, Mapping):
         extra = set(data) - {c.name for c in columns}
+        if extra and len(extra) == len(data):
+            raise ParamError(f"No known stored columns in {sorted(extra)}: the table has none")
         if extra:
             raise ParamError(f"keys {sorted(extra)} are not columns of the table")
         lengths = {k: len(v) for k, v in data.items()}
         if len(set(lengths.values())) > 1:
-            raise ParamError(f"columns of different lengths: {lengths}")
+            raise ParamError(f"columns of different lengths (all need the same length): {lengths}")
         n = next(iter(lengths.values()), 0)
         out = {}
         for c in columns:
             raw = data[c.name] if c.name in data else np.full(n, _default(c), dtype=c.dtype)
-            out[c.name] = to_column(c, raw)
+            out[c.name] = to_column(c, raw, bounds=bounds)
         return out
     if isinstance(data, str | bytes) or not hasattr(data, "__iter__"):
         raise ParamTypeError(f"extend takes rows or a mapping of columns, got {type(data)}")
     rows = [row_to_values(columns, row) for row in data]
-    return {c.name: to_column(c, [r[i] for r in rows], n=len(rows)) for i, c in enumerate(columns)}
+    return {
+        c.name: to_column(c, [r[i] for r in rows], n=len(rows), bounds=bounds)
+        for i, c in enumerate(columns)
+    }
 
 
 def to_column(

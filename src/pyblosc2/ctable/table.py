@@ -427,7 +427,10 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
         self._check_writable()
         self._check_not_view("append to")
         values = row_to_values(self._columns, data)
-        checked = [to_column(c, [v])[0] for c, v in zip(self._columns, values, strict=True)]
+        checked = [
+            to_column(c, [v], bounds=self._validate)[0]
+            for c, v in zip(self._columns, values, strict=True)
+        ]
         pos = self._reserve(1)
         for c, v in zip(self._columns, checked, strict=True):
             self._cols[c.name][pos] = v
@@ -441,7 +444,8 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
         self._check_not_view("extend")
         if isinstance(data, CTable):
             data = {name: data[name][:] for name in data.col_names}
-        columns = batch_to_columns(self._columns, data)
+        check = self._validate if validate is None else bool(validate)
+        columns = batch_to_columns(self._columns, data, bounds=check)
         n = len(next(iter(columns.values())))
         if n == 0:
             return
