@@ -22,6 +22,7 @@ array([[ 4,  6],
        [ 8, 10]])
 """
 
+import builtins as _builtins
 import importlib as _importlib
 import importlib.abc as _importlib_abc
 import importlib.machinery as _importlib_machinery
@@ -688,7 +689,7 @@ class _Package(_types.ModuleType):
     """python-blosc2 has submodules named like its functions (``blosc2.lazyexpr`` is both):
     importing such a submodule must not replace the function the package exports."""
 
-    def __setattr__(self, name: str, value: object) -> None:
+    def __setattr__(self, name: str, value: _builtins.object) -> None:
         have = self.__dict__.get(name)
         if (
             isinstance(value, _types.ModuleType)
@@ -770,3 +771,20 @@ from . import indexing as indexing  # noqa: E402
 from .indexes import IndexKind  # noqa: E402 - importing it registers the index provider
 
 __all__ += ["IndexKind", "indexing"]
+
+# python-blosc2's CTable-only column kinds (declared; CTable refuses them by name), and the
+# column classes; ``object`` shadows the builtin in this namespace only, as in python-blosc2
+from .ctable import Column, col, ctable_from_cframe  # noqa: E402
+from .ctable.kinds import dictionary, utf8, vlbytes, vlstring  # noqa: E402
+from .ctable.kinds import object as object  # noqa: E402
+
+__all__ += [
+    "Column",
+    "col",
+    "ctable_from_cframe",
+    "dictionary",
+    "object",
+    "utf8",
+    "vlbytes",
+    "vlstring",
+]

@@ -28,7 +28,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
     path = tmp_path_factory.mktemp("t") / "t.b2d"
     with pb.CTable(Row, urlpath=str(path), mode="w") as t:
         t.extend([(1, 2j), (3, 4j)])
-    return path, pb.CTable.open(str(path)).schema
+    return path, pb.CTable.open(str(path)).schema_dict()
 
 
 def _with(doc: dict[str, Any], column: int = 0, **entry: Any) -> dict[str, Any]:

@@ -325,7 +325,7 @@ def b2z_seeds() -> list[bytes]:
 
 def schema_seeds() -> list[bytes]:
     """The schema document of the seed table, and variants of its entries."""
-    doc = pb.CTable(SchemaRow).schema
+    doc = pb.CTable(SchemaRow).schema_dict()
     docs = [doc, {**doc, "n_rows": 2}, {**doc, "version": 2}]
     cols = doc["columns"]
     docs.append({**doc, "columns": [{**cols[0], "default": 7, "chunks": [4], "blocks": [2]}]})

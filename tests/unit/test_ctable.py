@@ -73,7 +73,7 @@ def test_schema_document_as_python_blosc2_writes_it() -> None:
         ({"columns": [{"name": "_x", "kind": "int8"}]}, ParamError),
         ({"columns": [{"name": "x", "kind": "nope"}]}, ParamError),  # python-blosc2: ValueError
         ({"columns": [{"name": "x", "kind": "vlstring"}]}, NotImplementedError),
-        ({"columns": [], "computed_columns": {"c": {}}}, NotImplementedError),
+        ({"columns": [], "materialized_columns": [{"name": "c"}]}, NotImplementedError),
     ],
     ids=[
         "columns-not-list",
@@ -82,7 +82,7 @@ def test_schema_document_as_python_blosc2_writes_it() -> None:
         "reserved-name",
         "unknown",
         "vlstring",
-        "computed",
+        "materialized",
     ],
 )
 def test_bad_schema_documents(doc: dict[str, Any], error: type[Exception]) -> None:
@@ -222,7 +222,7 @@ def test_delete_forms_and_column_indexing() -> None:
         col[5]
     with pytest.raises(BoundsError):
         t.delete(99)
-    with pytest.raises(KeyError, match="nope"):
+    with pytest.raises(ParamError, match="Unknown symbol: nope"):  # python-blosc2's ValueError
         t["nope"]
     t.delete(slice(None))
     assert len(t) == 0 and t["x"][:].tolist() == []
@@ -230,24 +230,10 @@ def test_delete_forms_and_column_indexing() -> None:
     assert t["x"][:].tolist() == [1]
 
 
-@pytest.mark.parametrize(
-    "name", ["create_index", "indexes", "group_by", "to_pandas", "select", "vlmeta"]
-)
+@pytest.mark.parametrize("name", ["create_index", "indexes", "group_by", "to_pandas", "to_csv"])
 def test_features_not_built_are_named(name: str) -> None:
     with pytest.raises(NotImplementedError, match=name):
         getattr(CTable(Row), name)
-
-
-def test_column_arithmetic_and_slices_not_built() -> None:
-    t = CTable(Row)
-    with pytest.raises(NotImplementedError, match="arithmetic"):
-        t["x"] + 3
-    with pytest.raises(NotImplementedError, match="arithmetic"):
-        ~t["x"]
-    with pytest.raises(NotImplementedError, match="views"):
-        t[0:2]
-    with pytest.raises(NotImplementedError, match="string expression"):
-        t.where("x > 3")
 
 
 def test_where_views() -> None:
@@ -263,21 +249,14 @@ def test_where_views() -> None:
     assert t.where(~t["ok"] & (t["x"] < 4))["x"][:].tolist() == [3]
     assert t.where((t["x"] == 3) | t["ok"])["x"][:].tolist() == [1, 2, 3]
     assert len(t.where(t["x"] > 100)) == 0 and t.where(t["x"] > 100)["x"][:].size == 0
-    v["y"][0] = -1.0  # written through to the parent
-    assert t["y"][2] == -1.0  # t lost x=0: x=3 is its row 2
+    with pytest.raises(ParamError, match="view"):  # views are read-only (python-blosc2's)
+        v["y"][0] = -1.0
     with pytest.raises(ParamError, match="view"):
         v.append(Row())
     with pytest.raises(ParamError, match="view"):
         v.delete(0)
-    other = CTable(Row)
-    with pytest.raises(ParamError, match="another table"):
-        t.where(other["x"] > 1)
-    with pytest.raises(ParamError, match="different tables"):
-        (t["x"] > 1) & (other["x"] > 1)
     with pytest.raises(ParamTypeError, match="compared"):
         t["x"] > "a"  # noqa: B015
-    with pytest.raises(ParamTypeError, match="truth value"):
-        bool(t["x"] > 1)
     with pb.TreeStore(os.path.join(tempfile.mkdtemp(), "v.b2z"), mode="w") as ts:
         ts["/v"] = v.where(v["x"] < 6)  # a view is stored as its rows
         assert ts["/v"]["x"][:].tolist() == [3, 4]

@@ -65,7 +65,12 @@ def as_operand(v: Any) -> Any:
 
     >>> as_operand([1, 2]).tolist(), as_operand(3)
     ([1, 2], 3)
+
+    An object with an ``_operand_`` method (a CTable column) gives its operand through it.
     """
+    hook = getattr(type(v), "_operand_", None)
+    if hook is not None:
+        v = hook(v)
     if is_scalar(v) or is_array(v):
         return v
     if isinstance(v, list | tuple) or hasattr(v, "__array__"):

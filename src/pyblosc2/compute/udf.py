@@ -60,7 +60,11 @@ _TUNING = ("fp_accuracy", "strict_miniexpr")
 
 
 def _as_input(v: Any) -> Any:
-    """An input as the function gets it: lists and tuples as numpy arrays, the rest as is."""
+    """An input as the function gets it: lists and tuples as numpy arrays, an object with
+    an ``_operand_`` method (a CTable column) as what it gives, the rest as is."""
+    hook = getattr(type(v), "_operand_", None)
+    if hook is not None:
+        return hook(v)
     return np.asarray(v) if isinstance(v, list | tuple) else v
 
 

@@ -1,25 +1,39 @@
-"""python-blosc2's ``CTable`` as storage: a dataclass schema, one NDArray per column and a
-``_valid_rows`` mask, in memory, in a ``.b2d``/``.b2z`` store of its own, or inline in a
-TreeStore, with python-blosc2 4.x's layout (:mod:`.storage`).
+"""python-blosc2's ``CTable``: a dataclass schema, one NDArray per column and a
+``_valid_rows`` mask, in memory, in a ``.b2d``/``.b2z`` store of its own, inline in a
+TreeStore or in a cframe, with python-blosc2 4.x's layout (:mod:`.storage`), and the
+questions asked of it.
 
-Modules: :mod:`.schema` (dataclass → columns, the schema document), :mod:`.rows` (rows and
-batches into checked column arrays), :mod:`.storage` (the leaves and the manifest),
-:mod:`.column` (a column by logical row), :mod:`.table` (``CTable``).
+Modules: :mod:`.schema` (dataclass → columns, the schema document), :mod:`.kinds` (column
+kinds declared, not stored), :mod:`.rows` (rows and batches into checked column arrays),
+:mod:`.storage` (the leaves and the manifest), :mod:`.base` (a table's state, rows by
+position, views), :mod:`.column` and :mod:`.colstats` (a column by logical row, its lazy
+expressions and aggregates), :mod:`.colexpr` (``col``), :mod:`.views` (``where``,
+selections), :mod:`.sorting` (``sort_by``), :mod:`.display` and :mod:`.info` (text,
+statistics, ``info``), :mod:`.schema_ops` (column changes), :mod:`.persist` (copies, files,
+cframes, vlmeta), :mod:`.computed` (computed columns, ``assign``, ``apply``),
+:mod:`.table` (``CTable``).
 """
 
-from .column import Column
+from .base import TableSchema
+from .colexpr import ColExpr, col
+from .column import Column, ColumnViewIndexer
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import Leaves, TableStorage, register_tree_opener
-from .table import NOT_BUILT, CTable
+from .table import NOT_BUILT, CTable, ctable_from_cframe
 
 __all__ = [
     "NOT_BUILT",
     "CTable",
+    "ColExpr",
     "Column",
+    "ColumnViewIndexer",
     "Leaves",
     "TableColumn",
+    "TableSchema",
     "TableStorage",
+    "col",
     "compile_row_type",
+    "ctable_from_cframe",
     "register_tree_opener",
     "schema_from_dict",
     "schema_to_dict",

@@ -26,7 +26,9 @@ __all__ = ["batch_to_columns", "row_to_values"]
 
 def _default(col: TableColumn) -> Any:
     if col.default is MISSING:
-        raise ParamError(f"column {col.name!r} has no value and no default")
+        raise ParamError(
+            f"column {col.name!r} has no value and no default declared; a value must be provided"
+        )
     return col.default
 
 
@@ -56,37 +58,56 @@ def row_to_values(columns: list[TableColumn], row: Any) -> list[Any]:
     )
 
 
-def batch_to_columns(columns: list[TableColumn], data: Any) -> dict[str, np.ndarray]:
-    """One checked array per column for a batch of rows (all of the same length)."""
+def batch_to_columns(
+    columns: list[TableColumn], data: Any, *, bounds: bool = True
+) -> dict[str, np.ndarray]:
+    """One checked array per column for a batch of rows (all of the same length); the
+    spec's numeric bounds unchecked with ``bounds=False`` (python-blosc2's
+    ``validate=False``)."""
     if isinstance(data, np.ndarray) and data.dtype.names:
         data = {k: data[k] for k in data.dtype.names}
     if isinstance(data, Mapping):
         extra = set(data) - {c.name for c in columns}
+        if extra and len(extra) == len(data):
+            raise ParamError(f"No known stored columns in {sorted(extra)}: the table has none")
         if extra:
             raise ParamError(f"keys {sorted(extra)} are not columns of the table")
         lengths = {k: len(v) for k, v in data.items()}
         if len(set(lengths.values())) > 1:
-            raise ParamError(f"columns of different lengths: {lengths}")
+            raise ParamError(f"columns of different lengths (all need the same length): {lengths}")
         n = next(iter(lengths.values()), 0)
         out = {}
         for c in columns:
             raw = data[c.name] if c.name in data else np.full(n, _default(c), dtype=c.dtype)
-            out[c.name] = to_column(c, raw)
+            out[c.name] = to_column(c, raw, bounds=bounds)
         return out
     if isinstance(data, str | bytes) or not hasattr(data, "__iter__"):
         raise ParamTypeError(f"extend takes rows or a mapping of columns, got {type(data)}")
     rows = [row_to_values(columns, row) for row in data]
-    return {c.name: to_column(c, [r[i] for r in rows], n=len(rows)) for i, c in enumerate(columns)}
+    return {
+        c.name: to_column(c, [r[i] for r in rows], n=len(rows), bounds=bounds)
+        for i, c in enumerate(columns)
+    }
 
 
-def to_column(col: TableColumn, values: Any, n: int | None = None) -> np.ndarray:
-    """``values`` as a 1-d array of ``col``'s dtype, checked against its spec."""
+def to_column(
+    col: TableColumn, values: Any, n: int | None = None, *, bounds: bool = True
+) -> np.ndarray:
+    """``values`` as a 1-d array of ``col``'s dtype, checked against its spec (its numeric
+    bounds too unless ``bounds`` is False: python-blosc2 checks them on append and extend,
+    not when values are written into a column)."""
     dtype = col.dtype
     raw = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if n is not None and raw.shape == (n, 0):  # an empty list per row
         raise ParamError(f"column {col.name!r}: empty values")
     if raw.ndim != 1:
         raise ParamError(f"column {col.name!r}: expected 1-d values, got shape {raw.shape}")
+    if getattr(col.spec, "kind", None) == "timestamp" and raw.dtype.kind in "MO":
+        unit = col.spec.unit  # type: ignore[attr-defined]
+        try:  # times (datetime64, datetime) as epoch offsets in the column's unit
+            raw = raw.astype(f"datetime64[{unit}]").astype(np.int64)
+        except (TypeError, ValueError) as exc:
+            raise ParamTypeError(f"column {col.name!r}: not times: {exc}") from None
     _check_text(col, raw)
     try:
         if dtype.kind in "iu" and raw.dtype.kind == "f" and not np.all(np.mod(raw, 1) == 0):
@@ -102,7 +123,8 @@ def to_column(col: TableColumn, values: Any, n: int | None = None) -> np.ndarray
         if isinstance(exc, ParamError):
             raise
         raise ParamTypeError(f"column {col.name!r}: values do not cast to {dtype}: {exc}") from None
-    _check_bounds(col, arr)
+    if bounds:
+        _check_bounds(col, arr)
     return arr
 
 
@@ -126,11 +148,11 @@ def _check_text(col: TableColumn, raw: np.ndarray) -> None:
     min_length = getattr(col.spec, "min_length", None)
     if max_length is not None and longest > max_length:
         raise ParamError(
-            f"column {col.name!r}: a value of length {longest} (max_length is {max_length})"
+            f"column {col.name!r}: a value of length {longest} exceeds max_length={max_length}"
         )
     if min_length is not None and shortest < min_length:
         raise ParamError(
-            f"column {col.name!r}: a value of length {shortest} (min_length is {min_length})"
+            f"column {col.name!r}: a value of length {shortest} is under min_length={min_length}"
         )
 
 
@@ -147,4 +169,7 @@ def _check_bounds(col: TableColumn, arr: np.ndarray) -> None:
         limit = getattr(col.spec, attr, None)
         if limit is not None and arr.size and np.any(bad(arr, limit)):
             worst = arr[bad(arr, limit)][0]
-            raise ParamError(f"column {col.name!r}: value {worst!r} is not {sign} {limit}")
+            raise ParamError(
+                f"column {col.name!r}: value {worst!r} violates constraint {attr}={limit} "
+                f"(must be {sign} {limit})"
+            )

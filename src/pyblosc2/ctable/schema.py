@@ -46,7 +46,7 @@ _FROM_ANNOTATION: dict[Any, type[specs.SchemaSpec]] = {
 _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float32", "float64", "complex64", "complex128", "bool", "string", "bytes",
+        "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
     }
 )  # fmt: skip
 
@@ -70,6 +70,12 @@ class TableColumn:
     @property
     def dtype(self) -> np.dtype[Any]:
         return np.dtype(self.spec.dtype)
+
+    @property
+    def config(self) -> TableColumn:
+        """The storage options (python-blosc2's ``CompiledColumn.config``): this column's
+        ``cparams``, ``dparams``, ``chunks`` and ``blocks``."""
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         """The column's entry in the schema document."""
@@ -131,7 +137,7 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
             spec = check_stored_spec(name, meta["spec"])  # an unbuilt kind is named first
             options = {k: meta.get(k) for k in ("cparams", "dparams", "chunks", "blocks")}
             expected = getattr(spec, "python_type", None)
-            if expected is not None and annotation is not expected:
+            if expected not in (None, object) and annotation is not expected:
                 raise ParamTypeError(
                     f"column {name!r}: annotation {annotation!r} does not match its "
                     f"{spec.kind} spec (expected {expected.__name__})"
@@ -173,9 +179,8 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     version = doc.get("version", 1)
     if version not in SCHEMA_VERSIONS:
         raise ParamError(f"CTable schema version {version!r} is not one of {SCHEMA_VERSIONS}")
-    for extra in ("computed_columns", "materialized_columns"):
-        if doc.get(extra):
-            raise NotImplementedError(f"CTable {extra.replace('_', ' ')}")
+    if doc.get("materialized_columns"):  # computed_columns: the table reads them
+        raise NotImplementedError("CTable materialized (generated) columns")
     metadata = doc.get("metadata", {})
     if not isinstance(metadata, dict):
         raise ParamTypeError(f"a CTable schema's 'metadata' must be a mapping, got {metadata!r}")

@@ -34,7 +34,14 @@ from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from ..schunk import SChunk
 
-__all__ = ["Leaves", "TableStorage", "col_key", "register_tree_opener"]
+__all__ = [
+    "EmbedLeaves",
+    "Leaves",
+    "TableStorage",
+    "col_key",
+    "register_embed_opener",
+    "register_tree_opener",
+]
 
 META_KEY = "/_meta"
 VALID_ROWS_KEY = "/_valid_rows"
@@ -52,6 +59,7 @@ class Leaves(Protocol):
     def put(self, key: str, value: Any) -> Any: ...  # stored as a file; a live handle back
     def has(self, key: str) -> bool: ...
     def touch(self) -> None: ...  # the leaves changed through their handles
+    def delete(self, key: str) -> None: ...
     def close(self) -> None: ...
 
 
@@ -68,6 +76,27 @@ def open_tree(urlpath: str, mode: str) -> Leaves:
     if not _TREE_OPENERS:
         raise NotImplementedError("persistent CTables need pyblosc2.stores (import pyblosc2)")
     return _TREE_OPENERS[0](urlpath, mode)
+
+
+class EmbedLeaves(Leaves, Protocol):
+    """The leaves of a table held in an in-memory EmbedStore (a table's cframe)."""
+
+    def to_cframe(self) -> bytes: ...
+
+
+_EMBED_OPENERS: list[Callable[[Any, bool], EmbedLeaves]] = []
+
+
+def register_embed_opener(opener: Callable[[Any, bool], EmbedLeaves]) -> None:
+    """Install the opener of tables' cframes (``opener(cframe or None, copy)``: an empty
+    writable EmbedStore for None, else the read-only one the cframe holds)."""
+    _EMBED_OPENERS[:] = [opener]
+
+
+def open_embed(cframe: Any, copy: bool = True) -> EmbedLeaves:
+    if not _EMBED_OPENERS:
+        raise NotImplementedError("CTable cframes need pyblosc2.stores (import pyblosc2)")
+    return _EMBED_OPENERS[0](cframe, copy)
 
 
 def col_key(name: str) -> str:
@@ -109,6 +138,11 @@ class TableStorage:
             raise FormatError("CTable", key, 0, "an NDArray", type(value).__name__)
         return value
 
+    def delete_array(self, key: str) -> None:
+        """Remove leaf ``key`` (a dropped column)."""
+        if self.leaves is not None and self.leaves.has(key):
+            self.leaves.delete(key)
+
     def exists(self) -> bool:
         return self.leaves is not None and self.leaves.has(META_KEY)
 
@@ -146,6 +180,13 @@ class TableStorage:
         meta.vlmeta["version"] = 1
         meta.vlmeta["schema"] = json.dumps(doc)
         self._meta = self.leaves.put(META_KEY, meta)
+
+    def replace_schema(self, doc: dict[str, Any]) -> None:
+        """Write ``doc`` as the stored schema (the columns changed)."""
+        if self.leaves is None or self.read_only:
+            return
+        self.meta().vlmeta["schema"] = json.dumps(doc)
+        self.leaves.touch()
 
     def update_schema(self, **entries: Any) -> None:
         """Set table-wide entries of the stored schema (``n_rows``, ...; None removes one)."""

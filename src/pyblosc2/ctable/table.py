@@ -24,30 +24,38 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..compute.lazyexpr import LazyExpr
 from ..errors import BoundsError, FormatError, ParamError, ParamTypeError
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
+from .base import TableSchema
+from .colexpr import ColExpr
 from .column import Column, write_positions
-from .query import Predicate, filtered_mask
+from .computed import TableComputed, computed_entries
+from .display import TableDisplay
+from .persist import TablePersist
 from .rows import batch_to_columns, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
+from .schema_ops import TableSchemaOps
+from .sorting import TableSorting
 from .storage import (
     VALID_ROWS_KEY,
     TableStorage,
     check_mode,
     col_key,
     new_valid_rows,
+    open_embed,
     open_tree,
 )
+from .views import TableViews
 
-__all__ = ["NOT_BUILT", "CTable"]
+__all__ = ["NOT_BUILT", "CTable", "ctable_from_cframe"]
 
 DEFAULT_CAPACITY = 4096  # rows of a new table's arrays (python-blosc2 takes 2**20)
 MAX_GROWTH = 1 << 20  # rows added at most per growth step (python-blosc2's _MAX_GROWTH_ROWS)
 
 #: python-blosc2 CTable members pyblosc2 does not provide, and what they are
 NOT_BUILT = {
-    "where_expr": "CTable string and lazy-expression queries",
     "create_index": "CTable indexes (create_index)",
     "create_expr_index": "CTable indexes (create_expr_index)",
     "drop_index": "CTable indexes (drop_index)",
@@ -55,23 +63,14 @@ NOT_BUILT = {
     "compact_index": "CTable indexes (compact_index)",
     "index": "CTable indexes (index)",
     "indexes": "CTable indexes (indexes)",
-    "sort_by": "CTable sorting (sort_by)",
     "iter_sorted": "CTable sorting (iter_sorted)",
     "group_by": "CTable group_by",
-    "describe": "CTable statistics (describe)",
-    "cov": "CTable statistics (cov)",
-    "select": "CTable column projections (select)",
-    "view": "CTable views (view)",
-    "take": "CTable views (take)",
-    "slice": "CTable views (slice)",
-    "head": "CTable views (head)",
-    "tail": "CTable views (tail)",
-    "sample": "CTable views (sample)",
-    "add_column": "CTable schema changes (add_column)",
-    "drop_column": "CTable schema changes (drop_column)",
-    "rename_column": "CTable schema changes (rename_column)",
-    "add_computed_column": "CTable computed columns",
     "add_materialized_column": "CTable materialized columns",
+    "materialize_computed_column": "CTable materialized (generated) columns",
+    "add_generated_column": "CTable materialized (generated) columns",
+    "refresh_generated_column": "CTable materialized (generated) columns",
+    "refresh_generated_columns": "CTable materialized (generated) columns",
+    "sorted_slice": "CTable sorted slices from a FULL index (sorted_slice)",
     "convert_nulls": "CTable nulls (convert_nulls)",
     "to_arrow": "CTable Arrow export",
     "from_arrow": "CTable Arrow import",
@@ -82,13 +81,10 @@ NOT_BUILT = {
     "from_parquet": "CTable Parquet import",
     "to_csv": "CTable CSV export",
     "from_csv": "CTable CSV import",
-    "to_cframe": "CTable cframes (to_cframe)",
-    "compact": "CTable compaction (compact)",
-    "vlmeta": "CTable user vlmeta",
 }
 
 
-class CTable:
+class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersist, TableComputed):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
     ``row_type`` is a dataclass: plain annotations (``int``, ``float``, ``bool``, ``str``,
@@ -131,8 +127,7 @@ class CTable:
             raise ParamTypeError(f"expected_size must be an int, got {expected_size!r}")
         if expected_size is not None and expected_size < 1:
             raise ParamError(f"expected_size must be positive, got {expected_size}")
-        if compact:
-            raise NotImplementedError("CTable compaction (compact=True)")
+        self.auto_compact = bool(compact)  # python-blosc2 keeps the flag (and never acts on it)
         self._validate = bool(validate)
         self._cparams, self._dparams = cparams, dparams
         self._closed = False
@@ -171,19 +166,13 @@ class CTable:
             self.extend(new_data)
 
     # -- building ---------------------------------------------------------------------------
-    base: CTable | None = None  # the parent table of a view (python-blosc2's ``base``)
-
-    def _set_columns(self, columns: list[TableColumn]) -> None:
-        self._columns = columns
-        self._column_defs = {c.name: c for c in columns}
-        self.col_names = [c.name for c in columns]
-
     def _create(self, storage: TableStorage, columns: list[TableColumn], capacity: int) -> None:
+        self._computed_cols = getattr(self, "_computed_cols", None) or {}
         self._set_columns(columns)
         self._storage = storage
         self._read_only = False
-        self._valid = storage.install(VALID_ROWS_KEY, new_valid_rows(capacity))
-        self._arrays: dict[str, NDArray] = {}
+        self._valid_rows = storage.install(VALID_ROWS_KEY, new_valid_rows(capacity))
+        self._cols: dict[str, NDArray] = {}
         for c in columns:
             kwargs: dict[str, Any] = {}
             cparams = c.cparams if c.cparams is not None else self._cparams
@@ -193,7 +182,7 @@ class CTable:
             if dparams is not None:
                 kwargs["dparams"] = dparams
             arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks, **kwargs)
-            self._arrays[c.name] = storage.install(col_key(c.name), arr)
+            self._cols[c.name] = storage.install(col_key(c.name), arr)
         storage.save_schema(schema_to_dict(columns))
         self._n_rows, self._last_pos = 0, 0
         self._mutated = False
@@ -208,18 +197,19 @@ class CTable:
                 raise FormatError(
                     "CTable", "/_meta vlmeta 'schema'", 0, "a schema document", exc
                 ) from None
+            self._computed_cols = {}
             self._set_columns(columns)
             self._storage = storage
             self._read_only = storage.read_only
-            self._valid = storage.open_array(VALID_ROWS_KEY)
-            valid = self._valid
+            self._valid_rows = storage.open_array(VALID_ROWS_KEY)
+            valid = self._valid_rows
             if valid.ndim != 1 or valid.dtype != np.bool_:
                 raise FormatError(
                     "CTable", VALID_ROWS_KEY, 0, "a 1-d bool array", f"{valid.dtype} {valid.shape}"
                 )
-            self._arrays = {c.name: storage.open_array(col_key(c.name)) for c in self._columns}
+            self._cols = {c.name: storage.open_array(col_key(c.name)) for c in self._columns}
             for c in self._columns:
-                arr = self._arrays[c.name]
+                arr = self._cols[c.name]
                 if arr.ndim != 1 or arr.shape[0] < valid.shape[0] or arr.dtype != c.dtype:
                     raise FormatError(
                         "CTable",
@@ -228,6 +218,14 @@ class CTable:
                         f"a 1-d {c.dtype} array of at least {valid.shape[0]} rows",
                         f"{arr.dtype} {arr.shape}",
                     )
+            try:
+                self._install_computed(computed_entries(doc, self._cols))
+            except FormatError:
+                raise
+            except ParamError as exc:  # an expression the engine refuses
+                raise FormatError(
+                    "CTable", "/_meta vlmeta 'schema' computed_columns", 0, "an expression", exc
+                ) from None
         except BaseException:
             storage.close()
             raise
@@ -239,7 +237,7 @@ class CTable:
 
     def _count_rows(self) -> tuple[int, int]:
         """(live rows, one past the last live row), read chunk by chunk."""
-        valid, n, last = self._valid, 0, 0
+        valid, n, last = self._valid_rows, 0, 0
         step = max(int(valid.chunks[0]) if valid.chunks and valid.chunks[0] else 1, 1 << 16)
         for start in range(0, valid.shape[0], step):
             part = np.asarray(valid[start : start + step])
@@ -289,9 +287,6 @@ class CTable:
         return cls._from_storage(storage)
 
     # -- size -------------------------------------------------------------------------------
-    def __len__(self) -> int:
-        return self._n_rows
-
     @property
     def nrows(self) -> int:
         """The number of live rows."""
@@ -299,121 +294,131 @@ class CTable:
 
     @property
     def ncols(self) -> int:
-        """The number of columns."""
-        return len(self._columns)
+        """The number of columns (computed ones included)."""
+        return len(self.col_names)
 
     @property
-    def schema(self) -> dict[str, Any]:
-        """The schema document (as python-blosc2 stores it)."""
-        return schema_to_dict(self._columns)
+    def schema(self) -> TableSchema:
+        """The table's columns (``columns``, ``columns_by_name``)."""
+        return TableSchema(tuple(self._columns))
 
-    def _dense(self) -> bool:
-        """Whether the live rows are the leading physical rows (no deletion below them)."""
-        return self._n_rows == self._last_pos
-
-    def _live_positions(self) -> np.ndarray:
-        return np.flatnonzero(np.asarray(self._valid[: self._last_pos]))
-
-    # -- access -----------------------------------------------------------------------------
-    def __getitem__(self, key: Any) -> Any:
-        """A column by name, or a row (a named tuple) by logical number."""
-        if isinstance(key, str):
-            if key not in self._column_defs:
-                raise KeyError(f"no column {key!r} (columns: {self.col_names})")
-            return Column(self, key)
-        if isinstance(key, int | np.integer) and not isinstance(key, bool):
-            values = [Column(self, name)[key] for name in self.col_names]
-            return self._row_tuple()(*(v.item() if hasattr(v, "item") else v for v in values))
-        raise NotImplementedError(f"CTable row selection by {type(key).__name__} (views)")
-
-    def _row_tuple(self) -> Any:
-        return collections.namedtuple("Row", self.col_names, rename=True)
-
-    def __iter__(self) -> Iterator[Any]:
-        cols = [Column(self, name)[:] for name in self.col_names]
-        row = self._row_tuple()
-        for values in zip(*(c.tolist() for c in cols), strict=True):
-            yield row(*values)
-
-    def __getattr__(self, name: str) -> Any:
-        what = NOT_BUILT.get(name)
-        if what is not None:
-            raise NotImplementedError(f"CTable.{name}: {what} is not implemented by pyblosc2")
-        raise AttributeError(f"'CTable' object has no attribute {name!r}")
-
-    def __repr__(self) -> str:
-        return f"CTable({self.nrows} rows, columns={self.col_names})"
-
-    # -- queries ---------------------------------------------------------------------------
-    def where(self, condition: Any) -> CTable:
-        """A view of the rows where ``condition`` (column comparisons combined with
-        ``&``, ``|``, ``^``, ``~``) holds; it shares this table's columns.
+    def column_schema(self, name: str) -> TableColumn:
+        """The stored column ``name`` (its spec, default and storage options).
 
         >>> import dataclasses
         >>> @dataclasses.dataclass
         ... class Row:
         ...     x: int = 0
-        ...     y: float = 0.0
-        >>> t = CTable(Row)
-        >>> t.extend({"x": range(10), "y": [i / 2 for i in range(10)]})
-        >>> v = t.where((t["x"] > 6) | (t["y"] < 1))
-        >>> v["x"][:], len(v)
-        (array([0, 1, 7, 8, 9]), 5)
+        >>> CTable(Row).column_schema("x").spec.kind
+        'int64'
         """
-        if isinstance(condition, str):
-            raise NotImplementedError("CTable.where with a string expression")
-        if isinstance(condition, Column):
-            condition = condition._as_predicate()
-        if not isinstance(condition, Predicate):
-            raise ParamTypeError(
-                f"where takes a condition on columns (t['x'] > 3), got {type(condition).__name__}"
-            )
-        if condition.arrays is not self._arrays:
-            raise ParamError("the condition is on the columns of another table")
-        return self._view(filtered_mask(self._valid, self._last_pos, condition))
+        try:
+            return self._column_defs[name]
+        except KeyError:
+            raise KeyError(f"No column named {name!r}. Available: {self.col_names}") from None
 
-    def _view(self, mask: np.ndarray) -> CTable:
-        view = CTable.__new__(CTable)
-        view._row_type, view._validate = self._row_type, True
-        view._cparams, view._dparams = self._cparams, self._dparams
-        view._set_columns(self._columns)
-        view._arrays, view._storage = self._arrays, TableStorage(None)
-        view._read_only, view._closed, view._mutated = self._read_only, False, False
-        view.base = self
-        found = np.flatnonzero(mask)
-        view._valid = mask  # type: ignore[assignment]  # a view's rows: a numpy mask, never resized
-        view._n_rows = int(found.size)
-        view._last_pos = int(found[-1]) + 1 if found.size else 0
-        return view
+    def schema_dict(self) -> dict[str, Any]:
+        """The schema document (as python-blosc2 stores it).
+
+        >>> import dataclasses
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = 0
+        >>> CTable(Row).schema_dict()["columns"][0]["kind"]
+        'int64'
+        """
+        return schema_to_dict(self._columns)
+
+    # -- access -----------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        """A column by name, a row (a named tuple) by logical number, a view of rows (a
+        slice, ints, a bool mask, a condition) or of columns (a list of names)."""
+        if isinstance(key, ColExpr):
+            key = key._bind(self)
+        if isinstance(key, str):
+            if key in self._cols or key in self._computed_cols:
+                return Column(self, key)
+            if key.isidentifier():  # python-blosc2 evaluates it as an expression: ValueError
+                raise ParamError(f"Unknown symbol: {key} (not a column of {self.col_names})")
+            return self.where(key)
+        if isinstance(key, LazyExpr | NDArray):
+            return self.where(key)
+        if isinstance(key, int | np.integer) and not isinstance(key, bool | np.bool_):
+            return self._row(int(key))
+        if isinstance(key, tuple):
+            raise ParamTypeError("Tuple indexing is not supported for CTable")
+        if isinstance(key, slice):
+            return self._run_row_logic(key)
+        if isinstance(key, np.ndarray | list | range):
+            values = key.tolist() if isinstance(key, np.ndarray) else list(key)
+            if values and all(isinstance(v, str) for v in values):
+                return self.select(values)
+            return self._run_row_logic(key)
+        raise ParamTypeError(
+            "Row selectors must be an int, slice, integer array/list, or boolean mask; "
+            f"got {type(key).__name__}"
+        )
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        """``t["x"] = values``: all live values of column ``x``."""
+        if not isinstance(key, str):
+            raise ParamTypeError(f"t[key] = values takes a column name, got {key!r}")
+        if self.base is not None:
+            raise ParamTypeError("Cannot assign a column of a view; use take() or copy()")
+        if key not in self._cols:
+            raise KeyError(f"Column {key!r} does not exist. Available: {self.col_names}")
+        Column(self, key)[:] = value
+
+    def _row(self, i: int) -> Any:
+        n = len(self)
+        if not -n <= i < n:
+            raise BoundsError(f"row {i} is out of range for a table of {n} rows")
+        pos = int(self._live_positions()[i + n if i < 0 else i])
+        values = [np.asarray(self._column_source(c)[pos : pos + 1])[0] for c in self.col_names]
+        return self._row_tuple()(*(v.item() if hasattr(v, "item") else v for v in values))
+
+    def _column_source(self, name: str) -> Any:
+        return self._computed_lazy(name) if name in self._computed_cols else self._cols[name]
+
+    def _row_tuple(self) -> Any:
+        return collections.namedtuple("Row", self.col_names, rename=True)
+
+    def __iter__(self) -> Iterator[Any]:
+        row = self._row_tuple()
+        chunks = [Column(self, name).iter_chunks() for name in self.col_names]
+        for parts in zip(*chunks, strict=True):
+            yield from (row(*v) for v in zip(*(p.tolist() for p in parts), strict=True))
+
+    def __getattr__(self, name: str) -> Any:
+        if not name.startswith("__"):
+            cols = self.__dict__.get("_cols")
+            computed = self.__dict__.get("_computed_cols") or {}
+            if (cols is not None and name in cols) or name in computed:
+                return Column(self, name)
+        what = NOT_BUILT.get(name)
+        if what is not None:
+            raise NotImplementedError(f"CTable.{name}: {what} is not implemented by pyblosc2")
+        raise AttributeError(f"'CTable' object has no attribute {name!r}")
+
+    def _empty_copy(self, capacity: int) -> CTable:
+        """A new in-memory table with this one's stored columns and no rows."""
+        out = CTable.__new__(CTable)
+        out._row_type, out._validate = self._row_type, True
+        out._cparams, out._dparams = self._cparams, self._dparams
+        out._closed = False
+        out._computed_cols = {}
+        out._create(TableStorage(None), list(self._columns), capacity)
+        out._install_computed([{"name": n, **cc} for n, cc in self._computed_cols.items()])
+        return out
 
     # -- changes ----------------------------------------------------------------------------
-    def _check_writable(self) -> None:
-        if self._closed and self._storage.owns_leaves:
-            raise ParamError("the table is closed")
-        if self._read_only:
-            raise ParamError("Table is read-only (opened with mode='r').")
-
-    def _check_not_view(self, what: str) -> None:
-        if self.base is not None:
-            raise ParamError(f"Cannot {what} a view (a table returned by where)")
-
-    def _changed(self, *, rows_deleted: bool = False) -> None:
-        if self.base is not None:  # values written through a view land in its parent
-            self.base._changed(rows_deleted=rows_deleted)
-            return
-        storage = self._storage
-        if not self._mutated:  # a reader counts the live rows until close records them
-            storage.update_schema(n_rows=None)
-        self._mutated = True
-        storage.mark_changed(rows_deleted=rows_deleted)
-
     def _reserve(self, n: int) -> int:
         """The physical row where ``n`` new rows go, growing the arrays if needed."""
         pos = self._last_pos
-        capacity = self._valid.shape[0]
+        capacity = self._valid_rows.shape[0]
         if pos + n > capacity:
             new = max(pos + n, capacity + min(max(capacity, 1), MAX_GROWTH))
-            for arr in (*self._arrays.values(), self._valid):  # the mask last, as in close
+            for arr in (*self._cols.values(), self._valid_rows):  # the mask last, as in close
                 arr.resize((new,))
         return pos
 
@@ -422,11 +427,14 @@ class CTable:
         self._check_writable()
         self._check_not_view("append to")
         values = row_to_values(self._columns, data)
-        checked = [to_column(c, [v])[0] for c, v in zip(self._columns, values, strict=True)]
+        checked = [
+            to_column(c, [v], bounds=self._validate)[0]
+            for c, v in zip(self._columns, values, strict=True)
+        ]
         pos = self._reserve(1)
         for c, v in zip(self._columns, checked, strict=True):
-            self._arrays[c.name][pos] = v
-        self._valid[pos] = True  # last: the row shows once its values are in
+            self._cols[c.name][pos] = v
+        self._valid_rows[pos] = True  # last: the row shows once its values are in
         self._last_pos, self._n_rows = pos + 1, self._n_rows + 1
         self._changed()
 
@@ -436,14 +444,15 @@ class CTable:
         self._check_not_view("extend")
         if isinstance(data, CTable):
             data = {name: data[name][:] for name in data.col_names}
-        columns = batch_to_columns(self._columns, data)
+        check = self._validate if validate is None else bool(validate)
+        columns = batch_to_columns(self._columns, data, bounds=check)
         n = len(next(iter(columns.values())))
         if n == 0:
             return
         pos = self._reserve(n)
         for name, values in columns.items():
-            self._arrays[name][pos : pos + n] = values
-        self._valid[pos : pos + n] = True
+            self._cols[name][pos : pos + n] = values
+        self._valid_rows[pos : pos + n] = True
         self._last_pos, self._n_rows = pos + n, self._n_rows + n
         self._changed()
 
@@ -465,44 +474,12 @@ class CTable:
             ) from None
         if gone.size == 0:
             return
-        write_positions(self._valid, gone, False)
+        write_positions(self._valid_rows, gone, False)
         self._n_rows -= int(gone.size)
         if int(gone[-1]) == self._last_pos - 1:
             rest = np.setdiff1d(live, gone, assume_unique=True)
             self._last_pos = int(rest[-1]) + 1 if rest.size else 0
         self._changed(rows_deleted=True)
-
-    # -- saving elsewhere -------------------------------------------------------------------
-    def _save_into(self, storage: TableStorage) -> None:
-        """Write the live rows, compacted, as a new table in ``storage`` (python-blosc2
-        saves a table into a store so: capacity = live rows, all valid)."""
-        n = self._n_rows
-        capacity = max(n, 1)
-        valid = new_valid_rows(capacity)
-        if n:
-            valid[:n] = True
-        storage.install(VALID_ROWS_KEY, valid)
-        for c in self._columns:
-            arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks)
-            if n:
-                arr[:n] = Column(self, c.name)[:]
-            storage.install(col_key(c.name), arr)
-        doc = schema_to_dict(self._columns)
-        doc.update(n_rows=n, create_summary_index=True, summary_indexes_built=False)
-        storage.save_schema(doc)
-
-    def save(self, urlpath: str | os.PathLike[str], *, overwrite: bool = False) -> None:
-        """Write the live rows to a new ``.b2d``/``.b2z`` table at ``urlpath``."""
-        path = os.fspath(urlpath)
-        if os.path.exists(path) and not overwrite:
-            raise ParamError(f"{path!r} exists; pass overwrite=True to replace it")
-        if os.path.exists(path):
-            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
-        storage = TableStorage(open_tree(path, "w"), owns_leaves=True)
-        try:
-            self._save_into(storage)
-        finally:
-            storage.close()
 
     # -- closing ----------------------------------------------------------------------------
     def close(self) -> None:
@@ -514,8 +491,10 @@ class CTable:
         try:
             if not self._read_only and storage.leaves is not None and self._mutated:
                 target = self._last_pos
-                if 0 < target < self._valid.shape[0]:  # the mask first: never longer than a column
-                    for arr in (self._valid, *self._arrays.values()):
+                if (
+                    0 < target < self._valid_rows.shape[0]
+                ):  # the mask first: never longer than a column
+                    for arr in (self._valid_rows, *self._cols.values()):
                         arr.resize((target,))
                 built = bool(storage.load_schema().get("summary_indexes_built", False))
                 storage.update_schema(n_rows=self._n_rows, summary_indexes_built=built)
@@ -529,3 +508,20 @@ class CTable:
     def __exit__(self, *exc: object) -> Literal[False]:
         self.close()
         return False
+
+
+def ctable_from_cframe(cframe: Any, *, copy: bool = True) -> Any:
+    """The table a cframe made by ``CTable.to_cframe`` holds (read-only).
+
+    >>> import dataclasses
+    >>> from pyblosc2.ctable import CTable
+    >>> @dataclasses.dataclass
+    ... class Row:
+    ...     x: int = 0
+    >>> len(ctable_from_cframe(CTable(Row, new_data=[(1,), (2,)]).to_cframe()))
+    2
+    """
+    storage = TableStorage(open_embed(cframe, copy))
+    if not storage.exists():
+        raise ParamError("the EmbedStore of this cframe holds no CTable (no /_meta)")
+    return CTable._from_storage(storage)

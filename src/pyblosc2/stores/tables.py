@@ -13,10 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..ctable import CTable, TableStorage, register_tree_opener
+from ..ctable.storage import register_embed_opener
 from ..errors import FormatError, ParamError
+from ..schunk import schunk_from_cframe
 from .dictstore import DictStore
+from .embed import EmbedStore, estore_from_cframe
 
-__all__ = ["StoreLeaves", "open_inline", "root_table", "write_inline"]
+__all__ = ["EmbedLeaves", "StoreLeaves", "open_inline", "root_table", "write_inline"]
 
 INLINE_LAYOUT = {"kind": "ctable", "version": 1, "layout": "inline-tree-subtree"}
 
@@ -48,6 +51,9 @@ class StoreLeaves:
     def touch(self) -> None:
         self.store._modified = True
 
+    def delete(self, key: str) -> None:
+        DictStore.__delitem__(self.store, self.prefix + key)
+
     def close(self) -> None:
         if self.owner:
             self.store.close()
@@ -63,6 +69,48 @@ def _open_table_store(urlpath: str, mode: str) -> StoreLeaves:
 
 
 register_tree_opener(_open_table_store)
+
+
+class EmbedLeaves:
+    """The leaves of a table in an in-memory EmbedStore (a table's cframe): values are
+    stored as cframes, so a leaf read back is a copy; a store from a cframe is read-only."""
+
+    def __init__(self, store: EmbedStore, mode: str) -> None:
+        self.store, self.mode = store, mode
+
+    def get(self, key: str) -> Any:
+        return self.store[key]
+
+    def has(self, key: str) -> bool:
+        return key in self.store
+
+    def put(self, key: str, value: Any) -> Any:
+        self.store[key] = value
+        return value
+
+    def delete(self, key: str) -> None:
+        del self.store[key]
+
+    def touch(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def to_cframe(self) -> bytes:
+        return self.store.to_cframe()
+
+
+def _open_table_cframe(cframe: Any, copy: bool) -> EmbedLeaves:
+    if cframe is None:
+        return EmbedLeaves(EmbedStore(), "w")
+    probe = schunk_from_cframe(cframe, False)
+    if "b2embed" not in {name for name, _ in probe.metalayers}:
+        raise ParamError("Not an EmbedStore cframe (no b2embed marker): no CTable in it")
+    return EmbedLeaves(estore_from_cframe(cframe, copy), "r")
+
+
+register_embed_opener(_open_table_cframe)
 
 
 def open_inline(store: DictStore, full_key: str) -> CTable:

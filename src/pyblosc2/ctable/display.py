@@ -1,0 +1,175 @@
+"""A CTable as text and numbers about it: ``str``/``repr`` (the first and last rows and a
+``[N rows x M columns]`` footer, as python-blosc2 prints them), ``to_string`` (every row),
+``describe`` (per-column statistics, printed), ``cov`` (the covariance matrix of numeric
+and bool columns), and the sizes ``cbytes``/``nbytes``/``cratio``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParamError, ParamTypeError
+from .base import TableBase
+from .column import Column
+from .info import InfoReporter, table_info_items
+
+__all__ = ["TableDisplay"]
+
+DISPLAY_ROWS = 10  # more rows than this print as the first and last five
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, np.floating):
+        return np.format_float_positional(value, trim="-", precision=6)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bytes):
+        return repr(value)
+    return str(value)
+
+
+class TableDisplay(TableBase):
+    """Text and statistics (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
+
+    def _lines(self, rows: np.ndarray, display_index: bool, index_name: str) -> list[str]:
+        columns = [[_cell(v) for v in Column(self, n)[rows]] for n in self.col_names]
+        if display_index:
+            columns.insert(0, [str(int(i)) if i >= 0 else "..." for i in rows])
+        names = ([index_name] if display_index else []) + list(self.col_names)
+        widths = [
+            max([len(h)] + [len(c) for c in col]) for h, col in zip(names, columns, strict=True)
+        ]
+        lines = ["  ".join(h.rjust(w) for h, w in zip(names, widths, strict=True))]
+        lines.extend(
+            "  ".join(col[i].rjust(w) for col, w in zip(columns, widths, strict=True))
+            for i in range(len(rows))
+        )
+        return lines
+
+    def to_string(self, *, display_index: bool = False, index_name: str = "") -> str:
+        """Every row as text, one line each, under a header of the column names.
+
+        >>> import dataclasses
+        >>> from pyblosc2.ctable import CTable
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = 0
+        >>> print(CTable(Row, new_data=[(1,), (22,)]).to_string())
+         x
+         1
+        22
+        """
+        rows = np.arange(len(self))
+        return "\n".join(self._lines(rows, display_index, index_name))
+
+    def __str__(self) -> str:
+        n = len(self)
+        if n <= DISPLAY_ROWS:
+            lines = self._lines(np.arange(n), False, "")
+        else:
+            head = self._lines(np.arange(5), False, "")
+            tail = self._lines(np.arange(n - 5, n), False, "")
+            lines = [*head, "...", *tail[1:]]
+        lines.append("")
+        lines.append(f"[{n} rows x {len(self.col_names)} columns]")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    # -- sizes ----------------------------------------------------------------------------
+    @property
+    def cbytes(self) -> int:
+        """Compressed bytes of the columns and the ``_valid_rows`` mask."""
+        return sum(int(a.cbytes) for a in self._cols.values()) + int(self._valid_rows.cbytes)
+
+    @property
+    def nbytes(self) -> int:
+        """Uncompressed bytes of the columns and the ``_valid_rows`` mask."""
+        return sum(int(a.nbytes) for a in self._cols.values()) + int(self._valid_rows.nbytes)
+
+    @property
+    def cratio(self) -> float:
+        """``nbytes / cbytes``."""
+        cbytes = self.cbytes
+        return float("inf") if cbytes == 0 else self.nbytes / cbytes
+
+    # -- statistics -----------------------------------------------------------------------
+    def describe(self) -> None:
+        """Print per-column statistics: count, mean, std, min, max of numbers; true/false
+        counts of bools; unique values of text.
+
+        >>> import dataclasses
+        >>> from pyblosc2.ctable import CTable
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = 0
+        >>> CTable(Row, new_data=[(1,), (3,)]).describe()
+        CTable: 2 rows x 1 columns
+        x (int64): count=2 mean=2 std=1 min=1 max=3
+        """
+        n = len(self)
+        print(f"CTable: {n} rows x {len(self.col_names)} columns")
+        for name in self.col_names:
+            col = Column(self, name)
+            kind = col.dtype.kind
+            if n == 0:
+                print(f"{name} ({col.dtype}): empty")
+            elif kind == "b":
+                trues = int(col.sum())
+                print(f"{name} ({col.dtype}): count={n} true={trues} false={n - trues}")
+            elif kind in "iuf":
+                stats = {
+                    "mean": col.mean(), "std": col.std(), "min": col.min(), "max": col.max()
+                }  # fmt: skip
+                text = " ".join(f"{k}={_cell(np.float64(v))}" for k, v in stats.items())
+                print(f"{name} ({col.dtype}): count={n} {text}")
+            else:
+                print(f"{name} ({col.dtype}): count={n} unique={len(col.unique())}")
+
+    def cov(self) -> np.ndarray:
+        """The covariance matrix (``ddof=1``) of the columns (numbers, bools as 0/1).
+
+        >>> import dataclasses
+        >>> from pyblosc2.ctable import CTable
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = 0
+        ...     y: float = 0.0
+        >>> CTable(Row, new_data=[(1, 2.0), (3, 6.0)]).cov().tolist()
+        [[2.0, 4.0], [4.0, 8.0]]
+        """
+        names = list(self.col_names)
+        for name in names:
+            kind = Column(self, name).dtype.kind
+            if kind not in "biuf":
+                raise ParamTypeError(
+                    f"cov() is not supported for column {name!r} of dtype "
+                    f"{Column(self, name).dtype}"
+                )
+        if len(self) < 2:
+            raise ParamError(f"cov() needs at least 2 live rows, the table has {len(self)}")
+        data = np.vstack([Column(self, n)[:].astype(np.float64) for n in names])
+        return np.atleast_2d(np.cov(data, ddof=1))
+
+    # -- info -----------------------------------------------------------------------------
+    @property
+    def info_items(self) -> list[tuple[str, object]]:
+        """What ``info`` reports, as (name, value) pairs."""
+        return table_info_items(self)
+
+    @property
+    def info(self) -> InfoReporter:
+        """A summary of the table (rows, columns with dtypes and sizes); call it to print.
+
+        >>> import dataclasses
+        >>> from pyblosc2.ctable import CTable
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = 0
+        >>> dict(CTable(Row, new_data=[(1,)]).info_items)["nrows"]
+        1
+        """
+        return InfoReporter(self)
