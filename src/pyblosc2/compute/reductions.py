@@ -143,12 +143,11 @@ class _Reducer:
         if op in ("min", "max"):
             fn = np.min if op == "min" else np.max
             return [fn(x, initial=_identity(op, self.dtype), **kw).astype(self.dtype, copy=False)]
-        n = np.sum(
-            np.ones_like(x, dtype=np.int64) if mask is None else mask,
-            axis=axes,
-            keepdims=True,
-            dtype=np.int64,
-        )
+        if mask is None:  # every item counts: the count of a cell is the reduced length
+            cells = tuple(1 if d in axes else n for d, n in enumerate(x.shape))
+            n = np.full(cells, math.prod(x.shape[d] for d in axes), np.int64)
+        else:
+            n = np.asarray(np.sum(mask, axis=axes, keepdims=True, dtype=np.int64))
         if op == "mean":
             return [np.sum(x, dtype=self.acc_dtype, **kw), n]
         # var, std: squared deviations from the cells' means (the first pass)
