@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import ParamError
 from .analysis import Meta, normalize_axes, reduce_meta
-from .blockwise import PIECE_ITEMS, Source, run_pieces
+from .blockwise import PIECE_ITEMS, PieceBuffers, Source, run_pieces
 from .plan import Plan
 from .selection import Box, Selection, piece_boxes
 
@@ -262,11 +262,13 @@ def _accumulate(
 ) -> list[np.ndarray]:
     """One pass over the pieces of ``src[sel]``: ``red``'s accumulators."""
     acc = red.start(acc_shape)
+    bufs = PieceBuffers()
 
     def piece(box: Box) -> tuple[Box, list[Any]]:
         key = sel.source_key(box)
-        x = src.read(key)
-        mask = None if where is None else np.broadcast_to(where.read(key), x.shape)
+        cache = bufs.cache()
+        x = src.read(key, cache)
+        mask = None if where is None else np.broadcast_to(where.read(key, cache), x.shape)
         region = tuple(slice(0, 1) if d in axes else b for d, b in enumerate(box))
         return region, red.partial(x, axes, mask, region if region else Ellipsis)
 
