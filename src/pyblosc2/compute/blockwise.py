@@ -23,12 +23,14 @@ from __future__ import annotations
 import contextvars
 import math
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, wait
 from typing import Any, TypeVar
 
 import numpy as np
 
-from .._threads import default_nthreads, run_parallel
+from .._threads import MAX_THREADS, default_nthreads, pool_of
 from ..constants import MAX_OVERHEAD
 from ..errors import MemoryBudgetError, ParamError
 from ..ndarray.build import new_array
@@ -67,20 +69,40 @@ COMMIT_BYTES = 16 << 20
 def run_pieces(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> Iterator[R]:
     """``fn(item)`` for each item, ``nthreads`` at a time on the pool, results in order; the
     items are taken from the iterable as they are needed (never listed whole) and the
-    caller's context (``np.errstate``...) holds in the workers."""
+    caller's context (``np.errstate``...) holds in the workers.
+
+    A sliding window: as soon as the oldest piece is done (and its result handed over), the
+    next one starts, so that one slow piece does not leave the other threads idle. At most
+    ``nthreads`` pieces are out at once (running, or done and waiting for their turn): what
+    the plan counts. An exception stops the items (the first, in item order, propagates)
+    after the pieces already running are done.
+
+    >>> list(run_pieces(lambda x: x * x, iter(range(5)), 2))
+    [0, 1, 4, 9, 16]
+    """
     ctx = contextvars.copy_context()
 
     def call(x: T) -> R:
         return ctx.copy().run(fn, x)
 
-    window: list[T] = []
-    for item in items:
-        window.append(item)
-        if len(window) >= max(1, nthreads):
-            yield from run_parallel(call, window, nthreads)
-            window = []
-    if window:
-        yield from run_parallel(call, window, nthreads)
+    n = max(1, min(nthreads, MAX_THREADS))
+    if n == 1 or threading.current_thread().name.startswith("pyblosc2"):
+        for item in items:
+            yield call(item)
+        return
+    pool = pool_of(n)
+    pending: deque[Future[R]] = deque()
+    try:
+        for item in items:
+            if len(pending) >= n:
+                yield pending.popleft().result()
+            pending.append(pool.submit(call, item))
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for f in pending:
+            f.cancel()
+        wait(pending)
 
 
 class _Slots:
