@@ -21,6 +21,7 @@ bound before anything is read.
 from __future__ import annotations
 
 import contextvars
+import itertools
 import math
 import threading
 from collections import deque
@@ -86,14 +87,20 @@ def run_pieces(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> Itera
         return ctx.copy().run(fn, x)
 
     n = max(1, min(nthreads, MAX_THREADS))
+    it = iter(items)
+    if n > 1:  # one piece runs here, its reads spread over the threads (as run_parallel)
+        head = list(itertools.islice(it, 2))
+        if len(head) < 2:
+            n = 1
+        it = itertools.chain(head, it)
     if n == 1 or threading.current_thread().name.startswith("pyblosc2"):
-        for item in items:
+        for item in it:
             yield call(item)
         return
     pool = pool_of(n)
     pending: deque[Future[R]] = deque()
     try:
-        for item in items:
+        for item in it:
             if len(pending) >= n:
                 yield pending.popleft().result()
             pending.append(pool.submit(call, item))
