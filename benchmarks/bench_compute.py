@@ -103,11 +103,16 @@ def main() -> None:
     d = args.dir or tempfile.mkdtemp(prefix="bench_compute-")
     os.makedirs(d, exist_ok=True)
     load0 = os.getloadavg()
-    t = time.perf_counter()
-    make_arrays(d, args.size)
-    print(
-        f"arrays {args.size}x{args.size} float64 written in {time.perf_counter() - t:.1f} s, in {d}"
-    )
+    have = all(os.path.exists(f"{d}/{name}.b2nd") for name in ("a", "b"))
+    if args.reuse and have:
+        print(f"arrays kept as they are in {d}")
+    else:
+        t = time.perf_counter()
+        make_arrays(d, args.size)
+        print(
+            f"arrays {args.size}x{args.size} float64 written in "
+            f"{time.perf_counter() - t:.1f} s, in {d}"
+        )
     print(f"load average before: {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f}")
     table = []
     print(

@@ -18,8 +18,10 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 __all__ = [
+    "MAX_THREADS",
     "MIN_PARALLEL_BYTES",
     "default_nthreads",
+    "pool_of",
     "run_parallel",
     "scratch",
     "set_default_nthreads",
@@ -33,6 +35,8 @@ R = TypeVar("R")
 _pools: dict[int, ThreadPoolExecutor] = {}
 _lock = threading.Lock()
 _MAX_THREADS = 256
+#: the most threads a pool has
+MAX_THREADS = _MAX_THREADS
 #: scratch buffers above this size are allocated per call, not kept by the thread
 SCRATCH_MAX = 1 << 24
 
@@ -71,6 +75,12 @@ def _pool(n: int) -> ThreadPoolExecutor:
         if pool is None:
             pool = _pools[n] = ThreadPoolExecutor(max_workers=n, thread_name_prefix="pyblosc2")
         return pool
+
+
+def pool_of(n: int) -> ThreadPoolExecutor:
+    """The shared pool of ``n`` threads (at most :data:`MAX_THREADS`); its threads' names
+    start with ``pyblosc2`` (work they start runs inline, never nested on a pool)."""
+    return _pool(max(1, min(n, _MAX_THREADS)))
 
 
 #: the fewest bytes one codec or numpy call must handle for work to be spread over threads.

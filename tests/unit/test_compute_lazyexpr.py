@@ -20,13 +20,18 @@ def a() -> blosc2.NDArray:
 
 
 def test_a_slice_decodes_only_the_chunks_it_covers(monkeypatch, a) -> None:
+    from pyblosc2.compute import blockwise
     from pyblosc2.ndarray import ndarray as module
 
     seen: list[object] = []
     real = module.read_selection
-    monkeypatch.setattr(
-        module, "read_selection", lambda arr, ranges: seen.append(ranges) or real(arr, ranges)
-    )
+
+    def read(arr, ranges, out=None):
+        seen.append(ranges)
+        return real(arr, ranges, out=out)
+
+    monkeypatch.setattr(module, "read_selection", read)  # NDArray.__getitem__
+    monkeypatch.setattr(blockwise, "read_selection", read)  # a piece's parts, into its buffers
     expr = a * 3 - a
     np.testing.assert_array_equal(expr[5:7, 1:3], (np.arange(100.0).reshape(10, 10) * 2)[5:7, 1:3])
     # rows 5-6 and columns 1-2 lie in chunk (1, 0): one read per operand occurrence
@@ -186,15 +191,20 @@ def test_narrow_integers_do_not_wrap_inside_an_expression() -> None:
 
 
 def test_special_chunks_are_not_decoded(monkeypatch) -> None:
+    from pyblosc2.compute import blockwise
     from pyblosc2.ndarray import ndarray as module
 
     z = blosc2.zeros((40,), chunks=(10,))
     z[15] = 1.0  # chunk 1 is stored; chunks 0, 2, 3 stay special zeros
     seen: list[object] = []
     real = module.read_selection
-    monkeypatch.setattr(
-        module, "read_selection", lambda arr, ranges: seen.append(ranges) or real(arr, ranges)
-    )
+
+    def read(arr, ranges, out=None):
+        seen.append(ranges)
+        return real(arr, ranges, out=out)
+
+    monkeypatch.setattr(module, "read_selection", read)
+    monkeypatch.setattr(blockwise, "read_selection", read)
     assert float((z * 2 + 1).sum()) == 42.0
     assert len(seen) == 1  # only chunk 1
 

@@ -127,6 +127,44 @@ def test_fast_unshuffle_sets_decode_whole_chunks_at_once(monkeypatch) -> None:
     assert calls == []
 
 
+@pytest.mark.parametrize(
+    ("chunks", "blocks", "in_place"),
+    [
+        pytest.param((10, 50, 23), (2, 50, 23), 3, id="block-slabs"),  # 4 chunks, 1 ragged
+        pytest.param((10, 50, 23), (5, 50, 23), 3, id="half-chunk-slabs"),
+        pytest.param((10, 50, 23), (10, 25, 23), 0, id="half-rows"),
+        pytest.param((10, 16, 23), (5, 4, 8), 0, id="blocks-not-in-c-order"),
+    ],
+)
+def test_whole_chunk_in_c_order_is_decoded_in_place(monkeypatch, chunks, blocks, in_place) -> None:
+    """A whole chunk whose blocks lie in the result's C order (blocks spanning the trailing
+    axes) is decoded straight into the result: no buffer, no copy; a ragged edge chunk and
+    blocks in another order go through the buffer. Both give numpy's items."""
+    from pyblosc2.kernels.numpy_set import NUMPY
+    from pyblosc2.ndarray import reader
+
+    fast = dataclasses.replace(NUMPY, fast_unshuffle=True)  # the buffer path, not planes
+    monkeypatch.setattr(reader, "active", lambda: fast)
+    seen: list[int] = []
+    real = reader.ChunkReader.decode
+
+    def decode(self, out=None, nthreads=1):
+        seen.append(int(out.ctypes.data))
+        return real(self, out, nthreads)
+
+    monkeypatch.setattr(reader.ChunkReader, "decode", decode)
+    a = pb.asarray(X, chunks=chunks, blocks=blocks)
+    out = np.empty(SHAPE, X.dtype)
+    got = reader.read_selection(a, [range(n) for n in SHAPE], out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, X)
+    lo, hi = out.ctypes.data, out.ctypes.data + out.nbytes
+    assert sum(lo <= p < hi for p in seen) == in_place
+    np.testing.assert_array_equal(a[12:30], X[12:30])
+    with pytest.raises(ValueError, match="C-contiguous"):
+        reader.read_selection(a, [range(n) for n in SHAPE], out=out[:, :, ::2])
+
+
 @pytest.mark.parametrize("planes_max", [1 << 23, 1000])
 def test_whole_chunks_scatter_planes_only_up_to_planes_max(monkeypatch, planes_max) -> None:
     from pyblosc2.ndarray import reader

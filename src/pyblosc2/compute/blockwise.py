@@ -21,26 +21,39 @@ bound before anything is read.
 from __future__ import annotations
 
 import contextvars
+import itertools
 import math
+import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, wait
 from typing import Any, TypeVar
 
 import numpy as np
 
-from .._threads import default_nthreads, run_parallel
+from .._threads import MAX_THREADS, default_nthreads, pool_of
 from ..constants import MAX_OVERHEAD
 from ..errors import MemoryBudgetError, ParamError
 from ..ndarray.build import new_array
 from ..ndarray.chunkfill import ChunkWriter, chunk_regions
 from ..ndarray.ndarray import NDArray
 from ..ndarray.partition import parse_geometry
+from ..ndarray.reader import read_selection
 from .kernel import Kernel
-from .operands import chunks_of, dtype_of, is_scalar, operand_key, part, shape_of
+from .operands import (
+    chunks_of,
+    dtype_of,
+    is_scalar,
+    operand_key,
+    part,
+    shape_of,
+    special_part,
+)
 from .plan import THREAD_OVERHEAD, Plan
 from .selection import Box, Selection, piece_boxes
 from .tree import Call, Name, Node, walk
 
-__all__ = ["Source", "into_ndarray", "run_pieces", "to_ndarray", "to_numpy"]
+__all__ = ["PieceBuffers", "Source", "into_ndarray", "run_pieces", "to_ndarray", "to_numpy"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -57,20 +70,113 @@ COMMIT_BYTES = 16 << 20
 def run_pieces(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> Iterator[R]:
     """``fn(item)`` for each item, ``nthreads`` at a time on the pool, results in order; the
     items are taken from the iterable as they are needed (never listed whole) and the
-    caller's context (``np.errstate``...) holds in the workers."""
+    caller's context (``np.errstate``...) holds in the workers.
+
+    A sliding window: as soon as the oldest piece is done (and its result handed over), the
+    next one starts, so that one slow piece does not leave the other threads idle. At most
+    ``nthreads`` pieces are out at once (running, or done and waiting for their turn): what
+    the plan counts. An exception stops the items (the first, in item order, propagates)
+    after the pieces already running are done.
+
+    >>> list(run_pieces(lambda x: x * x, iter(range(5)), 2))
+    [0, 1, 4, 9, 16]
+    """
     ctx = contextvars.copy_context()
 
     def call(x: T) -> R:
         return ctx.copy().run(fn, x)
 
-    window: list[T] = []
-    for item in items:
-        window.append(item)
-        if len(window) >= max(1, nthreads):
-            yield from run_parallel(call, window, nthreads)
-            window = []
-    if window:
-        yield from run_parallel(call, window, nthreads)
+    n = max(1, min(nthreads, MAX_THREADS))
+    it = iter(items)
+    if n > 1:  # one piece runs here, its reads spread over the threads (as run_parallel)
+        head = list(itertools.islice(it, 2))
+        if len(head) < 2:
+            n = 1
+        it = itertools.chain(head, it)
+    if n == 1 or threading.current_thread().name.startswith("pyblosc2"):
+        for item in it:
+            yield call(item)
+        return
+    pool = pool_of(n)
+    pending: deque[Future[R]] = deque()
+    try:
+        for item in it:
+            if len(pending) >= n:
+                yield pending.popleft().result()
+            pending.append(pool.submit(call, item))
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for f in pending:
+            f.cancel()
+        wait(pending)
+
+
+class _Slots:
+    """The buffers one piece takes, in order, from its thread's list (see :class:`PieceBuffers`)."""
+
+    def __init__(self, bufs: list[np.ndarray]) -> None:
+        self.bufs, self.n = bufs, 0
+
+    def take(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        """A C-contiguous array of ``shape`` and ``dtype`` no other array of this piece uses."""
+        nbytes = math.prod(shape) * dtype.itemsize
+        if self.n == len(self.bufs):
+            self.bufs.append(np.empty(nbytes, np.uint8))
+        elif self.bufs[self.n].nbytes < nbytes:
+            self.bufs[self.n] = np.empty(nbytes, np.uint8)
+        buf = self.bufs[self.n][:nbytes]
+        self.n += 1
+        return buf.view(dtype).reshape(shape)
+
+
+#: the key of a piece's buffers in the cache :meth:`Source.read` takes
+SLOTS = "slots"
+
+
+class PieceBuffers:
+    """The work buffers of one computation's pieces, per thread, reused piece after piece:
+    the parts the NDArray operands decode into and the results of the kernel's calls.
+
+    Fresh piece-sized arrays cost first-touch page faults on every piece (measured on issue
+    33's rows: the decode's unshuffle and numpy's ``add`` writing fresh 8 MB arrays spent as
+    long in faults as in their loops). A thread's buffers are what one of its pieces holds
+    at once (what :meth:`Source.piece_bytes` counts) and are freed with the computation.
+    Whatever a piece reads with :meth:`cache` must be used up inside the piece (copied,
+    compressed, reduced): the thread's next piece writes over it.
+
+    >>> bufs = PieceBuffers()
+    >>> x = bufs.cache()[SLOTS].take((2, 3), np.dtype("f8"))
+    >>> y = bufs.cache()[SLOTS].take((3,), np.dtype("f8"))  # the next piece: the same memory
+    >>> x.shape, np.shares_memory(x, y)
+    ((2, 3), True)
+    """
+
+    def __init__(self) -> None:
+        self._threads: dict[int, list[np.ndarray]] = {}
+
+    def cache(self) -> dict[Any, Any]:
+        """A cache for the :meth:`Source.read` calls of one piece on this thread."""
+        bufs = self._threads.setdefault(threading.get_ident(), [])
+        return {SLOTS: _Slots(bufs)}
+
+
+def _read_into(v: Any, k: tuple[slice, ...], slots: _Slots) -> np.ndarray | None:
+    """NDArray ``v``'s items at ``k`` decoded into a buffer of ``slots``, or None when that
+    path does not apply (not a plain NDArray, steps not positive, a special chunk)."""
+    if type(v) is not NDArray or v.dtype.subdtype is not None or not v.ndim:
+        return None
+    ranges = [range(*s.indices(n)) for s, n in zip(k, v.shape, strict=True)]
+    if any(r.step < 0 for r in ranges):
+        return None
+    const = special_part(v, k)
+    if const is not None:
+        return const
+    out = slots.take(tuple(len(r) for r in ranges), v.dtype)
+    if not out.size:
+        return out
+    with v.schunk._frame.reading():
+        return read_selection(v, ranges, out=out)
 
 
 def _key_shape(key: tuple[slice, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -155,6 +261,7 @@ class Source:
         want = _key_shape(key, self.shape)
         parts: dict[str, Any] = {k: v for k, v in self.leaves.items() if is_scalar(v)}
         cache = {} if cache is None else cache
+        slots: _Slots | None = cache.get(SLOTS)
         for name, v in self.arrays.items():
             base = getattr(v, "ndarr", None)
             field = getattr(v, "name", None)
@@ -173,7 +280,8 @@ class Source:
                 continue
             ck = (id(v), tuple((s.start, s.stop, s.step) for s in k))
             if ck not in cache:
-                cache[ck] = part(v, key, self.shape)
+                got = None if slots is None else _read_into(v, k, slots)
+                cache[ck] = part(v, key, self.shape) if got is None else got
             parts[name] = cache[ck]
         for name, v in self.leaves.items():
             if name not in parts:  # 0-d arrays
@@ -193,7 +301,7 @@ class Source:
                 }
                 res = np.broadcast_to(self.kernel(one).reshape(()), want)
                 return res
-            res = self.kernel(parts)
+            res = self.kernel(parts, None if slots is None else slots.take)
         if res.shape != want:
             res = np.broadcast_to(res, want)
         return res
@@ -243,8 +351,10 @@ def to_numpy(
     else:
         target = np.empty(sel.shape, src.dtype)
 
+    bufs = PieceBuffers()
+
     def piece(box: Box) -> None:
-        target[box] = src.read(sel.source_key(box))
+        target[box] = src.read(sel.source_key(box), bufs.cache())
 
     for _ in run_pieces(piece, piece_boxes(sel, chunks, items), plan.nthreads):
         pass
@@ -318,9 +428,12 @@ def _fill(
     if 0 in rshape:
         return arr
 
+    bufs = PieceBuffers()
+
     def chunk(region: Box) -> bytes | None:
         shape = tuple(r.stop - r.start for r in region)
-        piece = src.read(sel.source_key(_result_to_sel(sel, region))).reshape(shape)
+        piece = src.read(sel.source_key(_result_to_sel(sel, region)), bufs.cache())
+        piece = piece.reshape(shape)
         if piece.dtype != arr.dtype:
             piece = piece.astype(arr.dtype)
         if fresh and _all_zero(piece):

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MemoryBudgetError, ParamError
-from .blockwise import PIECE_ITEMS, Source, run_pieces
+from .blockwise import PIECE_ITEMS, PieceBuffers, Source, run_pieces
 from .plan import Plan
 from .selection import Box, Selection, piece_boxes
 
@@ -60,9 +60,11 @@ def select(
     ordered = _c_ordered(sel, chunks)
     want_pos = indices or not ordered
 
+    bufs = PieceBuffers()
+
     def piece(box: Box) -> tuple[np.ndarray, np.ndarray | None]:
         key = sel.source_key(box)
-        parts: dict[Any, Any] = {}  # an operand of both is read once
+        parts = bufs.cache()  # an operand of both is read once
         c = np.asarray(cond.read(key, parts), bool)
         if not c.any():
             return np.empty(0, x.dtype), np.empty(0, np.int64) if want_pos else None

@@ -27,6 +27,7 @@ run time falls back to numpy.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numexpr
@@ -83,8 +84,21 @@ _NE_DTYPES = frozenset(
 )
 
 
-def evaluate_numpy(node: Node, parts: dict[str, Any]) -> Any:
-    """``node`` on ``parts`` with numpy (recursion bounded by the parser's depth limit)."""
+#: ``take(shape, dtype)``: a buffer for a call's result (see blockwise.PieceBuffers)
+Take = Callable[[tuple[int, ...], np.dtype], np.ndarray]
+
+
+def evaluate_numpy(
+    node: Node,
+    parts: dict[str, Any],
+    take: Take | None = None,
+    dtypes: dict[int, np.dtype] | None = None,
+) -> Any:
+    """``node`` on ``parts`` with numpy (recursion bounded by the parser's depth limit).
+    With ``take`` and ``dtypes`` (the result dtype of each call node, by ``id``, as an
+    earlier evaluation on parts of the same dtypes gave it), a ufunc writes its array result
+    into a buffer of ``take`` (the same values: numpy's own dtype, no cast); the first
+    evaluation of a node records its dtype."""
     if isinstance(node, Name):
         return parts[node.id]
     if isinstance(node, Const):
@@ -93,7 +107,20 @@ def evaluate_numpy(node: Node, parts: dict[str, Any]) -> Any:
         fn = function(node.func)
         if fn is None:
             raise ParamTypeError(f"{node.func} is not an elementwise function")
-        return fn(*[evaluate_numpy(a, parts) for a in node.args])
+        args = [evaluate_numpy(a, parts, take, dtypes) for a in node.args]
+        if take is None or dtypes is None or not isinstance(fn, np.ufunc):
+            return fn(*args)
+        dt = dtypes.get(id(node))
+        shapes = [a.shape for a in args if isinstance(a, np.ndarray)]
+        if dt is None or not shapes:
+            res = fn(*args)
+            if isinstance(res, np.ndarray):
+                dtypes[id(node)] = res.dtype
+            return res
+        shape = np.broadcast_shapes(*shapes)
+        if not shape:
+            return fn(*args)
+        return fn(*args, out=take(shape, dt))
     raise TypeError(f"{type(node).__name__} nodes are computed before the elementwise pass")
 
 
@@ -163,17 +190,34 @@ class Kernel:
         )
         ok = calls and worth and _ne_kind(tree, dtypes)
         self.numexpr_text = _ne_text(tree) if ok else None
+        #: the result dtype of numexpr and of each numpy call, as their first run gave it
+        self._ne_dtype: np.dtype | None = None
+        self._dtypes: dict[int, np.dtype] = {}
 
-    def __call__(self, parts: dict[str, Any]) -> Any:
-        """The tree's value on ``parts`` (name -> numpy part or scalar)."""
+    def _numexpr(self, parts: dict[str, Any], take: Take | None) -> Any:
+        """numexpr's value, into a buffer of ``take`` once its dtype is known."""
+        assert self.numexpr_text is not None
+        dt = self._ne_dtype
+        shapes = [p.shape for p in parts.values() if isinstance(p, np.ndarray)]
+        shape = np.broadcast_shapes(*shapes) if shapes else ()
+        if take is None or dt is None or not shape:
+            out = numexpr.evaluate(self.numexpr_text, local_dict=parts)
+            if isinstance(out, np.ndarray) and out.shape:
+                self._ne_dtype = out.dtype
+            return out
+        return numexpr.evaluate(self.numexpr_text, local_dict=parts, out=take(shape, dt))
+
+    def __call__(self, parts: dict[str, Any], take: Take | None = None) -> Any:
+        """The tree's value on ``parts`` (name -> numpy part or scalar); with ``take``, the
+        results of its calls are written into buffers ``take`` gives (the same values)."""
         out = None
         if self.numexpr_text is not None:
             try:
-                out = numexpr.evaluate(self.numexpr_text, local_dict=parts)
+                out = self._numexpr(parts, take)
             except (NotImplementedError, TypeError, ValueError, KeyError):
                 self.numexpr_text = None  # a combination numexpr lacks: numpy from now on
         if out is None:
-            out = evaluate_numpy(self.tree, parts)
+            out = evaluate_numpy(self.tree, parts, take, self._dtypes)
         out = np.asarray(out)
         if out.dtype != self.dtype:
             out = out.astype(self.dtype)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import ParamError
 from .analysis import Meta, normalize_axes, reduce_meta
-from .blockwise import PIECE_ITEMS, Source, run_pieces
+from .blockwise import PIECE_ITEMS, PieceBuffers, Source, run_pieces
 from .plan import Plan
 from .selection import Box, Selection, piece_boxes
 
@@ -143,12 +143,11 @@ class _Reducer:
         if op in ("min", "max"):
             fn = np.min if op == "min" else np.max
             return [fn(x, initial=_identity(op, self.dtype), **kw).astype(self.dtype, copy=False)]
-        n = np.sum(
-            np.ones_like(x, dtype=np.int64) if mask is None else mask,
-            axis=axes,
-            keepdims=True,
-            dtype=np.int64,
-        )
+        if mask is None:  # every item counts: the count of a cell is the reduced length
+            cells = tuple(1 if d in axes else n for d, n in enumerate(x.shape))
+            n = np.full(cells, math.prod(x.shape[d] for d in axes), np.int64)
+        else:
+            n = np.asarray(np.sum(mask, axis=axes, keepdims=True, dtype=np.int64))
         if op == "mean":
             return [np.sum(x, dtype=self.acc_dtype, **kw), n]
         # var, std: squared deviations from the cells' means (the first pass)
@@ -263,11 +262,13 @@ def _accumulate(
 ) -> list[np.ndarray]:
     """One pass over the pieces of ``src[sel]``: ``red``'s accumulators."""
     acc = red.start(acc_shape)
+    bufs = PieceBuffers()
 
     def piece(box: Box) -> tuple[Box, list[Any]]:
         key = sel.source_key(box)
-        x = src.read(key)
-        mask = None if where is None else np.broadcast_to(where.read(key), x.shape)
+        cache = bufs.cache()
+        x = src.read(key, cache)
+        mask = None if where is None else np.broadcast_to(where.read(key, cache), x.shape)
         region = tuple(slice(0, 1) if d in axes else b for d, b in enumerate(box))
         return region, red.partial(x, axes, mask, region if region else Ellipsis)
 

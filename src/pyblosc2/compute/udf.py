@@ -128,9 +128,10 @@ class UDFSource:
         got = v[box]  # an input with more axes: its leading ones follow the result's
         return got if isinstance(got, np.ndarray) else np.asarray(got)
 
-    def read(self, key: tuple[slice, ...]) -> np.ndarray:
+    def read(self, key: tuple[slice, ...], cache: dict[Any, Any] | None = None) -> np.ndarray:
         """The result's items at ``key`` (a slice per axis, steps allowed): the function is
-        called on their bounding box."""
+        called on their bounding box (``cache``, a piece's buffers, is not used: the
+        function's operands are read as it asks)."""
         ranges = [range(*k.indices(n)) for k, n in zip(key, self.shape, strict=True)]
         box = tuple(
             slice(min(r[0], r[-1]), max(r[0], r[-1]) + 1) if len(r) else slice(0, 0) for r in ranges

@@ -64,14 +64,28 @@ def read_box(arr: ArrayCore, lo: tuple[int, ...], hi: tuple[int, ...]) -> np.nda
     return read_selection(arr, [range(a, b) for a, b in zip(lo, hi, strict=True)])
 
 
-def read_selection(arr: ArrayCore, ranges: list[range]) -> np.ndarray:
+def read_selection(
+    arr: ArrayCore, ranges: list[range], out: np.ndarray | None = None
+) -> np.ndarray:
     """The items ``ranges`` select (one range per axis, any step) as an array of shape
-    ``[len(r) for r in ranges]``; axes with negative steps are views reversed at the end."""
+    ``[len(r) for r in ranges]``; axes with negative steps are views reversed at the end.
+    ``out`` (positive steps only: a C-contiguous array of that shape and of the array's
+    dtype, a subarray dtype as void items) is filled and returned instead of a new array:
+    a caller reusing its buffers avoids the first-touch page faults of fresh ones."""
     geo = arr._geometry
     flip = tuple(slice(None, None, -1) if r.step < 0 else slice(None) for r in ranges)
     up = [r[::-1] if r.step < 0 else r for r in ranges]
     item = _item_dtype(geo.dtype)
-    out = np.empty(tuple(len(r) for r in up), item)
+    shape = tuple(len(r) for r in up)
+    if out is None:
+        out = np.empty(shape, item)
+    elif (
+        out.shape != shape
+        or out.dtype != item
+        or not out.flags.c_contiguous
+        or any(r.step < 0 for r in ranges)
+    ):
+        raise ValueError(f"out must be a C-contiguous {item} array of shape {shape}")
     if out.size == 0:
         return out if item is geo.dtype else out.view(geo.dtype)
     if not geo.ndim:
@@ -244,12 +258,25 @@ def _read_whole(
     reader = ChunkReader.open(frame.get_chunk(n), frame.reader.context)
     if _decode_into_out(reader, plan, pieces, out):
         return
-    raw = scratch(reader.header.nbytes, "nd-chunk")
+    nbytes = reader.header.nbytes
+    size = math.prod(plan.bgrid) * math.prod(plan.blocks) * plan.dtype.itemsize
+    raw = scratch(nbytes, "nd-chunk")
+    copies = _combo_copies(
+        raw[:size].view(plan.dtype).reshape(plan.bgrid + plan.blocks), pieces, out
+    )
+    if len(copies) == 1 and nbytes == size:
+        dst, src = copies[0]
+        if (
+            src.flags.c_contiguous
+            and dst.flags.c_contiguous
+            and src.nbytes == size
+            and src.ctypes.data == raw.ctypes.data
+        ):
+            # the whole chunk, its blocks in the result's (C) order: decoded in place
+            reader.decode(dst.reshape(-1).view(np.uint8), plan.nthreads)
+            return
     reader.decode(raw, plan.nthreads)
-    view = raw[: math.prod(plan.bgrid) * math.prod(plan.blocks) * plan.dtype.itemsize]
-    for dst, src in _combo_copies(
-        view.view(plan.dtype).reshape(plan.bgrid + plan.blocks), pieces, out
-    ):
+    for dst, src in copies:
         dst[...] = src
 
 
