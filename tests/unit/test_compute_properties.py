@@ -66,11 +66,14 @@ UNARY = [
 
 @st.composite
 def expressions(draw: st.DrawFn) -> tuple[np.ndarray, object, bool]:
-    """A random expression: the numpy result, the lazy expression, and whether a float32
-    operand takes part (numexpr then computes in float32 where numpy widens an integer
-    partner to float64, as python-blosc2 does: values within float32's precision)."""
+    """A random expression: the numpy result, the lazy expression, and whether a float32 or
+    narrow integer operand takes part (numexpr computes float32 with an integer partner in
+    float32 where numpy widens to float64, and a function of int8/int16 in float64 where
+    numpy computes it in float16/float32; python-blosc2 computes as numexpr: values agree
+    within the narrower precision)."""
     arrays, ops = draw(operands())
-    low = any(np.asarray(a).dtype in (np.float32, np.float16) for a in arrays)
+    narrow = (np.float32, np.float16, np.int8, np.uint8, np.int16, np.uint16)
+    low = any(np.asarray(a).dtype in narrow for a in arrays)
     ref: list[object] = list(arrays)
     lazy: list[object] = list(ops)
     for _ in range(draw(st.integers(1, 4))):

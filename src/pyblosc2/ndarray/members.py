@@ -451,7 +451,10 @@ class NDArrayMembers(NDArrayIndexes, ArrayCore):
                 chunks.append(self._compress(arr))
             stored = self._stored_geometry(geo).to_meta().to_bytes()
             self.schunk.replace_tail(keep, chunks, {"b2nd": stored})
+        # the length this append made, read under its lock: what the index hook reads next may
+        # refresh the handle with appends of other processes (a shared, locked frame)
+        size = n + new.size
         p = provider()
         if p is not None:
             p.appended(self, n, new)
-        return self.shape[0]
+        return size
