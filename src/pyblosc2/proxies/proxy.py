@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import FrameChangedError, ParamError, ParamTypeError
 from ..ndarray.io import get_slice_nchunks
 from ..ndarray.ndarray import NDArray
+from ..ndarray.operand import Operand
 from .bitmap import BLOCKS_KEY, CHUNKS_KEY, INDEX_KEY, RESERVED, STAMP_KEY, FetchedMap
 from .cache import (
     SOURCE_META,
@@ -68,7 +69,7 @@ def _check_source(src: Any) -> bool:
     return nd
 
 
-class Proxy(Filler):
+class Proxy(Filler, Operand):
     """A cache (an NDArray or SChunk, in memory or at ``urlpath``) of the source ``src``,
     filled as reads touch it. ``mode="a"`` adopts a cache an earlier run left at ``urlpath``
     when it fits the source (else raises); ``mode="w"`` builds it anew. ``vlmeta`` entries
@@ -360,7 +361,7 @@ class Proxy(Filler):
         return f"Proxy({self.src}, urlpath={self.urlpath})"
 
 
-class ProxyNDField:
+class ProxyNDField(Operand):
     """One field of a structured :class:`Proxy`, read through it.
 
     >>> import numpy as np, pyblosc2 as blosc2
@@ -372,8 +373,17 @@ class ProxyNDField:
     def __init__(self, proxy: Proxy, field: str) -> None:
         assert proxy.dtype is not None
         self.proxy, self.field = proxy, field
-        self.dtype = proxy.dtype[field]
-        self.shape = proxy.shape
+        self._dtype = proxy.dtype[field]
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """The field's dtype."""
+        return self._dtype
+
+    @property
+    def shape(self) -> Any:
+        """The proxy's shape."""
+        return self.proxy.shape
 
     def __getitem__(self, item: Any) -> np.ndarray[Any, Any]:
         return np.asarray(self.proxy[item][self.field])
