@@ -408,7 +408,7 @@ __all__ += [
 from numpy import finfo, iinfo  # noqa: E402
 
 #: Euler's number (numpy's ``e``)
-e = _np.e
+e = _np.e  # type: ignore[misc]  # mypy 1.x reports "deleted variable" for this name here
 #: positive infinity (numpy's ``inf``)
 inf = _np.inf
 #: not a number (numpy's ``nan``)

@@ -285,7 +285,7 @@ class Proxy(Filler, Operand):
 
     # -- what python-blosc2's Proxy exposes --------------------------------------------------
     @property
-    def dtype(self) -> np.dtype[Any] | None:
+    def dtype(self) -> np.dtype[Any] | None:  # type: ignore[override]  # a byte source has none
         """The dtype (None for a byte source)."""
         return self._cache.dtype if isinstance(self._cache, NDArray) else None
 
