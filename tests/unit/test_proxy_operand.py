@@ -14,7 +14,7 @@ def test_a_proxy_is_an_operand() -> None:
     e = p * 2 + p
     assert isinstance(e, blosc2.LazyExpr) and e.shape == x.shape
     np.testing.assert_array_equal(e[1:3], (x * 3)[1:3])
-    np.testing.assert_array_equal(blosc2.sin(p)[...], np.sin(x))
+    np.testing.assert_allclose(blosc2.sin(p)[...], np.sin(x), rtol=1e-15, atol=1e-300)  # numexpr
     assert float(p.sum()) == x.sum()
     np.testing.assert_array_equal(p[p > 50][...], x[x > 50])
 
