@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +122,35 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
         dtest = getattr(item, "dtest", None)
         for example in getattr(dtest, "examples", ()):
             example.want = numpy1_repr(example.want)
+
+
+# --- a run that is cut short still says what failed (CI stops a run at its time limit before the
+# end-of-run summary is printed): each failure is written when it happens, with the time since the
+# start, and a line every PACE_SECONDS says how far the run is.
+PACE_SECONDS = 300.0
+_started = time.monotonic()
+_last_pace = [_started]
+_counts = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(f"\n[{time.monotonic() - _started:7.0f}s] {line}\n")
+    sys.stderr.flush()
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # the controller reports (an xdist worker's stderr reaches the terminal too)
+    if report.outcome != "passed" or report.when == "call":
+        _counts[report.outcome] = _counts.get(report.outcome, 0) + 1
+    if report.failed:
+        reason = str(getattr(report, "longreprtext", "") or "").strip().splitlines()
+        errors = [line for line in reason if line.startswith("E ")]
+        last = (errors or reason or [""])[0]
+        worker = getattr(report, "node", None)
+        where = f" on {worker.gateway.id}" if worker is not None else ""
+        _say(f"FAILED {report.nodeid} ({report.when}{where}, {report.duration:.1f}s): {last[:300]}")
+    now = time.monotonic()
+    if now - _last_pace[0] >= PACE_SECONDS:
+        _last_pace[0] = now
+        _say("so far: " + ", ".join(f"{v} {k}" for k, v in _counts.items()))
