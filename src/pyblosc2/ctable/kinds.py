@@ -11,7 +11,7 @@ import builtins
 from typing import Any, ClassVar
 
 from ..schema import SchemaSpec
-from .strings import VarSpec
+from .strings import VarSpec, var_spec
 
 __all__ = ["DeclaredSpec", "dictionary", "object", "utf8", "vlbytes", "vlstring"]
 
@@ -41,7 +41,7 @@ def vlstring(*, nullable: bool = False, **options: Any) -> VarSpec:
     >>> vlstring().kind
     'vlstring'
     """
-    return VarSpec("vlstring", nullable=nullable, **options)
+    return var_spec("vlstring", nullable=nullable, **options)
 
 
 def vlbytes(*, nullable: bool = False, **options: Any) -> VarSpec:
@@ -50,7 +50,7 @@ def vlbytes(*, nullable: bool = False, **options: Any) -> VarSpec:
     >>> vlbytes().kind
     'vlbytes'
     """
-    return VarSpec("vlbytes", nullable=nullable, **options)
+    return var_spec("vlbytes", nullable=nullable, **options)
 
 
 def utf8(*, nullable: bool = False, **options: Any) -> VarSpec:
@@ -59,7 +59,7 @@ def utf8(*, nullable: bool = False, **options: Any) -> VarSpec:
     >>> utf8().kind
     'utf8'
     """
-    return VarSpec("utf8", nullable=nullable, **options)
+    return var_spec("utf8", nullable=nullable, **options)
 
 
 def object(*, nullable: bool = False, **options: Any) -> DeclaredSpec:
@@ -77,4 +77,4 @@ def dictionary(*, nullable: bool = True, **options: Any) -> VarSpec:
     >>> dictionary().kind
     'dictionary'
     """
-    return VarSpec("dictionary", nullable=nullable, **options)
+    return var_spec("dictionary", nullable=nullable, **options)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import schema as specs
 from ..errors import ParamError, ParamTypeError
-from .strings import VAR_KINDS, VarSpec
+from .strings import VAR_KINDS, var_spec
 
 __all__ = ["TableColumn", "compile_row_type", "schema_from_dict", "schema_to_dict"]
 
@@ -206,7 +206,7 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
                 raise ParamError(f"CTable column {name!r}: unknown column kind {kind!r}")
             raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
         var = kind in VAR_KINDS  # strings.py's kinds
-        spec = VarSpec(**entry) if var else specs.spec_from_metadata_dict(entry)
+        spec = var_spec(**entry) if var else specs.spec_from_metadata_dict(entry)
         columns.append(
             TableColumn(
                 name,

@@ -33,7 +33,21 @@ from ..ndarray.ndarray import NDArray
 from ..schema import SchemaSpec
 from ..vlarrays.batcharray import BatchArray
 
-__all__ = ["VAR_KINDS", "VarColumn", "VarSpec", "is_var", "load_var_column", "save_var_column"]
+__all__ = [
+    "VAR_KINDS",
+    "DictionaryColumn",
+    "DictionarySpec",
+    "UTF8Spec",
+    "VLBytesSpec",
+    "VLStringSpec",
+    "VarColumn",
+    "VarSpec",
+    "is_var",
+    "load_var_column",
+    "new_var_column",
+    "save_var_column",
+    "var_spec",
+]
 
 VAR_KINDS = ("utf8", "vlstring", "vlbytes", "dictionary")
 UTF8_SUFFIX = ".utf8"
@@ -52,7 +66,7 @@ class VarSpec(SchemaSpec):
     """The spec of a ``utf8``, ``vlstring``, ``vlbytes`` or ``dictionary`` column, with
     python-blosc2's options and metadata dict.
 
-    >>> VarSpec("vlstring", batch_rows=512).to_metadata_dict()
+    >>> var_spec("vlstring", batch_rows=512).to_metadata_dict()
     {'kind': 'vlstring', 'nullable': False, 'serializer': 'msgpack', 'batch_rows': 512}
     """
 
@@ -114,14 +128,14 @@ class VarSpec(SchemaSpec):
         if index_type not in (None, "int32"):
             raise ParamTypeError(f"dictionary index_type must be int32, got {index_type!r}")
         if isinstance(value_type, dict):
-            value_type = VarSpec(**value_type) if "kind" in value_type else value_type
+            value_type = var_spec(**value_type)
         if value_type is not None and getattr(value_type, "kind", None) != "vlstring":
             raise ParamTypeError(f"dictionary value_type must be vlstring, got {value_type!r}")
         if isinstance(null_code, bool) or not isinstance(null_code, int):
             raise ParamTypeError(f"dictionary null_code must be an int, got {null_code!r}")
         self.nullable = bool(nullable)
         self.index_type = "int32"
-        self.value_type = value_type if value_type is not None else VarSpec("vlstring")
+        self.value_type = value_type if value_type is not None else VLStringSpec()
         self.ordered = bool(ordered)
         self.null_code = int(null_code)
         if self.null_code >= 0:
@@ -156,6 +170,54 @@ class VarSpec(SchemaSpec):
 
     def display_label(self) -> str:
         return self.kind
+
+
+class UTF8Spec(VarSpec):
+    """A ``utf8`` column (offsets + bytes)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__("utf8", **options)
+
+
+class VLStringSpec(VarSpec):
+    """A ``vlstring`` column (batches of str)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__("vlstring", **options)
+
+
+class VLBytesSpec(VarSpec):
+    """A ``vlbytes`` column (batches of bytes)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__("vlbytes", **options)
+
+
+class DictionarySpec(VarSpec):
+    """A ``dictionary`` column (int32 codes + the distinct values)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__("dictionary", **options)
+
+
+_SPEC_CLASSES: dict[str, type[VarSpec]] = {
+    "utf8": UTF8Spec,
+    "vlstring": VLStringSpec,
+    "vlbytes": VLBytesSpec,
+    "dictionary": DictionarySpec,
+}
+
+
+def var_spec(kind: Any = None, **options: Any) -> VarSpec:
+    """The spec of a ``kind`` column with ``options`` (a schema entry's, or a call's).
+
+    >>> type(var_spec("dictionary")).__name__
+    'DictionarySpec'
+    """
+    cls = _SPEC_CLASSES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ParamError(f"not a variable-length column kind: {kind!r}")
+    return cls(**options)
 
 
 def is_var(spec: Any) -> bool:
@@ -197,7 +259,7 @@ class VarColumn:
     """The physical rows of one variable-length column, in memory (the NDArray interface a
     table uses: ``shape``, ``dtype``, slicing, ``resize``).
 
-    >>> c = VarColumn(VarSpec("dictionary"), 4)
+    >>> c = VarColumn(var_spec("dictionary"), 4)
     >>> c[0:3] = np.array(["a", None, "a"], dtype=object)
     >>> c[0:3].tolist(), c.dictionary, c.codes[:3].tolist()
     (['a', None, 'a'], ['a'], [0, -1, 0])
@@ -299,6 +361,17 @@ class VarColumn:
     def codes(self) -> np.ndarray:
         """A dictionary column's int32 codes, one per physical row."""
         return self._encode(len(self._values))[0]
+
+
+class DictionaryColumn(VarColumn):
+    """The physical rows of a ``dictionary`` column (python-blosc2's ``DictionaryColumn``:
+    ``codes`` and ``dictionary``)."""
+
+
+def new_var_column(spec: VarSpec, capacity: int, values: np.ndarray | None = None) -> VarColumn:
+    """An in-memory column of ``spec``'s kind, ``capacity`` rows (``values`` first)."""
+    cls = DictionaryColumn if spec.kind == "dictionary" else VarColumn
+    return cls(spec, capacity, values)
 
 
 # -- the stored layout ------------------------------------------------------------------------
@@ -404,7 +477,7 @@ def load_var_column(storage: Any, key: str, spec: VarSpec, capacity: int) -> Var
                 values[i] = blob[offsets[i] : offsets[i + 1]].decode("utf-8", "surrogatepass")
         except UnicodeDecodeError as exc:
             raise _fail(key + UTF8_SUFFIX, "data", "UTF-8 text", exc) from None
-        return VarColumn(spec, capacity, values)
+        return new_var_column(spec, capacity, values)
     if spec.kind == "dictionary":
         codes_arr = _open(storage, key, NDArray)
         if codes_arr.ndim != 1 or codes_arr.dtype != np.int32 or codes_arr.shape[0] < capacity:
@@ -420,11 +493,11 @@ def load_var_column(storage: Any, key: str, spec: VarSpec, capacity: int) -> Var
             raise _fail(key, f"code {i}", f"in [0, {len(uniq)}) or {spec.null_code}", codes[i])
         values = np.full(capacity, None, dtype=_OBJ)
         values[~null] = uniq[codes[~null]]
-        return VarColumn(spec, capacity, values)
+        return new_var_column(spec, capacity, values)
     ba = _open(storage, key, BatchArray)
     want = builtins.bytes if spec.kind == "vlbytes" else builtins.str
     items = _read_batches(key, ba, capacity, spec.kind)
-    return VarColumn(spec, capacity, _check_items(key, items, want, spec.nullable))
+    return new_var_column(spec, capacity, _check_items(key, items, want, spec.nullable))
 
 
 def delete_var_column(storage: Any, key: str, spec: VarSpec) -> None:

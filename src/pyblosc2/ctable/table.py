@@ -47,7 +47,7 @@ from .storage import (
     open_embed,
     open_tree,
 )
-from .strings import VarColumn, is_var, load_var_column, save_var_column
+from .strings import VarColumn, is_var, load_var_column, new_var_column, save_var_column
 from .views import TableViews
 
 __all__ = ["NOT_BUILT", "CTable", "ctable_from_cframe"]
@@ -183,7 +183,7 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
             if dparams is not None:
                 kwargs["dparams"] = dparams
             if is_var(c.spec):  # kept in memory, stored on close (strings.py)
-                self._cols[c.name] = VarColumn(c.spec, capacity)  # type: ignore[assignment,arg-type]
+                self._cols[c.name] = new_var_column(c.spec, capacity)  # type: ignore[assignment,arg-type]
                 continue
             arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks, **kwargs)
             self._cols[c.name] = storage.install(col_key(c.name), arr)
