@@ -522,6 +522,9 @@ def compare_values(left: np.ndarray, op: str, right: Any) -> np.ndarray:
         "==": operator.eq,
         "!=": operator.ne,
     }[op]
+    if right is None and op in ("==", "!="):  # a null test
+        nulls = np.equal(left, None) if left.dtype == _OBJ else np.zeros(len(left), np.bool_)
+        return nulls if op == "==" else ~nulls
     if left.dtype != _OBJ and not (isinstance(right, np.ndarray) and right.dtype == _OBJ):
         if right is None:
             return np.zeros(len(left), dtype=np.bool_)
