@@ -409,7 +409,7 @@ def save_var_column(storage: Any, key: str, column: VarColumn, n: int) -> None:
         storage.install(key + UTF8_SUFFIX, asarray(blob, chunks=DATA_CHUNKS))
     elif spec.kind == "dictionary":
         codes, uniq = column._encode(n)
-        codes_arr = zeros((max(n, 1),), dtype=np.int32)
+        codes_arr = zeros((max(n, len(column._values), 1),), dtype=np.int32)  # the capacity
         if n:
             codes_arr[:n] = codes
         storage.install(key, codes_arr)
@@ -455,8 +455,12 @@ def _check_items(key: str, items: list[Any], want: type, nullable: bool) -> np.n
     return out
 
 
-def load_var_column(storage: Any, key: str, spec: VarSpec, capacity: int) -> VarColumn:
-    """The stored column at ``key`` of a table of ``capacity`` physical rows, checked."""
+def load_var_column(
+    storage: Any, key: str, spec: VarSpec, capacity: int, live: Any = None
+) -> VarColumn:
+    """The stored column at ``key`` of a table of ``capacity`` physical rows, checked
+    (a dictionary's codes on the ``live`` rows, a bool NDArray of them: the others may hold
+    anything, python-blosc2 leaves them as they were)."""
     if spec.kind == "utf8":
         offsets_arr = _open(storage, key, NDArray)
         data_arr = _open(storage, key + UTF8_SUFFIX, NDArray)
@@ -486,8 +490,12 @@ def load_var_column(storage: Any, key: str, spec: VarSpec, capacity: int) -> Var
         ba = _open(storage, dict_key, BatchArray)
         uniq = _check_items(dict_key, _read_batches(dict_key, ba, 2**31 - 1, "str"), str, False)
         codes = np.asarray(codes_arr[:capacity])
+        bad = (codes < 0) | (codes >= len(uniq))
+        if live is not None:
+            dead = ~np.asarray(live[:capacity], dtype=np.bool_)
+            codes[dead & bad] = spec.null_code  # not a row: no value
         null = codes == spec.null_code
-        bad = ~null & ((codes < 0) | (codes >= len(uniq)))
+        bad &= ~null
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise _fail(key, f"code {i}", f"in [0, {len(uniq)}) or {spec.null_code}", codes[i])

@@ -213,7 +213,7 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
                     "CTable", VALID_ROWS_KEY, 0, "a 1-d bool array", f"{valid.dtype} {valid.shape}"
                 )
             self._cols = {
-                c.name: load_var_column(storage, col_key(c.name), c.spec, valid.shape[0])  # type: ignore[misc,arg-type]
+                c.name: load_var_column(storage, col_key(c.name), c.spec, valid.shape[0], valid)  # type: ignore[misc,arg-type]
                 if is_var(c.spec)
                 else storage.open_array(col_key(c.name))
                 for c in self._columns

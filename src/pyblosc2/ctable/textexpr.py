@@ -4,8 +4,9 @@
 The expression is parsed (never evaluated by Python) and walked: comparisons of a column
 with a literal or another column, ``"needle" in column`` (a substring test), ``and``,
 ``or``, ``not``, ``&``, ``|``, ``~``, and arithmetic between numeric columns and numbers.
-Each column is read once, whole (its physical rows); a null (``None``) matches no
-comparison, as in python-blosc2. Anything else raises :class:`NotImplementedError` naming it.
+Each column is read once, whole (its physical rows); a row where a column the expression
+names is null (``None``) matches nothing, whatever the expression (``not`` included), as
+in python-blosc2. Anything else raises :class:`NotImplementedError` naming it.
 """
 
 from __future__ import annotations
@@ -157,5 +158,9 @@ def text_condition(expr: str, operands: dict[str, Any], length: int) -> np.ndarr
         raise ParamError(f"where() expression {expr!r}: {exc.msg}") from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
         raise ParamError(f"where() expression longer than {MAX_NODES} nodes")
-    out = _Walker(operands, length).mask(tree.body)
-    return np.asarray(out, dtype=np.bool_)
+    walker = _Walker(operands, length)
+    out = np.asarray(walker.mask(tree.body), dtype=np.bool_)
+    for values in walker.cache.values():  # a row with a null operand matches nothing
+        if values.dtype == object:
+            out &= ~np.equal(values, None)
+    return out
