@@ -95,13 +95,13 @@ def test_nullable_utf8_and_object_columns_are_named() -> None:
         s: str = pb.field(pb.utf8(nullable=True))
 
     @dataclasses.dataclass
-    class O:
+    class Obj:
         o: object = pb.field(pb.object())
 
     with pytest.raises(NotImplementedError, match="nullable"):
         CTable(N)
     with pytest.raises(NotImplementedError, match="object"):
-        CTable(O)
+        CTable(Obj)
 
 
 # -- in memory ----------------------------------------------------------------------------------
