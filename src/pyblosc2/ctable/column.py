@@ -25,7 +25,7 @@ from .base import TableBase, mask_from_positions
 from .colstats import ColumnStats
 from .info import InfoReporter, column_info_items
 from .rows import to_column
-from .strings import compare_values, present_values
+from .strings import compare_values, is_var, present_values
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
 
@@ -558,4 +558,6 @@ def _string_compare(col: Column, op: str, other: Any) -> NDArray:
     if isinstance(right, np.ndarray) and right.shape != left.shape:
         n = min(len(left), len(right))
         left, right = left[:n], right[:n]
-    return asarray(compare_values(left, op, right))
+    specs = [c._table._column_defs.get(c._col_name) for c in (col, other) if isinstance(c, Column)]
+    nulls = [getattr(c.spec, "null_value", None) for c in specs if c and is_var(c.spec)]
+    return asarray(compare_values(left, op, right, nulls))

@@ -71,7 +71,8 @@ class TableColumn:
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        return np.dtype(self.spec.dtype)
+        dtype = self.spec.dtype
+        return np.dtype(object if dtype is None else dtype)  # None: a text kind (strings.py)
 
     @property
     def config(self) -> TableColumn:
@@ -107,7 +108,12 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     kind = getattr(spec, "kind", type(spec).__name__)
     if kind not in _STORED_KINDS:
         raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
-    if getattr(spec, "nullable", False) and (kind not in VAR_KINDS or kind == "utf8"):
+    sentinel = kind == "utf8" and getattr(spec, "null_value", None) is not None
+    if (
+        getattr(spec, "nullable", False)
+        and (kind not in VAR_KINDS or kind == "utf8")
+        and not sentinel
+    ):
         raise NotImplementedError(f"CTable column {name!r}: nullable columns (null storage)")
     return spec
 

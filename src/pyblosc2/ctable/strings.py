@@ -56,10 +56,23 @@ ROLE_KEY = "ctable_varlen_scalar"
 OFFSETS_CHUNKS = (2**17,)
 DATA_CHUNKS = (2**21,)
 _OBJ = np.dtype(object)
+DEFAULT_NULL = "__BLOSC2_NULL__"  # a utf8 column's null sentinel unless one is given
+
+
+def null_mask(values: Any) -> np.ndarray:
+    """Where an object array holds ``None``.
+
+    >>> null_mask(np.array(["a", None], dtype=object)).tolist()
+    [False, True]
+    """
+    arr = np.asarray(values)
+    if arr.dtype != _OBJ:
+        return np.zeros(arr.shape, dtype=np.bool_)
+    return np.asarray(arr == None, dtype=np.bool_)  # noqa: E711  (elementwise)
 
 
 def _string_dtype() -> np.dtype[Any]:
-    return np.dtypes.StringDType()  # type: ignore[no-any-return]
+    return np.dtypes.StringDType()
 
 
 class VarSpec(SchemaSpec):
@@ -71,7 +84,7 @@ class VarSpec(SchemaSpec):
     """
 
     kind: ClassVar[str] = ""
-    dtype = _OBJ
+    dtype = None  # no one NumPy dtype (python-blosc2's); a table holds them as objects
 
     def __init__(self, kind: str, **options: Any) -> None:
         if kind not in VAR_KINDS:
@@ -80,7 +93,7 @@ class VarSpec(SchemaSpec):
         self.python_type = builtins.bytes if kind == "vlbytes" else builtins.str  # type: ignore[misc]
         self.null_value: Any = None
         self.null_storage: Any = None
-        init = {"utf8": self._init_utf8, "dictionary": self._init_dictionary}.get(kind)
+        init: Any = {"utf8": self._init_utf8, "dictionary": self._init_dictionary}.get(kind)
         try:
             (init or self._init_vl)(**options)
         except TypeError as exc:  # an option this kind does not have
@@ -91,7 +104,15 @@ class VarSpec(SchemaSpec):
     ) -> None:
         if null_value is not None and not isinstance(null_value, str):
             raise ParamTypeError(f"utf8 null_value must be str, got {type(null_value).__name__}")
+        if null_value == "\x00":
+            raise ParamError("utf8 null_value cannot be a single NUL character")
+        if null_storage not in (None, "sentinel", "mask"):
+            raise ParamError(f"null_storage must be 'sentinel', 'mask' or None: {null_storage!r}")
+        if null_storage == "mask" and null_value is not None:
+            raise ParamError("null_storage='mask' cannot be combined with a null_value")
         self.nullable = bool(nullable or null_value is not None or null_storage is not None)
+        if null_storage == "sentinel" and null_value is None:
+            null_value = DEFAULT_NULL  # python-blosc2's sentinel policy
         self.null_value, self.null_storage = null_value, null_storage
 
     def _init_vl(
@@ -241,7 +262,9 @@ def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
     want = spec.python_type
     out = np.empty(len(items), dtype=_OBJ)
     for i, v in enumerate(items):
-        if v is None:
+        if v is None and spec.null_value is not None:  # a utf8 sentinel
+            v = spec.null_value
+        elif v is None:
             if not spec.nullable:
                 raise ParamTypeError(f"column {name!r} ({spec.kind}) is not nullable; got None")
         elif want is builtins.bytes and isinstance(v, bytearray | memoryview):
@@ -312,7 +335,7 @@ class VarColumn:
         if self.spec.kind != "utf8":
             return values
         filled = values.copy()
-        filled[np.equal(filled, None)] = ""
+        filled[null_mask(filled)] = ""
         return filled.astype(_string_dtype())
 
     def __getitem__(self, key: Any) -> Any:
@@ -338,7 +361,7 @@ class VarColumn:
     def _encode(self, n: int) -> tuple[np.ndarray, list[str]]:
         """(int32 codes of the first ``n`` rows, the distinct values in first-seen order)."""
         values = self._values[:n]
-        nulls = np.equal(values, None)
+        nulls = null_mask(values)
         codes = np.full(n, self.spec.null_code, dtype=np.int32)
         present = values[~nulls]
         if present.size == 0:
@@ -517,9 +540,19 @@ def delete_var_column(storage: Any, key: str, spec: VarSpec) -> None:
         storage.delete_array(key + DICT_SUFFIX)
 
 
-def compare_values(left: np.ndarray, op: str, right: Any) -> np.ndarray:
+def compare_values(left: np.ndarray, op: str, right: Any, nulls: Any = ()) -> np.ndarray:
     """``left op right`` elementwise for text values (an object array may hold ``None``,
-    a null, which matches no comparison)."""
+    a null, which matches no comparison; so do the ``nulls`` sentinels, on either side)."""
+    out = _compare(left, op, right)
+    for sentinel in nulls:
+        if sentinel is not None:
+            out &= ~_compare(left, "==", sentinel)
+            if isinstance(right, np.ndarray):
+                out &= ~_compare(right, "==", sentinel)
+    return out
+
+
+def _compare(left: np.ndarray, op: str, right: Any) -> np.ndarray:
     import operator
 
     fn = {
@@ -531,7 +564,7 @@ def compare_values(left: np.ndarray, op: str, right: Any) -> np.ndarray:
         "!=": operator.ne,
     }[op]
     if right is None and op in ("==", "!="):  # a null test
-        nulls = np.equal(left, None) if left.dtype == _OBJ else np.zeros(len(left), np.bool_)
+        nulls = null_mask(left) if left.dtype == _OBJ else np.zeros(len(left), np.bool_)
         return nulls if op == "==" else ~nulls
     if left.dtype != _OBJ and not (isinstance(right, np.ndarray) and right.dtype == _OBJ):
         if right is None:
@@ -558,7 +591,7 @@ def sort_key(values: np.ndarray) -> np.ndarray:
     """
     if values.dtype != _OBJ:
         return np.unique(values, return_inverse=True)[1].astype(np.int64).ravel()
-    nulls = np.equal(values, None)
+    nulls = null_mask(values)
     ranks = np.full(len(values), np.iinfo(np.int64).max, dtype=np.int64)
     present = values[~nulls].tolist()
     if present:

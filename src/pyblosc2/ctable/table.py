@@ -515,6 +515,11 @@ class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersis
         finally:
             storage.close()
 
+    def _flush_varlen_columns(self) -> None:
+        """Write the text columns into the table's store now (python-blosc2's name)."""
+        if not self._read_only and self.base is None:
+            self._store_var_columns(self._storage, self._last_pos)
+
     def _store_var_columns(self, storage: TableStorage, n: int) -> None:
         """Write the variable-length columns' first ``n`` rows in python-blosc2's layout."""
         if storage.leaves is None:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
-from .strings import compare_values
+from .strings import compare_values, null_mask
 
 __all__ = ["mentions_text", "text_condition"]
 
@@ -160,7 +160,10 @@ def text_condition(expr: str, operands: dict[str, Any], length: int) -> np.ndarr
         raise ParamError(f"where() expression longer than {MAX_NODES} nodes")
     walker = _Walker(operands, length)
     out = np.asarray(walker.mask(tree.body), dtype=np.bool_)
-    for values in walker.cache.values():  # a row with a null operand matches nothing
+    for name, values in walker.cache.items():  # a row with a null operand matches nothing
         if values.dtype == object:
-            out &= ~np.equal(values, None)
+            out &= ~null_mask(values)
+        sentinel = getattr(getattr(operands[name], "spec", None), "null_value", None)
+        if sentinel is not None:
+            out &= values != sentinel
     return out
