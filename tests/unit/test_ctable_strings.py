@@ -320,3 +320,46 @@ def test_hostile_schema_entries_refused(tmp_path: Path) -> None:
     store.close()
     with pytest.raises(FormatError, match="batch_rows"):
         CTable.open(path)
+
+
+# -- UTF8Array ------------------------------------------------------------------------------------
+def test_utf8array_pending_flush_reads_and_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pyblosc2.ctable import utf8array
+
+    monkeypatch.setattr(utf8array, "_FLUSH_ROWS", 3)
+    values = ["a", "", "日本", "x" * 50, "\x00z", "last"]
+    arr = pb.UTF8Array(pb.utf8())
+    arr.extend(values[:4])  # three flushed, one pending
+    assert arr._persisted == 3 and len(arr) == 4
+    arr.append(values[4])
+    assert arr[:].tolist() == values[:5] and arr[3] == values[3] and arr[-1] == values[4]
+    arr.extend([values[5]])
+    arr.flush()
+    offsets = arr.offsets[:].tolist()
+    assert offsets == [0, 1, 1, 7, 57, 59, 63]
+    assert arr.data[:63].tobytes() == "".join(values).encode()
+    assert arr[np.array([5, 0])].tolist() == ["last", "a"]
+    assert arr._span_max_bytes(0, 6) == 50 and arr._span_max_bytes(1, 3) == 6
+    arr[1] = "filled"
+    assert arr[:].tolist() == [values[0], "filled", *values[2:]]
+    assert (arr == "last").tolist() == [False] * 5 + [True]
+    assert (arr < "b").tolist() == [True, False, False, False, True, False]
+
+
+def test_utf8array_refuses_and_recovers() -> None:
+    arr = pb.UTF8Array(pb.utf8())
+    with pytest.raises(TypeError, match="Expected str"):
+        arr.append(4)
+    with pytest.raises(TypeError, match="not nullable"):
+        arr.append(None)
+    arr.extend(["first"])
+    arr.flush()
+    arr.extend(["ok", "bad\udc80"])
+    with pytest.raises(UnicodeEncodeError):
+        arr.flush()
+    arr.extend(["second"])
+    arr.flush()
+    assert arr[:].tolist() == ["first", "second"]
+    assert pb.utf8_array([None], pb.utf8(null_value="<NA>"))[:].tolist() == ["<NA>"]
+    with pytest.raises(ParamTypeError, match="utf8 spec"):
+        pb.UTF8Array(pb.vlstring())
