@@ -781,7 +781,7 @@ from .ctable import Column, col, ctable_from_cframe  # noqa: E402
 from .ctable.kinds import dictionary, utf8, vlbytes, vlstring  # noqa: E402
 from .ctable.kinds import object as object  # noqa: E402
 from .ctable.strings import DictionarySpec, UTF8Spec, VLBytesSpec, VLStringSpec  # noqa: E402
-from .ctable.utf8array import UTF8Array, utf8_array  # noqa: E402
+from .ctable.utf8array import UTF8Array, from_utf8, to_utf8, utf8_array  # noqa: E402
 
 __all__ += [
     "Column",
@@ -794,8 +794,10 @@ __all__ += [
     "ctable_from_cframe",
     "dictionary",
     "dictionary_column",
+    "from_utf8",
     "object",
     "schema_compiler",
+    "to_utf8",
     "utf8",
     "utf8_array",
     "vlbytes",

@@ -22,7 +22,14 @@ from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from .strings import DATA_CHUNKS, OFFSETS_CHUNKS, VarSpec, var_spec
 
-__all__ = ["UTF8Array", "have_string_dtype", "string_dtype", "utf8_array"]
+__all__ = [
+    "UTF8Array",
+    "from_utf8",
+    "have_string_dtype",
+    "string_dtype",
+    "to_utf8",
+    "utf8_array",
+]
 
 _FLUSH_ROWS = 65536
 _FLUSH_CHARS = 1 << 22
@@ -225,6 +232,15 @@ class UTF8Array:
             best = max(best, len(v.encode("utf-8", "surrogatepass")))
         return best
 
+    def astype(self, dtype: Any = None, *, span_rows: int | None = None) -> np.ndarray:
+        """The rows as a fixed-width ``U`` array: ``dtype`` ``None``, ``"U"`` or ``"<U"``
+        takes the longest row's width in code points; a narrower one truncates, as numpy.
+
+        >>> utf8_array(["hello", "日本語"]).astype().dtype
+        dtype('<U5')
+        """
+        return fixed_width(self[:], dtype)
+
     # -- comparisons -------------------------------------------------------------------------
     def _compare(self, op: str, other: Any) -> np.ndarray:
         left = self[:]
@@ -256,6 +272,45 @@ class UTF8Array:
 
     def __repr__(self) -> str:
         return f"UTF8Array(len={len(self)}, spec={self.spec!r})"
+
+
+def fixed_width(values: Any, dtype: Any = None) -> np.ndarray:
+    """``values`` (strings) as a ``U`` array of ``dtype``, or of the longest one's width."""
+    rows = np.asarray(values if not isinstance(values, list | tuple) else list(values))
+    if rows.dtype.kind not in "UTO":
+        rows = np.asarray(rows.tolist(), dtype=object)
+    if dtype is not None:
+        want = np.dtype(dtype)
+        if want.kind != "U":
+            raise ParamError(f"astype() needs a U dtype, got {want}")
+        if want.itemsize:
+            return rows.astype(want)
+    width = max((len(v) for v in rows.tolist()), default=0)
+    return rows.astype(f"<U{max(width, 1)}") if rows.size else np.empty(0, dtype="<U1")
+
+
+def from_utf8(values: Any, dtype: Any = None) -> np.ndarray:
+    """Strings (a UTF8Array, a text column, an array or a list) as a fixed-width array.
+
+    >>> from_utf8(["a", "bcd"]).dtype
+    dtype('<U3')
+    """
+    if isinstance(values, UTF8Array):
+        values = values[:]
+    elif hasattr(values, "_col_name"):  # a CTable column
+        values = np.asarray(values[:])
+    return fixed_width(values, dtype)
+
+
+def to_utf8(values: Any, spec: VarSpec | None = None) -> UTF8Array:
+    """Strings (fixed-width, ``StringDType`` or a list) as a :class:`UTF8Array`.
+
+    >>> to_utf8(np.array(["ab", "c"]))[:].tolist()
+    ['ab', 'c']
+    """
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    return utf8_array(values, spec)
 
 
 def utf8_array(values: Iterable[Any] = (), spec: VarSpec | None = None) -> UTF8Array:
