@@ -776,6 +776,7 @@ __all__ += ["IndexKind", "indexing"]
 # column classes; ``object`` shadows the builtin in this namespace only, as in python-blosc2
 from . import _utf8_array as _utf8_array  # noqa: E402
 from . import dictionary_column as dictionary_column  # noqa: E402
+from . import scalar_array as scalar_array  # noqa: E402
 from . import schema_compiler as schema_compiler  # noqa: E402
 from .ctable import Column, col, ctable_from_cframe  # noqa: E402
 from .ctable.kinds import dictionary, utf8, vlbytes, vlstring  # noqa: E402

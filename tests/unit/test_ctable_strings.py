@@ -363,3 +363,23 @@ def test_utf8array_refuses_and_recovers() -> None:
     assert pb.utf8_array([None], pb.utf8(null_value="<NA>"))[:].tolist() == ["<NA>"]
     with pytest.raises(ParamTypeError, match="utf8 spec"):
         pb.UTF8Array(pb.vlstring())
+
+
+def test_scalar_varlen_array_batches_and_rewrites() -> None:
+    from pyblosc2.scalar_array import _ScalarVarLenArray
+
+    a = _ScalarVarLenArray(pb.vlbytes(nullable=True, batch_rows=3))
+    a.extend([b"a", None, b"c", b"d"])
+    assert a._persisted_row_count == 3 and len(a._pending) == 1
+    a[1] = b"B"  # a stored batch rewritten
+    a[3] = b"D"  # a pending row
+    a.flush()
+    assert a[:] == [b"a", b"B", b"c", b"D"] and a[[3, 0]] == [b"D", b"a"] and a[-2] == b"c"
+    assert [len(b) for b in a._backend] == [3, 1]
+    assert a._backend.schunk.meta["ctable_varlen_scalar"]["py_type"] == "bytes"
+    with pytest.raises(TypeError, match="Expected bytes"):
+        a.append("text")
+    with pytest.raises(TypeError, match="not nullable"):
+        _ScalarVarLenArray(pb.vlstring()).append(None)
+    with pytest.raises(IndexError):
+        a[9]

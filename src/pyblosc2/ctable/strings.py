@@ -398,7 +398,8 @@ def new_var_column(spec: VarSpec, capacity: int, values: np.ndarray | None = Non
 
 
 # -- the stored layout ------------------------------------------------------------------------
-def _role_meta(spec: VarSpec, py_type: str, nullable: bool) -> dict[str, Any]:
+def role_meta(spec: VarSpec, py_type: str, nullable: bool) -> dict[str, Any]:
+    """The ``ctable_varlen_scalar`` metalayer of a vlstring/vlbytes column's BatchArray."""
     batch_rows = getattr(spec, "batch_rows", 2048)
     return {"version": 1, "py_type": py_type, "nullable": nullable, "batch_rows": batch_rows}
 
@@ -407,7 +408,7 @@ def _batch_array(items: list[Any], spec: VarSpec, py_type: str, nullable: bool) 
     batch_rows = getattr(spec, "batch_rows", None) or 2048
     ba = BatchArray(
         items_per_block=getattr(spec, "items_per_block", None),
-        meta={ROLE_KEY: _role_meta(spec, py_type, nullable)},
+        meta={ROLE_KEY: role_meta(spec, py_type, nullable)},
         contiguous=True,
     )
     for start in range(0, len(items), batch_rows):

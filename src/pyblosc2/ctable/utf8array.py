@@ -252,10 +252,10 @@ class UTF8Array:
 
     __hash__ = object.__hash__
 
-    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+    def __eq__(self, other: object) -> Any:
         return self._compare("==", other)
 
-    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+    def __ne__(self, other: object) -> Any:
         return self._compare("!=", other)
 
     def __lt__(self, other: Any) -> np.ndarray:
