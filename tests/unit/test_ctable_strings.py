@@ -145,7 +145,11 @@ def test_comparisons_where_and_sort() -> None:
     assert t.where("'Lyft' == d").x[:].tolist() == [3]
     with pytest.raises(ParamTypeError, match="non-text"):
         t.where("name == 3")
-    with pytest.raises(NotImplementedError, match="Call"):
+    assert t.where("startswith(name, 'h') or endswith(d, 'ft')").x[:].tolist() == [1, 3]
+    assert t.where("contains(v, 'd') & (x > 1)").x[:].tolist() == [4]
+    with pytest.raises(NotImplementedError, match="upper"):
+        t.where("upper(name) == 'H'")
+    with pytest.raises(NotImplementedError, match=r"name\.startswith"):
         t.where('name.startswith("h")')
     with pytest.raises(ParamError, match="Unknown symbol"):
         t.where('nope == "a" or name == "b"')

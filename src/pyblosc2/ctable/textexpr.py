@@ -2,7 +2,8 @@
 ``'"Acme" in company and amount > 8'``, ``'name >= "m" or not x < 3'``.
 
 The expression is parsed (never evaluated by Python) and walked: comparisons of a column
-with a literal or another column, ``"needle" in column`` (a substring test), ``and``,
+with a literal or another column, ``"needle" in column`` (a substring test),
+``startswith(col, "p")``, ``endswith(col, "s")``, ``contains(col, "x")``, ``and``,
 ``or``, ``not``, ``&``, ``|``, ``~``, and arithmetic between numeric columns and numbers.
 Each column is read once, whole (its physical rows); a row where a column the expression
 names is null (``None``) matches nothing, whatever the expression (``not`` included), as
@@ -38,6 +39,11 @@ _ARITH = {
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
+}
+_TEXT_TESTS = {
+    "startswith": lambda v, p: v.startswith(p),
+    "endswith": lambda v, p: v.endswith(p),
+    "contains": lambda v, p: p in v,
 }
 MAX_NODES = 1000  # an expression string from a user: bounded before it is walked
 
@@ -108,12 +114,30 @@ class _Walker:
                 out &= self.compare(left, op, right)
                 left = right
             return out
+        if isinstance(node, ast.Call):
+            return self.call(node)
         if isinstance(node, ast.Name):
             values = self.column(node.id)
             if values.dtype != np.bool_:
                 raise ParamTypeError(f"where() needs a boolean condition, {node.id!r} is not")
             return values
         raise NotImplementedError(f"{type(node).__name__} in a where() string over text columns")
+
+    def call(self, node: ast.Call) -> np.ndarray:
+        """``startswith(col, "p")``, ``endswith(col, "s")``, ``contains(col, "x")``."""
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        test = _TEXT_TESTS.get(name or "")
+        if test is None or len(node.args) != 2 or node.keywords:
+            raise NotImplementedError(
+                f"{ast.unparse(node.func)}() in a where() string over text columns "
+                f"(only {', '.join(sorted(_TEXT_TESTS))}(column, text))"
+            )
+        hay, needle = self.value(node.args[0]), self.value(node.args[1])
+        if not isinstance(hay, np.ndarray) or not isinstance(needle, str | bytes):
+            raise ParamTypeError(f"{name}() takes a text column and a text literal")
+        return np.fromiter(
+            (v is not None and test(v, needle) for v in hay.tolist()), np.bool_, len(hay)
+        )
 
     def compare(self, left_node: ast.AST, op: ast.cmpop, right_node: ast.AST) -> np.ndarray:
         if isinstance(op, ast.In | ast.NotIn):
