@@ -387,3 +387,17 @@ def test_scalar_varlen_array_batches_and_rewrites() -> None:
         _ScalarVarLenArray(pb.vlstring()).append(None)
     with pytest.raises(IndexError):
         a[9]
+
+
+def test_text_with_nul_orders_as_python_and_isin() -> None:
+    @dataclasses.dataclass
+    class R:
+        s: str = pb.field(pb.utf8())
+        d: str = pb.field(pb.dictionary())
+
+    values = ["nul\x00in", "nul\x00INSIDE", "nul"]
+    t = CTable(R, new_data={"s": values, "d": [None, "a", "b"]})
+    assert t.where(t.s < "nul\x00in").s[:].tolist() == ["nul\x00INSIDE", "nul"]
+    assert t.sort_by("s").s[:].tolist() == sorted(values)
+    assert t.d.isin(["a", None]).tolist() == [False, True, False]
+    assert t.d.is_dictionary and not t.s.is_dictionary and not t.s.is_varlen_scalar

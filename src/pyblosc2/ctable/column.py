@@ -25,7 +25,7 @@ from .base import TableBase, mask_from_positions
 from .colstats import ColumnStats
 from .info import InfoReporter, column_info_items
 from .rows import to_column
-from .strings import compare_values, is_var, present_values
+from .strings import TextColumnMixin, compare_values, is_var, present_values
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
 
@@ -99,7 +99,7 @@ class ColumnViewIndexer:
         return f"ColumnViewIndexer({self._column._col_name!r})"
 
 
-class Column(ColumnStats):
+class Column(ColumnStats, TextColumnMixin):
     """One column of a :class:`CTable`, indexed by logical row.
 
     >>> import dataclasses

@@ -554,6 +554,10 @@ def compare_values(left: np.ndarray, op: str, right: Any, nulls: Any = ()) -> np
 
 
 def _compare(left: np.ndarray, op: str, right: Any) -> np.ndarray:
+    if left.dtype.kind == "T":  # Python's order: numpy's StringDType mis-orders NUL-bearing text
+        left = left.astype(_OBJ)
+    if isinstance(right, np.ndarray) and right.dtype.kind == "T":
+        right = right.astype(_OBJ)
     import operator
 
     fn = {
@@ -590,6 +594,8 @@ def sort_key(values: np.ndarray) -> np.ndarray:
     >>> sort_key(np.array(["b", None, "a"], dtype=object)).tolist()
     [1, 9223372036854775807, 0]
     """
+    if values.dtype.kind == "T":  # Python's order (numpy's StringDType mis-orders NULs)
+        values = values.astype(_OBJ)
     if values.dtype != _OBJ:
         return np.unique(values, return_inverse=True)[1].astype(np.int64).ravel()
     nulls = null_mask(values)
@@ -606,3 +612,44 @@ def present_values(spec: Any, values: np.ndarray) -> Any:
     """What a column read gives: a list for ``vlstring``, ``vlbytes`` and ``dictionary``
     columns (as python-blosc2's), the array otherwise."""
     return values.tolist() if is_var(spec) and spec.kind != "utf8" else values
+
+
+class TextColumnMixin:
+    """What python-blosc2's ``Column`` adds for text columns (a mixin of
+    :class:`~pyblosc2.ctable.column.Column`): ``isin``, ``is_dictionary``,
+    ``is_varlen_scalar``."""
+
+    _table: Any
+    _col_name: str
+
+    def _spec(self) -> Any:
+        col = self._table._column_defs.get(self._col_name)
+        return None if col is None else col.spec
+
+    @property
+    def is_dictionary(self) -> bool:
+        """Whether this is a ``dictionary`` column."""
+        return getattr(self._spec(), "kind", None) == "dictionary"
+
+    @property
+    def is_varlen_scalar(self) -> bool:
+        """Whether this is a ``vlstring`` or ``vlbytes`` column."""
+        return getattr(self._spec(), "kind", None) in ("vlstring", "vlbytes")
+
+    def isin(self, values: Any) -> np.ndarray:
+        """A bool per live row: whether its value is one of ``values`` (a null is not).
+
+        >>> import dataclasses, pyblosc2 as pb
+        >>> @dataclasses.dataclass
+        ... class R:
+        ...     s: str = pb.field(pb.dictionary())
+        >>> pb.CTable(R, new_data=[("a",), ("b",), (None,)]).s.isin(["b", "z"]).tolist()
+        [False, True, False]
+        """
+        wanted = list(values)
+        rows = self[:]  # type: ignore[index]
+        if isinstance(rows, np.ndarray) and rows.dtype.kind not in "OT":
+            return np.isin(rows, np.asarray(wanted))
+        keys = {v for v in wanted if v is not None}
+        items = rows.tolist() if isinstance(rows, np.ndarray) else list(rows)
+        return np.fromiter((v is not None and v in keys for v in items), np.bool_, len(items))
