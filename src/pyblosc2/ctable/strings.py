@@ -190,32 +190,49 @@ class VarSpec(SchemaSpec):
         return d
 
     def display_label(self) -> str:
+        """The kind, as python-blosc2 prints it."""
         return self.kind
 
 
 class UTF8Spec(VarSpec):
-    """A ``utf8`` column (offsets + bytes)."""
+    """A ``utf8`` column (offsets + bytes).
+
+    >>> UTF8Spec().to_metadata_dict()["kind"]
+    'utf8'
+    """
 
     def __init__(self, **options: Any) -> None:
         super().__init__("utf8", **options)
 
 
 class VLStringSpec(VarSpec):
-    """A ``vlstring`` column (batches of str)."""
+    """A ``vlstring`` column (batches of str).
+
+    >>> VLStringSpec().to_metadata_dict()["kind"]
+    'vlstring'
+    """
 
     def __init__(self, **options: Any) -> None:
         super().__init__("vlstring", **options)
 
 
 class VLBytesSpec(VarSpec):
-    """A ``vlbytes`` column (batches of bytes)."""
+    """A ``vlbytes`` column (batches of bytes).
+
+    >>> VLBytesSpec().to_metadata_dict()["kind"]
+    'vlbytes'
+    """
 
     def __init__(self, **options: Any) -> None:
         super().__init__("vlbytes", **options)
 
 
 class DictionarySpec(VarSpec):
-    """A ``dictionary`` column (int32 codes + the distinct values)."""
+    """A ``dictionary`` column (int32 codes + the distinct values).
+
+    >>> DictionarySpec().to_metadata_dict()["kind"]
+    'dictionary'
+    """
 
     def __init__(self, **options: Any) -> None:
         super().__init__("dictionary", **options)

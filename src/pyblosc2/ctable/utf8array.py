@@ -171,18 +171,22 @@ class UTF8Array:
 
     @property
     def dtype(self) -> np.dtype[Any]:
+        """numpy's ``StringDType``."""
         return _string_dtype()
 
     @property
     def shape(self) -> tuple[int]:
+        """``(len(self),)``."""
         return (len(self),)
 
     @property
     def offsets(self) -> NDArray:
+        """The int64 row offsets (stored rows + 1)."""
         return self._offsets
 
     @property
     def data(self) -> NDArray:
+        """The uint8 UTF-8 bytes of the stored rows."""
         return self._data
 
     def _stored(self, start: int, stop: int) -> list[str]:
