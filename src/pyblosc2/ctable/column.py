@@ -25,7 +25,8 @@ from .base import TableBase, mask_from_positions
 from .colstats import ColumnStats
 from .info import InfoReporter, column_info_items
 from .rows import to_column
-from .strings import TextColumnMixin, compare_values, is_var, present_values
+from .strings import is_var
+from .textops import TextColumnMixin, compare_values, present_values
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
 

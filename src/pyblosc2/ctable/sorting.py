@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import ParamError, ParamTypeError
 from .base import TableBase
 from .column import read_positions
-from .strings import sort_key
+from .textops import sort_key
 
 __all__ = ["TableSorting"]
 

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
-from .strings import compare_values, null_mask
+from .strings import null_mask
+from .textops import compare_values
 
 __all__ = ["mentions_text", "text_condition"]
 
