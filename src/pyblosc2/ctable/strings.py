@@ -383,8 +383,9 @@ class VarColumn:
         present = values[~nulls]
         if present.size == 0:
             return codes, []
+        # Python strings, not numpy's "U" (which drops trailing NUL characters: "\x00" -> "")
         uniq, first, inverse = np.unique(
-            present.astype(str), return_index=True, return_inverse=True
+            present.astype(object), return_index=True, return_inverse=True
         )
         order = np.argsort(first, kind="stable")  # first-seen order, as python-blosc2 keeps
         rank = np.empty(len(order), dtype=np.int32)
