@@ -33,6 +33,7 @@ from .colexpr import ColExpr
 from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
 from .display import TableDisplay
+from .groupby import TableGrouping
 from .persist import TablePersist
 from .rows import batch_to_columns, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
@@ -64,7 +65,6 @@ NOT_BUILT = {
     "index": "CTable indexes (index)",
     "indexes": "CTable indexes (indexes)",
     "iter_sorted": "CTable sorting (iter_sorted)",
-    "group_by": "CTable group_by",
     "add_materialized_column": "CTable materialized columns",
     "materialize_computed_column": "CTable materialized (generated) columns",
     "add_generated_column": "CTable materialized (generated) columns",
@@ -84,7 +84,15 @@ NOT_BUILT = {
 }
 
 
-class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersist, TableComputed):
+class CTable(
+    TableViews,
+    TableSorting,
+    TableDisplay,
+    TableSchemaOps,
+    TablePersist,
+    TableComputed,
+    TableGrouping,
+):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
     ``row_type`` is a dataclass: plain annotations (``int``, ``float``, ``bool``, ``str``,

@@ -1,0 +1,71 @@
+"""A new table from a column list and whole columns of values, in memory or at a path:
+what ``group_by`` results and Arrow, Parquet, CSV and pandas imports are made of.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import MISSING
+from typing import Any
+
+from .schema import TableColumn, check_stored_spec
+from .storage import TableStorage, open_tree
+
+__all__ = ["column", "new_table"]
+
+
+def column(name: str, spec: Any) -> TableColumn:
+    """A column ``name`` of ``spec`` with no declared default and default storage."""
+    return TableColumn(name, spec, MISSING)
+
+
+def new_table(
+    cls: Any,
+    columns: list[TableColumn],
+    data: dict[str, Any] | None = None,
+    *,
+    urlpath: str | os.PathLike[str] | None = None,
+    mode: str = "w",
+    validate: bool = True,
+    cparams: dict[str, Any] | None = None,
+    dparams: dict[str, Any] | None = None,
+) -> Any:
+    """A ``cls`` (a CTable class) with ``columns``, holding ``data`` (name → values).
+
+    With ``urlpath`` it is a ``.b2d``/``.b2z`` store, replaced when ``mode="w"``.
+
+    >>> import numpy as np
+    >>> from pyblosc2 import schema
+    >>> from pyblosc2.ctable import CTable, TableColumn
+    >>> t = new_table(CTable, [TableColumn("x", schema.int32())], {"x": np.arange(3)})
+    >>> t.x[:]
+    array([0, 1, 2], dtype=int32)
+    """
+    for c in columns:
+        check_stored_spec(c.name, c.spec)
+    n = len(next(iter(data.values()))) if data else 0
+    storage = TableStorage(None)
+    if urlpath is not None:
+        path = os.fspath(urlpath)
+        if mode not in ("w", "a"):
+            raise ValueError(f"mode must be 'w' or 'a' for a new table, got {mode!r}")
+        if os.path.exists(path):
+            if mode != "w":
+                raise FileExistsError(f"{path!r} exists: use mode='w' to replace it")
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+        storage = TableStorage(open_tree(path, "w"), owns_leaves=True)
+    out = cls.__new__(cls)
+    out._row_type = None
+    out._validate = bool(validate)
+    out._cparams, out._dparams = cparams, dparams
+    out._closed = False
+    out._computed_cols = {}
+    try:
+        out._create(storage, list(columns), max(n, 1))
+    except BaseException:
+        storage.close()
+        raise
+    if n:
+        out.extend(data, validate=validate)
+    return out
