@@ -32,6 +32,8 @@ from .base import TableSchema
 from .colexpr import ColExpr
 from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
+from .arrow_io import TableArrow
+from .csv_io import TableCSV
 from .display import TableDisplay
 from .groupby import TableGrouping
 from .persist import TablePersist
@@ -72,15 +74,6 @@ NOT_BUILT = {
     "refresh_generated_columns": "CTable materialized (generated) columns",
     "sorted_slice": "CTable sorted slices from a FULL index (sorted_slice)",
     "convert_nulls": "CTable nulls (convert_nulls)",
-    "to_arrow": "CTable Arrow export",
-    "from_arrow": "CTable Arrow import",
-    "iter_arrow_batches": "CTable Arrow export",
-    "to_pandas": "CTable pandas export",
-    "from_pandas": "CTable pandas import",
-    "to_parquet": "CTable Parquet export",
-    "from_parquet": "CTable Parquet import",
-    "to_csv": "CTable CSV export",
-    "from_csv": "CTable CSV import",
 }
 
 
@@ -92,6 +85,8 @@ class CTable(
     TablePersist,
     TableComputed,
     TableGrouping,
+    TableArrow,
+    TableCSV,
 ):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
