@@ -47,9 +47,8 @@ def require(module: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError:
-        extra = "pandas" if module == "pandas" else "arrow"
         raise ImportError(
-            f"{what} requires {module.split('.')[0]}: pip install 'pyblosc2[{extra}]'"
+            f"{what} requires {module.split('.')[0]}: pip install 'pyblosc2[arrow]'"
         ) from None
 
 
@@ -128,12 +127,13 @@ def _flatten(table: Any) -> Any:
     return table
 
 
-def _values(pa: Any, chunked: Any, spec: specs.SchemaSpec) -> Any:
+def _values(pa: Any, name: str, chunked: Any, spec: specs.SchemaSpec) -> Any:
     """The values of an Arrow column as the column of ``spec`` takes them."""
     if chunked.null_count:
         return chunked.to_pylist()
     kind = getattr(spec, "kind", "")
     if kind in ("string", "bytes"):
+        _check_lengths(pa, name, chunked, spec)
         return np.asarray(chunked.to_numpy(zero_copy_only=False), dtype=np.dtype(spec.dtype))
     if kind == "timestamp":
         return chunked.cast(pa.int64()).to_numpy()
@@ -142,10 +142,29 @@ def _values(pa: Any, chunked: Any, spec: specs.SchemaSpec) -> Any:
     return chunked.to_pylist()
 
 
+def _check_lengths(pa: Any, name: str, chunked: Any, spec: specs.SchemaSpec) -> None:
+    """ParamError if a text or bytes value is longer than the column's ``max_length``."""
+    import pyarrow.compute as pc
+
+    lengths = pc.utf8_length(chunked) if spec.kind == "string" else pc.binary_length(chunked)
+    longest = pc.max(lengths).as_py() if len(lengths) else None
+    limit = int(spec.max_length)  # type: ignore[attr-defined]
+    if longest is not None and longest > limit:
+        raise ParamError(
+            f"column {name!r}: a value of {longest} characters is longer than max_length "
+            f"{limit} (give a larger string_max_length)"
+        )
+
+
 def _as_arrow_table(pa: Any, schema: Any, batches: Any) -> Any:
     """An Arrow table from ``from_arrow``'s arguments: a schema and record batches, or a
     Table, a RecordBatchReader or any Arrow stream (``__arrow_c_stream__``)."""
     if batches is None:
+        if isinstance(schema, pa.Schema):
+            raise ParamTypeError(
+                "from_arrow(schema) requires batches: pass record batches, or a Table or "
+                "an Arrow stream alone"
+            )
         if isinstance(schema, pa.Table):
             return schema
         if isinstance(schema, pa.RecordBatch):
@@ -154,11 +173,12 @@ def _as_arrow_table(pa: Any, schema: Any, batches: Any) -> Any:
             return schema.read_all()
         if hasattr(schema, "__arrow_c_stream__"):
             return pa.RecordBatchReader.from_stream(schema).read_all()
-        if isinstance(schema, pa.Schema):
-            return schema.empty_table()
         raise ParamTypeError(f"from_arrow takes an Arrow schema and batches, got {schema!r}")
     if not isinstance(schema, pa.Schema):
-        raise ParamTypeError(f"from_arrow's schema must be a pyarrow.Schema, got {schema!r}")
+        raise ParamTypeError(
+            "from_arrow takes an Arrow stream (a Table, a reader, __arrow_c_stream__) or a "
+            f"schema and batches, not both: got {type(schema).__name__} and batches"
+        )
     if isinstance(batches, pa.RecordBatch | pa.Table):
         batches = [batches]
     parts = []
@@ -347,6 +367,14 @@ class TableArrow:
         (['x', 'y'], array([0.5, 1.5]))
         """
         pa = require("pyarrow", "from_arrow()")
+        if blosc2_batch_size is not None and (
+            isinstance(blosc2_batch_size, bool)
+            or not isinstance(blosc2_batch_size, int)
+            or blosc2_batch_size < 1
+        ):
+            raise ParamError(
+                f"blosc2_batch_size must be a positive int or None, got {blosc2_batch_size!r}"
+            )
         if null_storage not in (None, "mask", "sentinel"):
             raise ParamError(f"null_storage must be None, 'mask' or 'sentinel', got {null_storage!r}")
         table = _flatten(_as_arrow_table(pa, schema, batches))
@@ -371,7 +399,7 @@ class TableArrow:
             columns.append(
                 TableColumn(field.name, spec, MISSING, per_col.get(field.name), None, **layout)
             )
-            data[field.name] = _values(pa, chunked, spec)
+            data[field.name] = _values(pa, field.name, chunked, spec)
         return new_table(
             cls,
             columns,

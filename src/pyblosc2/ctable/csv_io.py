@@ -36,37 +36,44 @@ def _cell_texts(values: np.ndarray) -> list[Any]:
     return values.tolist()
 
 
-def _parse(col: TableColumn, raw: list[str], first_line: int, where: str) -> np.ndarray:
-    """The values of column ``col`` from its CSV fields (line numbers for errors)."""
-    dtype = col.dtype
+def _parse(col: TableColumn, raw: list[str], where: str) -> np.ndarray:
+    """The values of column ``col`` from its CSV fields; FormatError naming the first field
+    (data row, column) that is not a value of the column."""
     kind = getattr(col.spec, "kind", "")
     if getattr(col.spec, "nullable", False) or kind not in _PARSED:
         raise NotImplementedError(f"from_csv of {kind} columns (column {col.name!r})")
+    try:
+        return _convert(col, raw)
+    except (ValueError, OverflowError, TypeError):
+        pass
+    for i, v in enumerate(raw):  # only after a failure: name the first bad field
+        try:
+            _convert(col, [v])
+        except (ValueError, OverflowError, TypeError):
+            raise FormatError(
+                "CSV", f"{where} data row {i + 1} column {col.name!r}", 0,
+                f"a value of {col.dtype}", v[:80],
+            ) from None
+    raise AssertionError("a column failed to parse but none of its fields did")  # pragma: no cover
+
+
+def _convert(col: TableColumn, raw: list[str]) -> np.ndarray:
+    """``raw`` as values of ``col`` (ValueError/OverflowError when one is not)."""
+    dtype = col.dtype
     if dtype == np.bool_:
         return np.isin(np.char.strip(np.asarray(raw, dtype=str)), ("True", "true", "1"))
-    if dtype.kind == "S":
-        return np.asarray([v.encode("utf-8") for v in raw], dtype=dtype)
-    if dtype.kind == "U":
-        return np.asarray(raw, dtype=dtype)
+    if dtype.kind in "US":
+        cells: list[Any] = [v.encode("utf-8") for v in raw] if dtype.kind == "S" else raw
+        limit = int(col.spec.max_length)  # type: ignore[attr-defined]
+        if any(len(c) > limit for c in cells):
+            raise ValueError(f"a value longer than max_length {limit}")
+        return np.asarray(cells, dtype=dtype)
     text = np.asarray(raw, dtype=str)
-    try:
-        if dtype.kind in "iu":
-            return _parse_ints(text, dtype)
-        if kind == "timestamp":
-            return text.astype(f"datetime64[{col.spec.unit}]").astype(np.int64)
-        return text.astype(dtype)
-    except (ValueError, OverflowError, TypeError):
-        for i, v in enumerate(raw):  # only after a failure: name the first bad field
-            try:
-                _parse(col, [v], first_line + i, where)
-            except FormatError:
-                raise
-            except (ValueError, OverflowError, TypeError):
-                raise FormatError(
-                    "CSV", f"{where} data row {first_line + i} column {col.name!r}", 0,
-                    f"a {dtype} value", v[:80],
-                ) from None
-        raise
+    if dtype.kind in "iu":
+        return _parse_ints(text, dtype)
+    if getattr(col.spec, "kind", "") == "timestamp":
+        return text.astype(f"datetime64[{col.spec.unit}]").astype(np.int64)  # type: ignore[attr-defined]
+    return text.astype(dtype)
 
 
 def _parse_ints(text: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
@@ -158,7 +165,6 @@ class TableCSV:
         columns = compile_row_type(row_cls)
         where = os.fspath(path)
         raws: list[list[str]] = [[] for _ in columns]
-        first = 1
         old = csv.field_size_limit()
         try:
             csv.field_size_limit(MAX_FIELD)
@@ -182,7 +188,7 @@ class TableCSV:
             raise FormatError("CSV", where, exc.start, f"{encoding} text", exc.reason) from None
         finally:
             csv.field_size_limit(old)
-        data = {c.name: _parse(c, raw, first, where) for c, raw in zip(columns, raws, strict=True)}
+        data = {c.name: _parse(c, raw, where) for c, raw in zip(columns, raws, strict=True)}
         if isinstance(cls, type):
             return cls(row_cls, new_data=data if raws and raws[0] else None)
         raise ParamTypeError("from_csv is a class method")
