@@ -33,9 +33,9 @@ _row = st.tuples(
     st.floats(allow_nan=False, allow_infinity=True),
     st.booleans(),
     _text,
-    st.binary(max_size=3).filter(lambda b: not b.endswith(b"\x00")).filter(
-        lambda b: all(c < 128 and c not in (0, 13) for c in b)
-    ),
+    st.binary(max_size=3)
+    .filter(lambda b: not b.endswith(b"\x00"))
+    .filter(lambda b: all(c < 128 and c not in (0, 13) for c in b)),
 )
 
 
@@ -57,7 +57,9 @@ def test_text_written() -> None:
     t.delete(0)
     t.append((3, 1e300, True, "é", b"z"))
     assert t.to_csv() == "id,x,ok,name,raw\r\n2,-2.5,False,,\r\n3,1e+300,True,é,z\r\n"
-    rows = list(csv.reader(CTable(Row, new_data=[(1, 0.1, True, 'a,"b', b"")]).to_csv().splitlines()))
+    rows = list(
+        csv.reader(CTable(Row, new_data=[(1, 0.1, True, 'a,"b', b"")]).to_csv().splitlines())
+    )
     assert rows[1][3] == 'a,"b'
     assert CTable(Row).to_csv(header=False) == ""
     with pytest.raises(ParamError, match="sep"):
@@ -82,8 +84,16 @@ def _write(tmp_path, text: str | bytes):
         (b"id,x,ok,name,raw\n1,2,True,\xff\xfe,b\n", "utf-8"),
         ('id,x,ok,name,raw\n1,2,True,"' + "a" * (MAX_FIELD + 1) + '",b\n', "CSV text"),
     ],
-    ids=["short-row", "long-row", "not-int", "int-overflow", "not-float", "empty-float",
-         "bad-utf8", "huge-field"],
+    ids=[
+        "short-row",
+        "long-row",
+        "not-int",
+        "int-overflow",
+        "not-float",
+        "empty-float",
+        "bad-utf8",
+        "huge-field",
+    ],
 )
 def test_hostile_csv_is_a_format_error(tmp_path, text, match) -> None:
     with pytest.raises(FormatError, match=match):

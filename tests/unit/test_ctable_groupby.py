@@ -80,7 +80,9 @@ def test_reductions_match_pandas(data: list[tuple], deleted: list[int]) -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([0.5, -1.0, np.nan, 2.0]), st.floats(0, 10)), max_size=30))
+@given(
+    st.lists(st.tuples(st.sampled_from([0.5, -1.0, np.nan, 2.0]), st.floats(0, 10)), max_size=30)
+)
 def test_float_keys_nan_dropped_or_kept(data: list[tuple]) -> None:
     @dataclasses.dataclass
     class F:
@@ -88,7 +90,12 @@ def test_float_keys_nan_dropped_or_kept(data: list[tuple]) -> None:
         v: float = 0.0
 
     t = CTable(F, new_data=data)
-    df = pd.DataFrame({"k": np.array([r[0] for r in data], dtype=float), "v": np.array([r[1] for r in data], dtype=float)})
+    df = pd.DataFrame(
+        {
+            "k": np.array([r[0] for r in data], dtype=float),
+            "v": np.array([r[1] for r in data], dtype=float),
+        }
+    )
     dropped = t.group_by("k").sum("v")
     ref = df.groupby("k", sort=True)["v"].sum()
     assert dropped.k[:].tolist() == ref.index.tolist()
@@ -100,7 +107,9 @@ def test_float_keys_nan_dropped_or_kept(data: list[tuple]) -> None:
 
 
 def test_views_deleted_rows_and_logical_argmax() -> None:
-    t = CTable(Row, new_data=[(1, "a", 5.0, 1), (1, "a", 9.0, 2), (2, "b", 1.0, 3), (1, "a", 9.0, 4)])
+    t = CTable(
+        Row, new_data=[(1, "a", 5.0, 1), (1, "a", 9.0, 2), (2, "b", 1.0, 3), (1, "a", 9.0, 4)]
+    )
     t.delete(0)
     view = t.where(t.q >= 2)
     out = view.group_by("k1").agg({"v": ["argmax", "argmin"]})

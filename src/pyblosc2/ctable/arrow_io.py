@@ -17,8 +17,8 @@ pyblosc2 does not store yet (utf8, vlbytes, lists, dictionaries, nullable column
 from __future__ import annotations
 
 import os
-from dataclasses import MISSING
 from collections.abc import Iterator, Mapping
+from dataclasses import MISSING
 from typing import Any
 
 import numpy as np
@@ -66,7 +66,7 @@ def arrow_type(pa: Any, spec: specs.SchemaSpec) -> Any:
     if kind == "bool":
         return pa.bool_()
     if kind == "timestamp":
-        return pa.timestamp(spec.unit, tz=getattr(spec, "timezone", None))
+        return pa.timestamp(getattr(spec, "unit", "us"), tz=getattr(spec, "timezone", None))
     if kind in _ARROW_NUMERIC:
         return pa.from_numpy_dtype(np.dtype(kind))
     if kind == "string":
@@ -90,12 +90,12 @@ def _spec_for(
         max_len = string_max_length.get(name)
     else:
         max_len = string_max_length
-    null = {"nullable": True} if nullable else {}
+    null: dict[str, Any] = {"nullable": True} if nullable else {}
     if t.is_boolean(typ):
         return specs.bool(**null)
     for kind in _ARROW_NUMERIC:
         if typ == pa.from_numpy_dtype(np.dtype(kind)):
-            return getattr(specs, kind)(**null)  # type: ignore[no-any-return]
+            return getattr(specs, kind)(**null)  # type: ignore[no-any-return,unused-ignore]
     if t.is_timestamp(typ):
         return specs.timestamp(unit=typ.unit, timezone=typ.tz, **null)
     if t.is_string(typ) or t.is_large_string(typ):
@@ -144,7 +144,7 @@ def _values(pa: Any, name: str, chunked: Any, spec: specs.SchemaSpec) -> Any:
 
 def _check_lengths(pa: Any, name: str, chunked: Any, spec: specs.SchemaSpec) -> None:
     """ParamError if a text or bytes value is longer than the column's ``max_length``."""
-    import pyarrow.compute as pc
+    pc = require("pyarrow.compute", "from_arrow()")
 
     lengths = pc.utf8_length(chunked) if spec.kind == "string" else pc.binary_length(chunked)
     longest = pc.max(lengths).as_py() if len(lengths) else None
@@ -376,7 +376,9 @@ class TableArrow:
                 f"blosc2_batch_size must be a positive int or None, got {blosc2_batch_size!r}"
             )
         if null_storage not in (None, "mask", "sentinel"):
-            raise ParamError(f"null_storage must be None, 'mask' or 'sentinel', got {null_storage!r}")
+            raise ParamError(
+                f"null_storage must be None, 'mask' or 'sentinel', got {null_storage!r}"
+            )
         table = _flatten(_as_arrow_table(pa, schema, batches))
         per_col = dict(column_cparams or {})
         unknown = set(per_col) - set(table.column_names)
@@ -498,7 +500,8 @@ class TableArrow:
                 data[n] = [None if v is None or v != v else v for v in series.tolist()]
             else:
                 data[n] = series.to_numpy()
-        return cls(row_cls, new_data=data)
+        factory: Any = cls
+        return factory(row_cls, new_data=data)
 
 
 def _to_arrow_array(pa: Any, values: Any, typ: Any) -> Any:

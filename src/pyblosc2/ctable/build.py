@@ -16,7 +16,12 @@ __all__ = ["column", "new_table"]
 
 
 def column(name: str, spec: Any) -> TableColumn:
-    """A column ``name`` of ``spec`` with no declared default and default storage."""
+    """A column ``name`` of ``spec`` with no declared default and default storage.
+
+    >>> from pyblosc2 import schema
+    >>> column("x", schema.int8()).dtype
+    dtype('int8')
+    """
     return TableColumn(name, spec, MISSING)
 
 
@@ -37,8 +42,8 @@ def new_table(
 
     >>> import numpy as np
     >>> from pyblosc2 import schema
-    >>> from pyblosc2.ctable import CTable, TableColumn
-    >>> t = new_table(CTable, [TableColumn("x", schema.int32())], {"x": np.arange(3)})
+    >>> from pyblosc2.ctable import CTable
+    >>> t = new_table(CTable, [column("x", schema.int32())], {"x": np.arange(3)})
     >>> t.x[:]
     array([0, 1, 2], dtype=int32)
     """

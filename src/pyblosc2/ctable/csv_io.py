@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FormatError, ParamError, ParamTypeError
+from ..errors import FormatError, ParamError
 from .schema import TableColumn, compile_row_type
 
 __all__ = ["MAX_FIELD", "TableCSV"]
@@ -49,10 +49,13 @@ def _parse(col: TableColumn, raw: list[str], where: str) -> np.ndarray:
     for i, v in enumerate(raw):  # only after a failure: name the first bad field
         try:
             _convert(col, [v])
-        except (ValueError, OverflowError, TypeError):
+        except (ValueError, OverflowError, TypeError):  # noqa: PERF203
             raise FormatError(
-                "CSV", f"{where} data row {i + 1} column {col.name!r}", 0,
-                f"a value of {col.dtype}", v[:80],
+                "CSV",
+                f"{where} data row {i + 1} column {col.name!r}",
+                0,
+                f"a value of {col.dtype}",
+                v[:80],
             ) from None
     raise AssertionError("a column failed to parse but none of its fields did")  # pragma: no cover
 
@@ -114,10 +117,8 @@ class TableCSV:
         ... class Row:
         ...     x: int = 0
         ...     y: float = 0.0
-        >>> print(CTable(Row, new_data=[(1, 0.5), (2, 1.5)]).to_csv(), end="")
-        x,y
-        1,0.5
-        2,1.5
+        >>> CTable(Row, new_data=[(1, 0.5), (2, 1.5)]).to_csv().splitlines()
+        ['x,y', '1,0.5', '2,1.5']
         """
         if not isinstance(sep, str) or len(sep) != 1:
             raise ParamError(f"sep must be one character, got {sep!r}")
@@ -177,8 +178,11 @@ class TableCSV:
                         if not row:
                             continue  # a blank line
                         raise FormatError(
-                            "CSV", f"{where} line {reader.line_num}", 0,
-                            f"{len(columns)} fields", len(row),
+                            "CSV",
+                            f"{where} line {reader.line_num}",
+                            0,
+                            f"{len(columns)} fields",
+                            len(row),
                         )
                     for dest, v in zip(raws, row, strict=True):
                         dest.append(v)
@@ -189,6 +193,5 @@ class TableCSV:
         finally:
             csv.field_size_limit(old)
         data = {c.name: _parse(c, raw, where) for c, raw in zip(columns, raws, strict=True)}
-        if isinstance(cls, type):
-            return cls(row_cls, new_data=data if raws and raws[0] else None)
-        raise ParamTypeError("from_csv is a class method")
+        factory: Any = cls
+        return factory(row_cls, new_data=data if raws and raws[0] else None)

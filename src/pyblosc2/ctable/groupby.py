@@ -59,7 +59,9 @@ def _reduction_aliases() -> dict[Any, str]:
     """pyblosc2's own reduction functions, accepted as op names (matched by identity)."""
     from ..compute import statistical
 
-    return {getattr(statistical, op): op for op in ("sum", "mean", "min", "max", "argmin", "argmax")}
+    return {
+        getattr(statistical, op): op for op in ("sum", "mean", "min", "max", "argmin", "argmax")
+    }
 
 
 def _is_udf(op: Any) -> bool:
@@ -112,7 +114,7 @@ class CTableGroupBy:
         if engine == "jit":
             raise NotImplementedError("group_by engine='jit' (no JIT group-by engine)")
         if engine not in ENGINES:
-            raise ParamError(f"group_by engine must be one of {ENGINES + ('jit',)}, got {engine!r}")
+            raise ParamError(f"group_by engine must be one of {(*ENGINES, 'jit')}, got {engine!r}")
         if chunk_size is not None and (
             isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
         ):
@@ -225,12 +227,12 @@ class CTableGroupBy:
                     "agg() positional argument must be a mapping or a list of (column, ops) pairs"
                 )
         aggs: list[_Agg] = []
-        for column, ops in entries:
+        for col_name, ops in entries:
             many = not (isinstance(ops, str) or callable(ops))
             op_list = list(ops) if many else [ops]
             if not op_list:
-                raise ParamError(f"No aggregations specified for column {column!r}")
-            aggs.extend(self._spec(column, op) for op in op_list)
+                raise ParamError(f"No aggregations specified for column {col_name!r}")
+            aggs.extend(self._spec(col_name, op) for op in op_list)
         for out, value in named.items():
             if not (isinstance(value, tuple | list) and len(value) in (2, 3)):
                 raise ParamError(
@@ -463,7 +465,8 @@ def _infer_spec(out: str, results: list[Any]) -> specs.SchemaSpec:
         )
     name = "bool" if arr.dtype.kind == "b" else arr.dtype.name
     factory: Any = getattr(specs, name)
-    return factory()  # type: ignore[no-any-return]
+    spec: specs.SchemaSpec = factory()
+    return spec
 
 
 class TableGrouping:

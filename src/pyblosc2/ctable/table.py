@@ -28,11 +28,11 @@ from ..compute.lazyexpr import LazyExpr
 from ..errors import BoundsError, FormatError, ParamError, ParamTypeError
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
+from .arrow_io import TableArrow
 from .base import TableSchema
 from .colexpr import ColExpr
 from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
-from .arrow_io import TableArrow
 from .csv_io import TableCSV
 from .display import TableDisplay
 from .groupby import TableGrouping
