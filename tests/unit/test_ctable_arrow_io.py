@@ -111,6 +111,13 @@ def test_parquet_written_by_us_read_by_pyarrow(tmp_path) -> None:
         assert back.column(name).to_pylist() == t[name][:].tolist()
 
 
+def test_view_types_import_as_text() -> None:
+    at = pa.table({"s": pa.array(["a", "bb"], type=pa.string_view())})
+    assert CTable.from_arrow(at, string_max_length=4).s[:].tolist() == ["a", "bb"]
+    with pytest.raises(NotImplementedError, match="utf8"):
+        CTable.from_arrow(at)
+
+
 def test_persistent_import_keeps_column_cparams(tmp_path) -> None:
     at = pa.table({"x": np.arange(10.0), "y": np.arange(10)})
     path = tmp_path / "t.b2d"
@@ -185,5 +192,7 @@ def test_pandas_round_trip() -> None:
     back = CTable.from_pandas(df, Row)
     for name in t.col_names:
         np.testing.assert_array_equal(back[name][:], t[name][:])
-    with pytest.raises(KeyError, match="i8"):
-        CTable.from_pandas(pd.DataFrame({"x": [1]}), Row)
+    with pytest.raises(ParamError, match=r"missing columns \['i8'"):
+        CTable.from_pandas(df[["u64"]], Row)
+    with pytest.raises(ParamError, match=r"extra columns \['x'\]"):
+        CTable.from_pandas(df.assign(x=1), Row)

@@ -80,7 +80,7 @@ def _write(tmp_path, text: str | bytes):
         ("id,x,ok,name,raw\n1,2.0,True,a,b\nnan,1,1,a,b\n", r"data row 2 column 'id'"),
         ("id,x,ok,name,raw\n40000,2.0,True,a,b\n", "int16"),
         ("id,x,ok,name,raw\n1,abc,True,a,b\n", "column 'x'"),
-        ("id,x,ok,name,raw\n1,,True,a,b\n", "column 'x'"),
+        ("id,x,ok,name,raw\n1,,True,a,b\n", "column 'x'.*empty cell"),
         (b"id,x,ok,name,raw\n1,2,True,\xff\xfe,b\n", "utf-8"),
         ('id,x,ok,name,raw\n1,2,True,"' + "a" * (MAX_FIELD + 1) + '",b\n', "CSV text"),
     ],

@@ -98,11 +98,13 @@ def _spec_for(
             return getattr(specs, kind)(**null)  # type: ignore[no-any-return,unused-ignore]
     if t.is_timestamp(typ):
         return specs.timestamp(unit=typ.unit, timezone=typ.tz, **null)
-    if t.is_string(typ) or t.is_large_string(typ):
+    is_view = getattr(t, "is_string_view", lambda _: False)
+    if t.is_string(typ) or t.is_large_string(typ) or is_view(typ):
         if max_len is None:
             return kinds.utf8(nullable=nullable)
         return specs.string(max_length=max(int(max_len), 1), **null)
-    if t.is_binary(typ) or t.is_large_binary(typ):
+    is_bview = getattr(t, "is_binary_view", lambda _: False)
+    if t.is_binary(typ) or t.is_large_binary(typ) or is_bview(typ):
         if max_len is None:
             return kinds.vlbytes(nullable=nullable)
         return specs.bytes(max_length=max(int(max_len), 1), **null)
@@ -133,6 +135,8 @@ def _values(pa: Any, name: str, chunked: Any, spec: specs.SchemaSpec) -> Any:
         return chunked.to_pylist()
     kind = getattr(spec, "kind", "")
     if kind in ("string", "bytes"):
+        if "view" in str(chunked.type):  # string_view / binary_view: the kernels take large_*
+            chunked = chunked.cast(pa.large_string() if kind == "string" else pa.large_binary())
         _check_lengths(pa, name, chunked, spec)
         return np.asarray(chunked.to_numpy(zero_copy_only=False), dtype=np.dtype(spec.dtype))
     if kind == "timestamp":
@@ -492,7 +496,10 @@ class TableArrow:
         names = [f.name for f in dataclasses.fields(row_cls)]
         missing = [n for n in names if n not in df.columns]
         if missing:
-            raise KeyError(f"DataFrame has no column(s) {missing} of {row_cls.__name__}")
+            raise ParamError(f"DataFrame is missing columns {missing} of {row_cls.__name__}")
+        extra = [str(c) for c in df.columns if c not in names]
+        if extra:
+            raise ParamError(f"DataFrame has extra columns {extra} not in {row_cls.__name__}")
         data = {}
         for n in names:
             series = df[n]

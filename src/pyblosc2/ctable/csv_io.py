@@ -50,12 +50,13 @@ def _parse(col: TableColumn, raw: list[str], where: str) -> np.ndarray:
         try:
             _convert(col, [v])
         except (ValueError, OverflowError, TypeError):  # noqa: PERF203
+            what = "non-nullable column got empty cell" if not v.strip() else f"{col.dtype}"
             raise FormatError(
                 "CSV",
                 f"{where} data row {i + 1} column {col.name!r}",
                 0,
                 f"a value of {col.dtype}",
-                v[:80],
+                f"{v[:80]!r} ({what})",
             ) from None
     raise AssertionError("a column failed to parse but none of its fields did")  # pragma: no cover
 
