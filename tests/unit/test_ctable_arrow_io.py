@@ -184,7 +184,7 @@ def test_hostile_parquet_is_a_format_error(tmp_path, damage) -> None:
 
 
 def test_pandas_round_trip() -> None:
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     t = _table()
     df = t.to_pandas()
     assert list(df.columns) == t.col_names
