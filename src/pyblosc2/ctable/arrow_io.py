@@ -253,13 +253,30 @@ class TableArrow:
         names = self._export_names(columns, include_computed)
         schema = self._arrow_schema(pa, names)
         n = len(self)  # type: ignore[arg-type]
+        nulls = {name: self._export_nulls(name) for name in names}
         for start in range(0, n, size):
             stop = min(start + size, n)
             arrays = [
-                _to_arrow_array(pa, self[name][start:stop], field.type)  # type: ignore[index]
+                _to_arrow_array(
+                    pa,
+                    self[name][start:stop],  # type: ignore[index]
+                    field.type,
+                    None if nulls[name] is None else nulls[name][start:stop],
+                )
                 for name, field in zip(names, schema, strict=True)
             ]
             yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+    def _export_nulls(self, name: str) -> np.ndarray | None:
+        """The null flags of a nullable column's live rows (its ``is_null``), else None."""
+        defn = self._column_defs.get(name)
+        if defn is None or not getattr(defn.spec, "nullable", False):
+            return None
+        is_null = getattr(self[name], "is_null", None)  # type: ignore[index]
+        if is_null is None:
+            raise NotImplementedError(f"Arrow export of nullable columns ({name!r})")
+        flags = np.asarray(is_null(), dtype=bool)
+        return flags if flags.any() else None
 
     def to_arrow(self) -> Any:
         """All live rows as a ``pyarrow.Table``.
@@ -511,11 +528,14 @@ class TableArrow:
         return factory(row_cls, new_data=data)
 
 
-def _to_arrow_array(pa: Any, values: Any, typ: Any) -> Any:
-    """One exported Arrow array of ``typ`` from a column's values."""
+def _to_arrow_array(pa: Any, values: Any, typ: Any, nulls: np.ndarray | None = None) -> Any:
+    """One exported Arrow array of ``typ`` from a column's values (null where ``nulls``)."""
     arr = np.asarray(values)
     if pa.types.is_timestamp(typ):
-        return pa.array(arr.astype("int64"), type=pa.int64()).cast(typ)
+        return pa.array(arr.astype("int64"), type=pa.int64(), mask=nulls).cast(typ)
     if arr.dtype.kind == "S":
-        return pa.array(arr.tolist(), type=typ)
-    return pa.array(arr, type=typ)
+        cells = arr.tolist()
+        if nulls is not None:
+            cells = [None if m else c for c, m in zip(cells, nulls.tolist(), strict=True)]
+        return pa.array(cells, type=typ)
+    return pa.array(arr, type=typ, mask=nulls)

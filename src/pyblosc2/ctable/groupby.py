@@ -172,7 +172,7 @@ class CTableGroupBy:
         if name not in table._cols:
             raise KeyError(f"No column named {name!r}. Available: {table.col_names}")
         spec = table._column_defs[name].spec
-        if getattr(spec, "null_storage", None) == "mask":
+        if _mask_stored(spec) and not hasattr(self._column(name), "is_null"):
             raise NotImplementedError(f"group_by over mask-stored nullable columns ({name!r})")
         if np.dtype(spec.dtype).kind not in "biufcUS":
             raise NotImplementedError(f"group_by over {spec.kind} columns ({name!r})")
@@ -266,14 +266,27 @@ class CTableGroupBy:
         return aggs
 
     # -- the work ---------------------------------------------------------------------------
-    def _values(self, name: str) -> np.ndarray:
+    def _column(self, name: str) -> Any:
         from .column import Column
 
-        return np.asarray(Column(self.table, name)[:])
+        return Column(self.table, name)
+
+    def _values(self, name: str) -> np.ndarray:
+        return np.asarray(self._column(name)[:])
 
     def _nulls(self, name: str, values: np.ndarray, *, is_key: bool) -> np.ndarray:
-        """True where a value of column ``name`` is null."""
-        null = getattr(self.table._column_defs[name].spec, "null_value", None)
+        """True where a value of column ``name`` is null (a key's NaN too)."""
+        spec = self.table._column_defs[name].spec
+        if _mask_stored(spec):  # the validity sidecar says (the column's is_null)
+            mask = np.array(self._column(name).is_null(), dtype=bool)
+            if is_key and not self.dropna:
+                raise NotImplementedError(
+                    f"group_by dropna=False over a mask-stored nullable key ({name!r})"
+                )
+            if is_key and values.dtype.kind in "fc":
+                mask |= np.isnan(values)
+            return mask
+        null = getattr(spec, "null_value", None)
         mask = np.zeros(len(values), dtype=bool)
         nan_null = isinstance(null, float) and math.isnan(null)
         if values.dtype.kind in "fc" and (is_key or nan_null):
@@ -384,6 +397,11 @@ class CTableGroupBy:
         null = 0 if dtype.kind in "biu" else np.nan
         filled = [null if r is None else r for r in results]
         return spec, np.asarray(filled, dtype=dtype) if filled else np.zeros(0, dtype=dtype)
+
+
+def _mask_stored(spec: specs.SchemaSpec) -> bool:
+    """Whether a column's nulls are in a validity sidecar (``null_storage="mask"``)."""
+    return getattr(spec, "null_storage", None) == "mask"
 
 
 def _extremes(
