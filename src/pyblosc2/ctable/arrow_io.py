@@ -83,6 +83,7 @@ def _spec_for(
     nullable: bool,
     string_max_length: int | Mapping[str, int] | None,
     object_fallback: bool,
+    null_storage: str | None = None,
 ) -> specs.SchemaSpec:
     """The column spec of an Arrow column (python-blosc2's type mapping)."""
     t = pa.types
@@ -91,6 +92,8 @@ def _spec_for(
     else:
         max_len = string_max_length
     null: dict[str, Any] = {"nullable": True} if nullable else {}
+    if nullable and null_storage is not None:
+        null["null_storage"] = null_storage
     if t.is_boolean(typ):
         return specs.bool(**null)
     for kind in _ARROW_NUMERIC:
@@ -418,6 +421,7 @@ class TableArrow:
                 chunked.null_count > 0,
                 string_max_length,
                 object_fallback,
+                null_storage,
             )
             columns.append(
                 TableColumn(field.name, spec, MISSING, per_col.get(field.name), None, **layout)

@@ -47,6 +47,7 @@ def new_table(
     >>> t.x[:]
     array([0, 1, 2], dtype=int32)
     """
+    columns = _resolve_nulls(columns)
     for c in columns:
         check_stored_spec(c.name, c.spec)
     n = len(next(iter(data.values()))) if data else 0
@@ -74,3 +75,17 @@ def new_table(
     if n:
         out.extend(data, validate=validate)
     return out
+
+
+def _resolve_nulls(columns: list[TableColumn]) -> list[TableColumn]:
+    """The columns with their nullable specs resolved to mask or sentinel storage, as a
+    table made from a row type has them (``ctable.nulls.resolve_nullable`` where nullable
+    columns are stored; as they are where not)."""
+    import importlib
+
+    try:
+        nulls = importlib.import_module(f"{__package__}.nulls")
+    except ImportError:
+        return list(columns)
+    resolved: list[TableColumn] = nulls.resolve_nullable(list(columns), check_unknown=False)
+    return resolved
