@@ -26,7 +26,7 @@ import numpy as np
 from .. import schema as specs
 from ..errors import FormatError, ParamError, ParamTypeError
 from . import kinds
-from .build import new_table
+from .build import new_table, resolve_nulls
 from .schema import TableColumn
 
 __all__ = ["BATCH_SIZE", "TableArrow"]
@@ -135,7 +135,10 @@ def _flatten(table: Any) -> Any:
 def _values(pa: Any, name: str, chunked: Any, spec: specs.SchemaSpec) -> Any:
     """The values of an Arrow column as the column of ``spec`` takes them."""
     if chunked.null_count:
-        return chunked.to_pylist()
+        null_value = getattr(spec, "null_value", None)
+        if null_value is None:  # mask storage (or a kind that takes None)
+            return chunked.to_pylist()
+        chunked = chunked.fill_null(null_value)  # sentinel storage: the nulls as its value
     kind = getattr(spec, "kind", "")
     if kind in ("string", "bytes"):
         if "view" in str(chunked.type):  # string_view / binary_view: the kernels take large_*
@@ -423,10 +426,10 @@ class TableArrow:
                 object_fallback,
                 null_storage,
             )
-            columns.append(
-                TableColumn(field.name, spec, MISSING, per_col.get(field.name), None, **layout)
-            )
-            data[field.name] = _values(pa, field.name, chunked, spec)
+            col = TableColumn(field.name, spec, MISSING, per_col.get(field.name), None, **layout)
+            col = resolve_nulls([col])[0]
+            columns.append(col)
+            data[field.name] = _values(pa, field.name, chunked, col.spec)
         return new_table(
             cls,
             columns,

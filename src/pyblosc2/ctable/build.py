@@ -12,7 +12,7 @@ from typing import Any
 from .schema import TableColumn, check_stored_spec
 from .storage import TableStorage, open_tree
 
-__all__ = ["column", "new_table"]
+__all__ = ["column", "new_table", "resolve_nulls"]
 
 
 def column(name: str, spec: Any) -> TableColumn:
@@ -47,7 +47,7 @@ def new_table(
     >>> t.x[:]
     array([0, 1, 2], dtype=int32)
     """
-    columns = _resolve_nulls(columns)
+    columns = resolve_nulls(columns)
     for c in columns:
         check_stored_spec(c.name, c.spec)
     n = len(next(iter(data.values()))) if data else 0
@@ -77,7 +77,7 @@ def new_table(
     return out
 
 
-def _resolve_nulls(columns: list[TableColumn]) -> list[TableColumn]:
+def resolve_nulls(columns: list[TableColumn]) -> list[TableColumn]:
     """The columns with their nullable specs resolved to mask or sentinel storage, as a
     table made from a row type has them (``ctable.nulls.resolve_nullable`` where nullable
     columns are stored; as they are where not)."""
