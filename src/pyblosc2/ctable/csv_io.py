@@ -12,7 +12,9 @@ FormatError` naming the line and the column, raised before the table is made.
 
 from __future__ import annotations
 
+import copy
 import csv
+import dataclasses
 import io
 import os
 from typing import Any
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FormatError, ParamError
+from .build import resolve_nulls
 from .schema import TableColumn, compile_row_type
 
 __all__ = ["MAX_FIELD", "TableCSV"]
@@ -36,12 +39,40 @@ def _cell_texts(values: np.ndarray) -> list[Any]:
     return values.tolist()
 
 
-def _parse(col: TableColumn, raw: list[str], where: str) -> np.ndarray:
+def _parse_nullable(col: TableColumn, raw: list[str], where: str) -> Any:
+    """A nullable column's values: an empty field is a null (its ``null_value`` in a
+    sentinel column, None in a mask column)."""
+    if col.dtype.kind in "US":
+        raise NotImplementedError(f"from_csv of nullable text columns (column {col.name!r})")
+    missing = np.array([not v.strip() for v in raw], dtype=bool)
+    present = [v for v, m in zip(raw, missing.tolist(), strict=True) if not m]
+    values = _parse(dataclasses.replace(col, spec=_not_null(col.spec)), present, where)
+    null_value = getattr(col.spec, "null_value", None)
+    if null_value is not None:
+        out = np.full(len(raw), null_value, dtype=col.dtype)
+        out[~missing] = values
+        return out
+    cells: list[Any] = [None] * len(raw)
+    for i, v in zip(np.flatnonzero(~missing).tolist(), values.tolist(), strict=True):
+        cells[i] = v
+    return cells
+
+
+def _not_null(spec: Any) -> Any:
+    """A copy of ``spec`` that is not nullable (its values parsed as the plain kind's)."""
+    out = copy.copy(spec)
+    out.nullable, out.null_value, out.null_storage = False, None, None
+    return out
+
+
+def _parse(col: TableColumn, raw: list[str], where: str) -> Any:
     """The values of column ``col`` from its CSV fields; FormatError naming the first field
     (data row, column) that is not a value of the column."""
     kind = getattr(col.spec, "kind", "")
-    if getattr(col.spec, "nullable", False) or kind not in _PARSED:
+    if kind not in _PARSED:
         raise NotImplementedError(f"from_csv of {kind} columns (column {col.name!r})")
+    if getattr(col.spec, "nullable", False):
+        return _parse_nullable(col, raw, where)
     try:
         return _convert(col, raw)
     except (ValueError, OverflowError, TypeError):
@@ -123,7 +154,7 @@ class TableCSV:
         """
         if not isinstance(sep, str) or len(sep) != 1:
             raise ParamError(f"sep must be one character, got {sep!r}")
-        columns = [_cell_texts(np.asarray(self[n][:])) for n in self.col_names]  # type: ignore[index]
+        columns = [self._csv_cells(n) for n in self.col_names]
 
         def write(f: Any) -> None:
             writer = csv.writer(f, delimiter=sep, lineterminator="\r\n")
@@ -138,6 +169,18 @@ class TableCSV:
         with open(path, "w", newline="", encoding=encoding) as f:
             write(f)
         return None
+
+    def _csv_cells(self, name: str) -> list[Any]:
+        """Column ``name``'s live values as CSV cells: a null of a mask-stored column is an
+        empty field (a sentinel column writes its sentinel, as python-blosc2)."""
+        col: Any = self[name]  # type: ignore[index]
+        cells = _cell_texts(np.asarray(col[:]))
+        if getattr(col, "null_storage", None) != "mask" or not col.null_count():
+            return cells
+        if col.dtype.kind in "US":
+            raise NotImplementedError(f"to_csv of mask-stored nullable text columns ({name!r})")
+        nulls = np.asarray(col.is_null(), dtype=bool).tolist()
+        return ["" if n else c for c, n in zip(cells, nulls, strict=True)]
 
     @classmethod
     def from_csv(
@@ -164,7 +207,7 @@ class TableCSV:
         """
         if not isinstance(sep, str) or len(sep) != 1:
             raise ParamError(f"sep must be one character, got {sep!r}")
-        columns = compile_row_type(row_cls)
+        columns = resolve_nulls(compile_row_type(row_cls))
         where = os.fspath(path)
         raws: list[list[str]] = [[] for _ in columns]
         old = csv.field_size_limit()
