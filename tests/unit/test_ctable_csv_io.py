@@ -118,7 +118,7 @@ def test_blank_lines_bom_and_bools(tmp_path) -> None:
 def test_nullable_numbers_empty_cell_is_null(tmp_path, storage: str) -> None:
     @dataclasses.dataclass
     class N:
-        k: int = 0
+        k: int = blosc2.field(blosc2.int64())
         x: float = blosc2.field(blosc2.float64(nullable=True, null_storage=storage))
 
     path = _write(tmp_path, "k,x\n1,\n2,2.5\n")
