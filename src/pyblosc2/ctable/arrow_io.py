@@ -267,7 +267,7 @@ class TableArrow:
                     pa,
                     self[name][start:stop],  # type: ignore[index]
                     field.type,
-                    None if nulls[name] is None else nulls[name][start:stop],
+                    _window(nulls[name], start, stop),
                 )
                 for name, field in zip(names, schema, strict=True)
             ]
@@ -533,6 +533,10 @@ class TableArrow:
                 data[n] = series.to_numpy()
         factory: Any = cls
         return factory(row_cls, new_data=data)
+
+
+def _window(flags: np.ndarray | None, start: int, stop: int) -> np.ndarray | None:
+    return None if flags is None else flags[start:stop]
 
 
 def _to_arrow_array(pa: Any, values: Any, typ: Any, nulls: np.ndarray | None = None) -> Any:
