@@ -303,6 +303,10 @@ class CTableGroupBy:
             for name, v in zip(self.keys, cols, strict=True):
                 keep &= ~self._nulls(name, v, is_key=True)
         rows = np.flatnonzero(keep)
+        if len(cols) == 1 and cols[0].dtype.kind in "biu":
+            dense = _dense_groups(cols[0], rows, n)
+            if dense is not None:
+                return _Groups(dense[0], int(dense[1].size), {self.keys[0]: dense[1]})
         codes = np.zeros(rows.size, dtype=np.int64)
         radix = 1
         for v in cols:
@@ -349,20 +353,21 @@ class CTableGroupBy:
         gid, vals = groups.inverse[pos], values[pos]
         g = groups.n_groups
         counts = np.bincount(gid, minlength=g).astype(np.int64)
-        order = np.argsort(gid, kind="stable")
-        svals = vals[order]
-        starts = np.cumsum(counts) - counts
         full = counts > 0
         in_spec = self.table._column_defs[a.column].spec
+        if a.op == "udf":
+            order = np.argsort(gid, kind="stable")
+            return self._udf(groups, a, vals[order], np.cumsum(counts) - counts, counts)
         if a.op == "count":
             return specs.int64(), counts
-        if a.op == "udf":
-            return self._udf(groups, a, svals, starts, counts)
-        if a.op in ("sum", "mean"):
-            acc = np.float64 if vals.dtype.kind == "f" else np.int64
-            total = np.zeros(g, dtype=acc)
-            if svals.size:
-                total[full] = np.add.reduceat(svals.astype(acc), starts[full])
+        if a.op in ("sum", "mean"):  # in row order, no sort
+            if vals.dtype.kind == "f":
+                acc: Any = np.float64
+                total = np.bincount(gid, weights=vals, minlength=g).astype(np.float64)
+            else:
+                acc = np.int64
+                total = np.zeros(g, dtype=np.int64)
+                np.add.at(total, gid, vals.astype(np.int64))
             if a.op == "mean":
                 with np.errstate(invalid="ignore", divide="ignore"):
                     mean = total / np.where(full, counts, 1)
@@ -371,7 +376,12 @@ class CTableGroupBy:
                 total[~full] = np.nan
                 return specs.float64(), total
             return specs.int64(), total
-        ext = _extremes(svals, starts, full, g, largest=a.op in ("max", "argmax"))
+        largest = a.op in ("max", "argmax")
+        if vals.dtype.kind in "biuf":  # numbers: ufunc.at, no sort
+            ext = _extremes_at(vals, gid, g, largest=largest)
+        else:
+            order = np.argsort(gid, kind="stable")
+            ext = _extremes(vals[order], np.cumsum(counts) - counts, full, g, largest=largest)
         if a.op in ("min", "max"):
             out = ext if full.all() else _fill_empty(ext, full)
             return copy.deepcopy(in_spec), out
@@ -402,6 +412,42 @@ class CTableGroupBy:
 def _mask_stored(spec: specs.SchemaSpec) -> bool:
     """Whether a column's nulls are in a validity sidecar (``null_storage="mask"``)."""
     return getattr(spec, "null_storage", None) == "mask"
+
+
+def _dense_groups(
+    key: np.ndarray, rows: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Groups of an integer key by direct indexing (no sort) when its range is at most
+    ``max(4 n, 65536)``: each row's group and the keys in ascending order; else None."""
+    values = key[rows]
+    if values.size == 0:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo >= max(4 * n, 1 << 16):
+        return None
+    offset = values.astype(np.int64) - lo
+    present = np.bincount(offset, minlength=hi - lo + 1) > 0
+    rank = np.cumsum(present) - 1
+    inverse = np.full(n, -1, dtype=np.int64)
+    inverse[rows] = rank[offset]
+    uniq = (np.flatnonzero(present) + lo).astype(key.dtype)
+    return inverse, uniq
+
+
+def _extremes_at(vals: np.ndarray, gid: np.ndarray, g: int, *, largest: bool) -> np.ndarray:
+    """Each group's smallest (or largest) number by ``ufunc.at`` (NaN propagates)."""
+    if vals.dtype.kind == "b":
+        out_b = np.full(g, not largest, dtype=bool)
+        (np.logical_or if largest else np.logical_and).at(out_b, gid, vals)
+        return out_b
+    if vals.dtype.kind == "f":
+        start = -np.inf if largest else np.inf
+    else:
+        info = np.iinfo(vals.dtype)
+        start = info.min if largest else info.max
+    out = np.full(g, start, dtype=vals.dtype)
+    (np.maximum if largest else np.minimum).at(out, gid, vals)
+    return out
 
 
 def _extremes(
