@@ -8,8 +8,9 @@ Types as python-blosc2 4.x maps them: Arrow integers, floats, ``bool`` and ``tim
 become columns of the same kind; ``string``/``large_string`` become ``utf8`` columns and
 ``binary`` become ``vlbytes`` unless ``string_max_length`` gives fixed-width ``string`` /
 ``bytes`` columns; ``struct`` fields are flattened into dotted leaf columns
-(``trip.begin.lon``); an Arrow column holding nulls becomes a nullable column. Kinds
-pyblosc2 does not store yet (utf8, vlbytes, lists, dictionaries, nullable columns) raise
+(``trip.begin.lon``); an Arrow column holding nulls becomes a nullable column (its nulls
+exported as Arrow nulls). Kinds pyblosc2 does not store yet (utf8, vlbytes, lists,
+dictionaries, dotted names; nullable columns where the nulls layer is absent) raise
 :class:`NotImplementedError` naming the kind. Exported, fixed-width ``string`` is Arrow
 ``string`` and ``bytes`` is ``large_binary``.
 """
