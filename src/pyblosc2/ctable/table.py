@@ -28,11 +28,14 @@ from ..compute.lazyexpr import LazyExpr
 from ..errors import BoundsError, FormatError, ParamError, ParamTypeError
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
+from .arrow_io import TableArrow
 from .base import TableSchema
 from .colexpr import ColExpr
 from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
+from .csv_io import TableCSV
 from .display import TableDisplay
+from .groupby import TableGrouping
 from .persist import TablePersist
 from .rows import batch_to_columns, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
@@ -65,7 +68,6 @@ NOT_BUILT = {
     "index": "CTable indexes (index)",
     "indexes": "CTable indexes (indexes)",
     "iter_sorted": "CTable sorting (iter_sorted)",
-    "group_by": "CTable group_by",
     "add_materialized_column": "CTable materialized columns",
     "materialize_computed_column": "CTable materialized (generated) columns",
     "add_generated_column": "CTable materialized (generated) columns",
@@ -73,19 +75,20 @@ NOT_BUILT = {
     "refresh_generated_columns": "CTable materialized (generated) columns",
     "sorted_slice": "CTable sorted slices from a FULL index (sorted_slice)",
     "convert_nulls": "CTable nulls (convert_nulls)",
-    "to_arrow": "CTable Arrow export",
-    "from_arrow": "CTable Arrow import",
-    "iter_arrow_batches": "CTable Arrow export",
-    "to_pandas": "CTable pandas export",
-    "from_pandas": "CTable pandas import",
-    "to_parquet": "CTable Parquet export",
-    "from_parquet": "CTable Parquet import",
-    "to_csv": "CTable CSV export",
-    "from_csv": "CTable CSV import",
 }
 
 
-class CTable(TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersist, TableComputed):
+class CTable(
+    TableViews,
+    TableSorting,
+    TableDisplay,
+    TableSchemaOps,
+    TablePersist,
+    TableComputed,
+    TableGrouping,
+    TableArrow,
+    TableCSV,
+):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
     ``row_type`` is a dataclass: plain annotations (``int``, ``float``, ``bool``, ``str``,
