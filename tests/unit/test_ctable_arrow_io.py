@@ -114,8 +114,33 @@ def test_parquet_written_by_us_read_by_pyarrow(tmp_path) -> None:
 def test_view_types_import_as_text() -> None:
     at = pa.table({"s": pa.array(["a", "bb"], type=pa.string_view())})
     assert CTable.from_arrow(at, string_max_length=4).s[:].tolist() == ["a", "bb"]
-    with pytest.raises(NotImplementedError, match="utf8"):
-        CTable.from_arrow(at)
+    t = CTable.from_arrow(at)  # no max length: a utf8 column, as python-blosc2 makes
+    assert t.schema.columns_by_name["s"].spec.kind == "utf8"
+    assert list(t.s[:]) == ["a", "bb"]
+
+
+def test_text_kinds_round_trip_with_python_blosc2s_arrow_types() -> None:
+    schema = pa.schema(
+        [
+            pa.field("s", pa.string(), nullable=False),
+            pa.field("b", pa.binary(), nullable=False),
+            pa.field("d", pa.dictionary(pa.int32(), pa.string()), nullable=False),
+        ]
+    )
+    at = pa.table(
+        {
+            "s": ["a", "", "c\x00"],
+            "b": [b"a", b"", b"\x00"],
+            "d": pa.array(["x", "y", "x"]).dictionary_encode(),
+        }
+    ).cast(schema)
+    back = CTable.from_arrow(at).to_arrow()
+    assert [f.type for f in back.schema] == [
+        pa.large_string(),
+        pa.large_binary(),
+        pa.dictionary(pa.int32(), pa.string()),
+    ]
+    assert back.to_pylist() == at.to_pylist()
 
 
 def test_persistent_import_keeps_column_cparams(tmp_path) -> None:
@@ -129,10 +154,6 @@ def test_persistent_import_keeps_column_cparams(tmp_path) -> None:
 
 
 def test_kinds_not_stored_are_named() -> None:
-    with pytest.raises(NotImplementedError, match="utf8"):
-        CTable.from_arrow(pa.table({"s": ["a", "b"]}))
-    with pytest.raises(NotImplementedError, match="vlbytes"):
-        CTable.from_arrow(pa.table({"s": pa.array([b"a"], type=pa.binary())}))
     with pytest.raises(NotImplementedError, match="list"):
         CTable.from_arrow(pa.table({"x": pa.array([[1], [2, 3]])}))
     nested = pa.table({"n": pa.array([{"a": 1, "b": 2.0}])})  # flattened to n.a, n.b

@@ -74,6 +74,15 @@ def arrow_type(pa: Any, spec: specs.SchemaSpec) -> Any:
         return pa.string()
     if kind == "bytes":
         return pa.large_binary()
+    # the text kinds as python-blosc2 exports them (utf8: 64-bit offsets, as its own)
+    if kind == "utf8":
+        return pa.large_string()
+    if kind == "vlstring":
+        return pa.string()
+    if kind == "vlbytes":
+        return pa.large_binary()
+    if kind == "dictionary":
+        return pa.dictionary(pa.int32(), pa.string(), ordered=bool(getattr(spec, "ordered", False)))
     raise NotImplementedError(f"Arrow export of {kind} columns")
 
 
@@ -542,6 +551,10 @@ def _window(flags: np.ndarray | None, start: int, stop: int) -> np.ndarray | Non
 
 def _to_arrow_array(pa: Any, values: Any, typ: Any, nulls: np.ndarray | None = None) -> Any:
     """One exported Arrow array of ``typ`` from a column's values (null where ``nulls``)."""
+    if isinstance(values, list):  # a text column's cells (str, bytes or None: null)
+        if nulls is not None:
+            values = [None if m else c for c, m in zip(values, nulls.tolist(), strict=True)]
+        return pa.array(values, type=typ)
     arr = np.asarray(values)
     if pa.types.is_timestamp(typ):
         return pa.array(arr.astype("int64"), type=pa.int64(), mask=nulls).cast(typ)
