@@ -24,6 +24,7 @@ from ..ndarray.ndarray import NDArray
 from .base import TableBase, mask_from_positions
 from .colstats import ColumnStats
 from .info import InfoReporter, column_info_items
+from .nullcol import ColumnNulls
 from .rows import to_column
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
@@ -98,7 +99,7 @@ class ColumnViewIndexer:
         return f"ColumnViewIndexer({self._column._col_name!r})"
 
 
-class Column(ColumnStats):
+class Column(ColumnNulls, ColumnStats):
     """One column of a :class:`CTable`, indexed by logical row.
 
     >>> import dataclasses
@@ -316,9 +317,11 @@ class Column(ColumnStats):
         for start in range(0, n, size):
             yield self._read(positions[start : start + size])
 
-    def to_numpy(self) -> np.ndarray:
-        """The live values as a NumPy array."""
-        return np.asarray(self[:])
+    def to_numpy(self, *, masked: bool = False) -> np.ndarray:
+        """The live values as a NumPy array (a ``numpy.ma.MaskedArray`` marking the nulls
+        with ``masked=True``)."""
+        out = np.asarray(self[:])
+        return np.ma.MaskedArray(out, mask=self.is_null()) if masked else out
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self.to_numpy()
@@ -350,7 +353,9 @@ class Column(ColumnStats):
                 raise BoundsError(f"index {i} is out of bounds for column with size {n}")
             i = i + n if i < 0 else i
             pos = i if self._has_identity_positions() else int(self._resolve_live_positions()[i])
-            arr[pos] = to_column(col, [value], bounds=False)[0]
+            checked = to_column(col, [value], bounds=False)
+            arr[pos] = np.asarray(checked)[0]
+            table._write_nulls(self._col_name, slice(pos, pos + 1), checked)
             table._changed()
             return
         if not isinstance(key, slice | list | tuple | np.ndarray | range):
@@ -363,9 +368,12 @@ class Column(ColumnStats):
             and rows.size
             and key.step in (None, 1)
         ):
-            arr[int(rows[0]) : int(rows[-1]) + 1] = values
+            where: slice | np.ndarray = slice(int(rows[0]), int(rows[-1]) + 1)
+            arr[where] = np.asarray(values)
         else:
-            write_positions(arr, self._resolve_live_positions()[rows], values)
+            where = self._resolve_live_positions()[rows]
+            write_positions(arr, where, np.asarray(values))
+        table._write_nulls(self._col_name, where, values)
         table._changed()
 
     def assign(self, data: Any) -> None:

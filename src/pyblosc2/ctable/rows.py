@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
+from .nulls import NULL_MASK, null_kind, split_nulls, value_nulls
 from .schema import TableColumn
 
 __all__ = ["batch_to_columns", "row_to_values"]
@@ -97,6 +98,7 @@ def to_column(
     bounds too unless ``bounds`` is False: python-blosc2 checks them on append and extend,
     not when values are written into a column)."""
     dtype = col.dtype
+    values, nulls = split_nulls(col, values)  # None/NA -> the sentinel or the mask's fill
     raw = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if n is not None and raw.shape == (n, 0):  # an empty list per row
         raise ParamError(f"column {col.name!r}: empty values")
@@ -124,8 +126,10 @@ def to_column(
             raise
         raise ParamTypeError(f"column {col.name!r}: values do not cast to {dtype}: {exc}") from None
     if bounds:
-        _check_bounds(col, arr)
-    return arr
+        _check_bounds(col, arr[~value_nulls(col, arr, nulls)])
+    if nulls is None or null_kind(col.spec) != NULL_MASK:
+        return arr
+    return np.ma.MaskedArray(arr, mask=nulls)  # the nulls of a mask column ride along
 
 
 def _check_text(col: TableColumn, raw: np.ndarray) -> None:

@@ -12,8 +12,8 @@ are kept as they are. A plain annotation becomes a spec as in python-blosc2: ``i
 
 pyblosc2 stores the columns whose values have one NumPy dtype (numbers, ``bool``, fixed-width
 ``string`` and ``bytes``); the other kinds (lists, structs, variable-length text, objects,
-dictionaries, N-d cells, timestamps) and null storage raise :class:`NotImplementedError`
-naming them.
+dictionaries, N-d cells) raise :class:`NotImplementedError` naming them; nullable
+columns are :mod:`.nulls`'.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import schema as specs
 from ..errors import ParamError, ParamTypeError
+from .nulls import check_null_spec
 
 __all__ = ["TableColumn", "compile_row_type", "schema_from_dict", "schema_to_dict"]
 
@@ -106,7 +107,7 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     if kind not in _STORED_KINDS:
         raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
     if getattr(spec, "nullable", False):
-        raise NotImplementedError(f"CTable column {name!r}: nullable columns (null storage)")
+        check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
 
 

@@ -107,6 +107,7 @@ class TableSorting(TableBase):
             values = read_positions(arr, ordered)
             if n:
                 arr[:n] = values
+        self._reorder_null_masks(ordered)
         valid = np.zeros(self._physical_len(), dtype=np.bool_)
         valid[:n] = True
         self._valid_rows[:] = valid

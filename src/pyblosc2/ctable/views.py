@@ -184,6 +184,7 @@ class TableViews(TableBase):
                 out._cols[name][:n] = read_positions(self._cols[name], physical)
         if n:
             out._valid_rows[:n] = True
+            self._copy_null_masks(out, physical)
         out._n_rows = out._last_pos = n
         return out
 

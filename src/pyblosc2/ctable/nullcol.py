@@ -1,0 +1,153 @@
+"""The null API of a CTable column (python-blosc2 4.x's names): ``null_value``,
+``null_storage``, ``is_null``, ``notnull``, ``null_count``, ``fillna``, and what the
+reductions and expressions ask of it (the rows to skip, a lazy null predicate).
+
+A sentinel column's nulls are the rows holding its sentinel (NaN matches NaN, NaT for a
+timestamp); a mask column's are the rows its sidecar marks not valid (:mod:`.nullstore`),
+where NaN is a value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..compute.api import lazyexpr
+from .nulls import NULL_MASK, NULL_NONE, NULL_SENTINEL, null_kind, sentinel_mask
+
+__all__ = ["ColumnNulls"]
+
+
+class ColumnNulls:
+    """Nulls of a column (a mixin of :class:`~pyblosc2.ctable.column.Column`)."""
+
+    _table: Any
+    _col_name: str
+
+    def _resolve_live_positions(self) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover  (Column's)
+
+    def __getitem__(self, key: Any) -> Any:
+        raise NotImplementedError  # pragma: no cover  (Column's)
+
+    def __len__(self) -> int:
+        raise NotImplementedError  # pragma: no cover  (Column's)
+
+    # -- what the column is ---------------------------------------------------------------
+    @property
+    def _null_spec(self) -> Any:
+        col = self._table._column_defs.get(self._col_name)
+        return None if col is None else col.spec
+
+    @property
+    def null_value(self) -> Any:
+        """The sentinel standing for a null in this column, or None.
+
+        >>> import dataclasses
+        >>> import pyblosc2 as blosc2
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = blosc2.field(blosc2.int64(null_value=-1))
+        >>> blosc2.CTable(Row)["x"].null_value
+        -1
+        """
+        return getattr(self._null_spec, "null_value", None)
+
+    @property
+    def null_storage(self) -> str:
+        """``"mask"`` (a validity sidecar), ``"sentinel"`` (an in-band value) or
+        ``"none"``."""
+        return null_kind(self._null_spec)
+
+    # -- which rows are null --------------------------------------------------------------
+    def _nulls_at(self, physical: np.ndarray, values: Any = None) -> np.ndarray | None:
+        """Null flags of the rows at ``physical`` (their ``values`` if already read); None
+        when none can be null."""
+        kind = self.null_storage
+        if kind == NULL_MASK:
+            mask = self._table._null_mask(self._col_name)
+            if mask is None:
+                return None
+            full = np.asarray(mask[: int(physical.max()) + 1]) if physical.size else mask[:0]
+            return ~np.asarray(full)[physical]
+        if kind == NULL_SENTINEL:
+            if values is None:
+                values = self._table._cols[self._col_name]
+                values = np.asarray(values[: int(physical.max()) + 1])[physical] if physical.size else values[:0]
+            return sentinel_mask(values, self.null_value)
+        return None
+
+    def is_null(self) -> np.ndarray:
+        """True where the live value is null (one flag per live row).
+
+        >>> import dataclasses
+        >>> import pyblosc2 as blosc2
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: float = blosc2.field(blosc2.float64(nullable=True))
+        >>> blosc2.CTable(Row, new_data=[(1.0,), (None,)])["x"].is_null()
+        array([False,  True])
+        """
+        if self.null_storage == NULL_NONE:
+            return np.zeros(len(self), dtype=np.bool_)
+        if self.null_storage == NULL_SENTINEL:
+            return sentinel_mask(np.asarray(self[:]), self.null_value)
+        nulls = self._nulls_at(self._resolve_live_positions())
+        return np.zeros(len(self), dtype=np.bool_) if nulls is None else nulls
+
+    def notnull(self) -> np.ndarray:
+        """True where the live value is not null."""
+        return ~self.is_null()
+
+    def null_count(self) -> int:
+        """How many live values are null (0 at once for a column that cannot hold one)."""
+        if self.null_storage == NULL_NONE:
+            return 0
+        if self.null_storage == NULL_MASK and self._table._null_mask(self._col_name) is None:
+            return 0
+        return int(self.is_null().sum())
+
+    def fillna(self, value: Any) -> np.ndarray:
+        """The live values with the nulls replaced by ``value`` (a new array).
+
+        >>> import dataclasses
+        >>> import pyblosc2 as blosc2
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = blosc2.field(blosc2.int64(null_value=-1))
+        >>> blosc2.CTable(Row, new_data=[(1,), (-1,)])["x"].fillna(0)
+        array([1, 0])
+        """
+        out = np.array(self[:], copy=True)
+        out[self.is_null()] = value
+        return out
+
+    # -- what the reductions and expressions ask ------------------------------------------
+    def _may_have_nulls(self) -> bool:
+        kind = self.null_storage
+        return kind == NULL_SENTINEL or (
+            kind == NULL_MASK and self._table._null_mask(self._col_name) is not None
+        )
+
+    def _drop_nulls(self, positions: np.ndarray) -> np.ndarray:
+        """The physical ``positions`` whose value is not null."""
+        nulls = self._nulls_at(positions) if positions.size else None
+        return positions if nulls is None else positions[~nulls]
+
+    def _null_pred(self) -> Any:
+        """A lazy bool expression over the physical rows, True where the value is null;
+        None when no row can be null."""
+        kind = self.null_storage
+        if kind == NULL_MASK:
+            mask = self._table._null_mask(self._col_name)
+            return None if mask is None else lazyexpr("~m", {"m": mask})
+        if kind == NULL_SENTINEL:
+            raw = self._table._cols[self._col_name]
+            value = self.null_value
+            if isinstance(value, float) and np.isnan(value):
+                return lazyexpr("c != c", {"c": raw})
+            if isinstance(value, str | bytes):
+                return None  # text columns are compared in NumPy (colexpr's string path)
+            return lazyexpr(f"c == {value!r}", {"c": raw})
+        return None
