@@ -777,6 +777,9 @@ __all__ += ["IndexKind", "indexing"]
 from .ctable import Column, col, ctable_from_cframe  # noqa: E402
 from .ctable.kinds import dictionary, utf8, vlbytes, vlstring  # noqa: E402
 from .ctable.kinds import object as object  # noqa: E402
+from .ctable.nulls import NullPolicy, get_null_policy, null_policy  # noqa: E402
+
+__all__ += ["NullPolicy", "get_null_policy", "null_policy"]
 
 __all__ += [
     "Column",

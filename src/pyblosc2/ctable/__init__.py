@@ -11,7 +11,8 @@ expressions and aggregates), :mod:`.colexpr` (``col``), :mod:`.views` (``where``
 selections), :mod:`.sorting` (``sort_by``), :mod:`.display` and :mod:`.info` (text,
 statistics, ``info``), :mod:`.schema_ops` (column changes), :mod:`.persist` (copies, files,
 cframes, vlmeta), :mod:`.computed` (computed columns, ``assign``, ``apply``),
-:mod:`.table` (``CTable``).
+:mod:`.table` (``CTable``), :mod:`.nulls`, :mod:`.nullstore`, :mod:`.nullcol` and
+:mod:`.kleene` (nullable columns: their stored forms, null API and three-valued logic).
 """
 
 from .base import TableSchema

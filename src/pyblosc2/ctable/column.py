@@ -430,15 +430,18 @@ class Column(ColumnNulls, ColumnStats):
             raise NotImplementedError(
                 f"CTable string column {self._col_name!r} in an arithmetic expression"
             )
-        return self._raw_col
+        return self._kleene_operand()  # a nullable bool column: three-valued
 
     @staticmethod
     def _other(other: Any) -> Any:
-        return other._raw_col if isinstance(other, Column) else other
+        return other._kleene_operand() if isinstance(other, Column) else other
 
     def _compare(self, op: str, other: Any) -> Any:
+        return self._kleene_compare(self._compare2(op, other), other)  # nulls: unknown
+
+    def _compare2(self, op: str, other: Any) -> Any:
         raw = self._raw_col
-        right = self._other(other)
+        right = other._raw_col if isinstance(other, Column) else other
         unit = self._timestamp_unit()
         if unit is not None and not isinstance(other, Column):  # a time: its epoch offset
             right = np.asarray(right).astype(f"datetime64[{unit}]").astype(np.int64)[()]

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..compute.api import lazyexpr
+from ..ndarray.constructors import asarray
 from .nulls import NULL_MASK, NULL_NONE, NULL_SENTINEL, null_kind, sentinel_mask
 
 __all__ = ["ColumnNulls"]
@@ -147,7 +148,38 @@ class ColumnNulls:
             value = self.null_value
             if isinstance(value, float) and np.isnan(value):
                 return lazyexpr("c != c", {"c": raw})
-            if isinstance(value, str | bytes):
-                return None  # text columns are compared in NumPy (colexpr's string path)
+            if isinstance(value, str | bytes):  # text is compared in NumPy, as its values
+                return asarray(sentinel_mask(np.asarray(raw[:]), value))
             return lazyexpr(f"c == {value!r}", {"c": raw})
         return None
+
+    def _kleene_operand(self) -> Any:
+        """What this column is in a condition: a nullable bool column is three-valued (a
+        :class:`~.kleene.NullableBoolExpr`), any other its physical rows."""
+        raw = self._table._cols.get(self._col_name)
+        spec = self._null_spec
+        kind = self.null_storage
+        if raw is None or kind == NULL_NONE or getattr(spec, "kind", None) != "bool":
+            return self._raw_col  # type: ignore[attr-defined]
+        from .kleene import NullableBoolExpr
+
+        if kind == NULL_SENTINEL:  # 0, 1 and 255 (null) in a uint8 column
+            return NullableBoolExpr.make(raw == 1, raw == 255, self._table)
+        null = self._null_pred()
+        return NullableBoolExpr.make(raw if null is None else raw & ~null, null, self._table)
+
+    def _kleene_compare(self, result: Any, other: Any) -> Any:
+        """A comparison's values, three-valued when a nullable column takes part."""
+        from .kleene import NullableBoolExpr
+
+        nullable = self.null_storage != NULL_NONE
+        null = self._null_pred()
+        if isinstance(other, ColumnNulls):
+            nullable = nullable or other.null_storage != NULL_NONE
+            theirs = other._null_pred()
+            null = theirs if null is None else (null if theirs is None else null | theirs)
+        if not nullable:
+            return result
+        if null is None:
+            return NullableBoolExpr.make(result, None, self._table)
+        return NullableBoolExpr.make(result & ~null, null, self._table)

@@ -55,12 +55,15 @@ class TableSorting(TableBase):
         for name, asc in zip(reversed(names), reversed(orders), strict=True):
             source = self._cols[name] if name in self._cols else self._computed_lazy(name)
             values = read_positions(source, live)
+            nulls = self[name]._nulls_at(live, values) if live.size else None  # type: ignore[index]
             if not asc:
                 if values.dtype.kind in "US" or values.dtype == np.bool_:
                     # a descending text key: its rank, negated (ties keep their order)
                     _, values = np.unique(values, return_inverse=True)
                 values = -values.astype(np.int64) if values.dtype.kind in "biu" else -values
             keys.append(values)
+            if nulls is not None and nulls.any():
+                keys.append(nulls)  # nulls last, whatever the order
         return np.lexsort(keys)
 
     def sort_by(

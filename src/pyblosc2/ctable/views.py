@@ -26,6 +26,7 @@ from ..ndarray.ndarray import NDArray
 from .base import TableBase, mask_from_positions
 from .colexpr import ColExpr
 from .column import read_positions
+from .kleene import kleene_condition
 
 __all__ = ["TableViews"]
 
@@ -75,9 +76,10 @@ class TableViews(TableBase):
         if isinstance(cond, ColExpr):
             cond = cond._bind(self)
         if isinstance(cond, str):
-            cond = self._string_condition(cond)
+            kleene = kleene_condition(self, cond)  # over nullable columns: three-valued
+            cond = self._string_condition(cond) if kleene is None else kleene
         if hasattr(cond, "_col_name") and hasattr(cond, "_raw_col"):  # a bool Column
-            cond = cond._raw_col
+            cond = cond._kleene_operand()
         if type(cond).__name__ == "LazyUDF":  # evaluated whole (python-blosc2's DSL path too)
             cond = cond.compute()
         if isinstance(cond, LazyExpr):
