@@ -18,6 +18,8 @@ cframes, vlmeta), :mod:`.computed` (computed columns, ``assign``, ``apply``),
 from .base import TableSchema
 from .colexpr import ColExpr, col
 from .column import Column, ColumnViewIndexer
+from .kleene import NullableBoolExpr
+from .nulls import NullPolicy, get_null_policy, null_policy
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import Leaves, TableStorage, register_tree_opener
 from .table import NOT_BUILT, CTable, ctable_from_cframe
@@ -29,12 +31,16 @@ __all__ = [
     "Column",
     "ColumnViewIndexer",
     "Leaves",
+    "NullPolicy",
+    "NullableBoolExpr",
     "TableColumn",
     "TableSchema",
     "TableStorage",
     "col",
     "compile_row_type",
     "ctable_from_cframe",
+    "get_null_policy",
+    "null_policy",
     "register_tree_opener",
     "schema_from_dict",
     "schema_to_dict",

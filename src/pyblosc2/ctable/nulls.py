@@ -44,7 +44,6 @@ __all__ = [
     "NULL_SENTINEL",
     "NullPolicy",
     "check_null_spec",
-    "fill_value",
     "get_null_policy",
     "is_na",
     "null_kind",
@@ -266,7 +265,7 @@ def resolve_nullable(
     policy in force (specs copied, never changed in place).
 
     >>> from pyblosc2.ctable.schema import TableColumn
-    >>> cols = resolve_nullable([TableColumn("x", specs.int32(nullable=True))])
+    >>> cols = resolve_nullable([TableColumn("x", specs.int32(nullable=True), None)])
     >>> cols[0].spec.to_metadata_dict()
     {'kind': 'int32', 'nullable': True, 'null_storage': 'mask'}
     """
@@ -338,12 +337,7 @@ def is_na(value: Any) -> bool:
     return isinstance(value, np.datetime64) and bool(np.isnat(value))
 
 
-def fill_value(dtype: np.dtype[Any]) -> Any:
-    """What a mask column's null slots hold: the dtype's zero."""
-    return np.zeros((), dtype=dtype)[()]
-
-
-def sentinel_mask(values: np.ndarray, sentinel: Any) -> np.ndarray:
+def sentinel_mask(values: np.ndarray, sentinel: Any, *, item_ndim: int = 0) -> np.ndarray:
     """True where ``values`` hold ``sentinel`` (NaN matches NaN; NaT for a timestamp).
 
     >>> sentinel_mask(np.array([1.0, np.nan]), float("nan")).tolist()
@@ -352,6 +346,9 @@ def sentinel_mask(values: np.ndarray, sentinel: Any) -> np.ndarray:
     if sentinel is None:
         return np.zeros(len(values), dtype=np.bool_)
     values = np.asarray(values)
+    if item_ndim:  # one flag per row: a row is null when its whole item is the sentinel
+        flags = sentinel_mask(values.reshape(-1), sentinel).reshape(values.shape)
+        return flags.reshape(len(values), -1).all(axis=1)
     if values.dtype.kind == "M":
         return np.isnat(values)
     if _is_nan(sentinel):
@@ -369,14 +366,14 @@ def split_nulls(col: TableColumn, values: Any) -> tuple[Any, np.ndarray | None]:
     ``values`` as they are (a ``None`` there fails the cast as before).
 
     >>> from pyblosc2.ctable.schema import TableColumn
-    >>> c = TableColumn("x", specs.int32(null_value=-1))
+    >>> c = TableColumn("x", specs.int32(null_value=-1), None)
     >>> split_nulls(c, [1, None])
     ([1, -1], array([False,  True]))
     """
     kind = null_kind(col.spec)
     if kind == NULL_NONE:
         return values, None
-    fill = col.spec.null_value if kind == NULL_SENTINEL else fill_value(col.dtype)  # type: ignore[attr-defined]
+    fill = col.spec.null_value if kind == NULL_SENTINEL else specs.fill_value_for(col.spec)  # type: ignore[attr-defined]
     if isinstance(values, np.ma.MaskedArray):
         nulls = np.ma.getmaskarray(values)
         return np.ma.filled(values, fill), (nulls if nulls.any() else None)
