@@ -277,7 +277,7 @@ def _edit_schema(path: str, edit: Any) -> None:
         lambda d: d["columns"][0].update(null_value=2**70),
         lambda d: d["columns"][0].update(null_storage="bitmap"),
         lambda d: d["columns"][1].update(null_value=7),
-        lambda d: d["columns"][2].update(null_value="much too long"),
+        lambda d: d["columns"][2].update(null_value=3),
         lambda d: d["columns"][0].update(null_storage="mask", null_value=1),
     ],
 )

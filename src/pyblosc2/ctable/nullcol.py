@@ -183,3 +183,39 @@ class ColumnNulls:
         if null is None:
             return NullableBoolExpr.make(result, None, self._table)
         return NullableBoolExpr.make(result & ~null, null, self._table)
+
+    def _physical_nulls(self, n: int) -> np.ndarray:
+        """Null flags of the physical rows ``[0, n)`` (deleted rows included)."""
+        nulls = self._nulls_at(np.arange(n, dtype=np.int64)) if n else None
+        return np.zeros(n, dtype=np.bool_) if nulls is None else nulls
+
+    def isin(self, values: Any) -> np.ndarray:
+        """True where the live value is one of ``values`` (two-valued: a null row matches
+        only a ``None``, pandas NA or NaT in ``values``; NaN is a value of a mask column).
+
+        >>> import dataclasses
+        >>> import pyblosc2 as blosc2
+        >>> @dataclasses.dataclass
+        ... class Row:
+        ...     x: int = blosc2.field(blosc2.int64(nullable=True))
+        >>> t = blosc2.CTable(Row, new_data=[(1,), (None,), (3,)])
+        >>> t["x"].isin([3, None]).tolist()
+        [False, True, True]
+        """
+        from .nulls import is_na
+
+        wanted = list(values)
+        wants_null = any(is_na(v) for v in wanted)
+        test = [v for v in wanted if not is_na(v)]
+        live = np.asarray(self[:])
+        if not test:
+            found = np.zeros(live.shape[0], dtype=np.bool_)
+        else:
+            try:
+                probe = np.asarray(test, dtype=live.dtype)
+            except (TypeError, ValueError, OverflowError):
+                probe = np.asarray(test, dtype=object)
+            found = np.isin(live, probe)
+        nulls = self.is_null()
+        found[nulls] = wants_null
+        return found

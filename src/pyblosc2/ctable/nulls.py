@@ -241,8 +241,9 @@ def check_null_value(name: str, spec: Any, value: Any) -> None:
 
 
 def check_null_spec(name: str, spec: Any) -> None:
-    """A stored (resolved) nullable spec, checked: a ``null_storage`` of the two forms, a
-    sentinel of the column's type, text sentinels that fit the column's width."""
+    """A nullable spec, checked: a ``null_storage`` of the two forms, a sentinel of the
+    column's type (a text sentinel longer than the column never matches, as in
+    python-blosc2)."""
     storage = getattr(spec, "null_storage", None)
     if storage not in (None, NULL_MASK, NULL_SENTINEL):
         raise ParamError(f"column {name!r}: null_storage {storage!r} is not 'mask' or 'sentinel'")
@@ -250,12 +251,6 @@ def check_null_spec(name: str, spec: Any) -> None:
     if value is None:
         return
     check_null_value(name, spec, value)
-    max_length = getattr(spec, "max_length", None)
-    if _spec_kind(spec) in ("string", "bytes") and max_length is not None:
-        if len(value) > max_length:
-            raise ParamError(
-                f"column {name!r}: null sentinel {value!r} is longer than max_length={max_length}"
-            )
 
 
 def resolve_nullable(

@@ -34,7 +34,8 @@ from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
 from .display import TableDisplay
 from .nulls import resolve_nullable
-from .nullstore import TableNulls, open_null_masks
+from .nullconvert import TableNullConvert
+from .nullstore import open_null_masks
 from .persist import TablePersist
 from .rows import batch_to_columns, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
@@ -73,7 +74,6 @@ NOT_BUILT = {
     "refresh_generated_column": "CTable materialized (generated) columns",
     "refresh_generated_columns": "CTable materialized (generated) columns",
     "sorted_slice": "CTable sorted slices from a FULL index (sorted_slice)",
-    "convert_nulls": "CTable nulls (convert_nulls)",
     "to_arrow": "CTable Arrow export",
     "from_arrow": "CTable Arrow import",
     "iter_arrow_batches": "CTable Arrow export",
@@ -87,7 +87,13 @@ NOT_BUILT = {
 
 
 class CTable(
-    TableViews, TableSorting, TableDisplay, TableSchemaOps, TablePersist, TableComputed, TableNulls
+    TableViews,
+    TableSorting,
+    TableDisplay,
+    TableSchemaOps,
+    TablePersist,
+    TableComputed,
+    TableNullConvert,
 ):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
