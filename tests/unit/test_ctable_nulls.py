@@ -116,9 +116,6 @@ SPECS = [
     (pb.bool(null_storage="mask"), True),
     (pb.string(max_length=4, null_storage="mask"), "abcd"),
     (pb.bytes(max_length=4, null_storage="mask"), b"abcd"),
-    (pb.int64(null_value=-1), 7),
-    (pb.float64(null_value=float("nan")), 1.5),
-    (pb.string(max_length=4, null_value=""), "abcd"),
 ]
 
 
@@ -134,6 +131,34 @@ def test_none_is_written_as_null_by_every_write(spec: Any, value: Any) -> None:
     t["a"].assign([value, None, None, value])
     assert t["a"].notnull().tolist() == [True, False, False, True]
     assert t["a"].null_count() == 2
+
+
+@pytest.mark.parametrize(
+    ("spec", "value", "null"),
+    [
+        (pb.int64(null_value=-1), 7, -1),
+        (pb.float64(null_value=float("nan")), 1.5, float("nan")),
+        (pb.string(max_length=4, null_value=""), "abcd", ""),
+        (pb.bool(nullable=True, null_storage="sentinel"), True, 255),
+    ],
+)
+def test_sentinel_columns_take_the_sentinel_not_none(spec: Any, value: Any, null: Any) -> None:
+    t = CTable(_row(a=spec), new_data=[(value,), (null,)])
+    t["a"][0] = null
+    assert t["a"].is_null().tolist() == [True, True]
+    with pytest.raises(ParamTypeError, match="null_value"):
+        t.append((None,))
+    assert len(t) == 2
+
+
+def test_extend_from_another_table_translates_the_nulls() -> None:
+    src = CTable(_row(b=pb.bool(null_storage="mask")), new_data=[(True,), (None,)])
+    dst = CTable(_row(b=pb.bool(nullable=True, null_storage="sentinel")))
+    dst.extend(src)
+    assert dst["b"][:].tolist() == [1, 255]
+    back = CTable(_row(b=pb.bool(null_storage="mask")))
+    back.extend(dst)
+    assert back["b"].is_null().tolist() == [False, True]
 
 
 def test_mask_storage_keeps_nan_and_the_full_range_as_values() -> None:
@@ -156,7 +181,7 @@ def test_masked_array_input_and_masked_output() -> None:
 
 def test_sentinel_bypasses_bounds_but_values_are_checked() -> None:
     t = CTable(_row(s=pb.int64(ge=0, le=10, null_value=-1)))
-    t.extend([(1,), (-1,), (None,)])
+    t.extend([(1,), (-1,), (-1,)])
     assert t["s"].null_count() == 2
     with pytest.raises(ParamError):
         t.append((11,))
@@ -164,7 +189,7 @@ def test_sentinel_bypasses_bounds_but_values_are_checked() -> None:
 
 def test_a_column_without_nulls_refuses_none() -> None:
     t = CTable(_row(a=pb.int64()))
-    with pytest.raises(ParamTypeError):
+    with pytest.raises(ParamTypeError, match="not nullable"):
         t.append((None,))
 
 
@@ -235,7 +260,7 @@ def test_nulls_persist(tmp_path: Any, ext: str) -> None:
     path = str(tmp_path / f"t.{ext}")
     row = _row(a=pb.float64(nullable=True), s=pb.string(max_length=3, null_value="?"))
     t = CTable(row, urlpath=path, mode="w")
-    t.extend({"a": [1.0, None, np.nan], "s": ["x", "?", None]})
+    t.extend({"a": [1.0, None, np.nan], "s": ["x", "?", "?"]})
     t.close()
     back = CTable.open(path)
     assert back["a"].is_null().tolist() == [False, True, False]
@@ -333,7 +358,10 @@ def test_kleene_matches_an_oracle(storage: str, a: list[Any], seed: int) -> None
     b = [None if rng.random() < 0.3 else int(rng.integers(0, 6)) for _ in a]
     kw: dict[str, Any] = {"null_storage": "mask"} if storage == "mask" else {"null_value": -9}
     t = CTable(_row(a=pb.int64(**kw), b=pb.int64(**kw)))
-    t.extend({"a": a, "b": b})
+    if storage == "sentinel":
+        t.extend({"a": [-9 if v is None else v for v in a], "b": [-9 if v is None else v for v in b]})
+    else:
+        t.extend({"a": a, "b": b})
     pa, pb_ = _oracle(a, ">", 2), _oracle(b, "<", 3)
     for op in "&|^":
         expr = {"&": (t.a > 2) & (t.b < 3), "|": (t.a > 2) | (t.b < 3), "^": (t.a > 2) ^ (t.b < 3)}

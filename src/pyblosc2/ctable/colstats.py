@@ -202,6 +202,12 @@ class ColumnStats:
     def _arg(self, op: str, where: Any) -> int:
         self._require_kind("biufUS", op)
         self._require_nonempty(op)
+        if where is None and self._may_have_nulls():  # a null row is never the extremum
+            keep = np.flatnonzero(~self.is_null())  # type: ignore[attr-defined]
+            if keep.size == 0:
+                raise ParamError(f"Column.{op}() called on a column whose values are all null.")
+            found = np.asarray(self[keep])  # type: ignore[index]
+            return int(keep[np.argmin(found) if op == "argmin" else np.argmax(found)])
         values = np.concatenate(list(self._chunks(where)) or [np.empty(0, self.dtype)])
         if values.size == 0:
             raise ParamError(f"Column.{op}() called on an empty column.")

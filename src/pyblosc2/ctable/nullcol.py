@@ -154,13 +154,19 @@ class ColumnNulls:
         return None
 
     def _kleene_operand(self) -> Any:
-        """What this column is in a condition: a nullable bool column is three-valued (a
-        :class:`~.kleene.NullableBoolExpr`), any other its physical rows."""
+        """What this column is in a condition or arithmetic: a nullable bool column is
+        three-valued (a :class:`~.kleene.NullableBoolExpr`), a nullable numeric one float64
+        with NaN for its nulls (nulls propagate), any other its physical rows."""
         raw = self._table._cols.get(self._col_name)
         spec = self._null_spec
         kind = self.null_storage
-        if raw is None or kind == NULL_NONE or getattr(spec, "kind", None) != "bool":
+        if raw is None or kind == NULL_NONE:
             return self._raw_col  # type: ignore[attr-defined]
+        if getattr(spec, "kind", None) != "bool":
+            if raw.dtype.kind not in "iuf":
+                return raw
+            null = self._null_pred()  # arithmetic: a null is NaN, the values float64
+            return raw if null is None else lazyexpr("where(n, nan, c)", {"n": null, "c": raw})
         from .kleene import NullableBoolExpr
 
         if kind == NULL_SENTINEL:  # 0, 1 and 255 (null) in a uint8 column

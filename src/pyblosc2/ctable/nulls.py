@@ -355,30 +355,54 @@ def sentinel_mask(values: np.ndarray, sentinel: Any, *, item_ndim: int = 0) -> n
 
 def split_nulls(col: TableColumn, values: Any) -> tuple[Any, np.ndarray | None]:
     """``(values with nulls replaced, null flags)`` for a batch written into ``col``; the
-    flags are None when nothing is null. A null is ``None`` (or pandas/pyarrow NA, NaT) in
-    a sequence, or a masked item of a ``numpy.ma.MaskedArray``; it becomes the sentinel of
-    a sentinel column and the dtype's zero in a mask column. A column without nulls leaves
-    ``values`` as they are (a ``None`` there fails the cast as before).
+    flags are None when nothing is null. A mask column takes a null as ``None`` (or pandas
+    or pyarrow NA, NaT) and stores the kind's fill (:func:`~pyblosc2.schema.fill_value_for`)
+    in its slot; a sentinel column's nulls are its sentinel, written as the value itself (a
+    ``None`` there is refused, as python-blosc2 does). A masked item of a
+    ``numpy.ma.MaskedArray`` is a null for both (another table's nulls, translated).
 
     >>> from pyblosc2.ctable.schema import TableColumn
-    >>> c = TableColumn("x", specs.int32(null_value=-1), None)
+    >>> c = TableColumn("x", specs.int32(null_storage="mask"), None)
     >>> split_nulls(c, [1, None])
-    ([1, -1], array([False,  True]))
+    ([1, 0], array([False,  True]))
     """
     kind = null_kind(col.spec)
+    if isinstance(values, np.ndarray) and values.dtype.kind not in "OM":
+        if not isinstance(values, np.ma.MaskedArray) or kind == NULL_NONE:
+            return values, None
     if kind == NULL_NONE:
+        _refuse_none(col, values, "is not nullable: None is not one of its values")
         return values, None
-    fill = col.spec.null_value if kind == NULL_SENTINEL else specs.fill_value_for(col.spec)  # type: ignore[attr-defined]
+    spec: Any = col.spec
+    fill = spec.null_value if kind == NULL_SENTINEL else specs.fill_value_for(spec)
     if isinstance(values, np.ma.MaskedArray):
         nulls = np.ma.getmaskarray(values)
-        return np.ma.filled(values, fill), (nulls if nulls.any() else None)
-    if isinstance(values, np.ndarray) and values.dtype.kind not in "OM":
+        if not nulls.any():
+            return np.ma.getdata(values), None
+        try:  # in the column's dtype first: a bool's 255, a text sentinel wider than the data
+            data = np.array(np.ma.getdata(values), dtype=col.dtype)
+        except (TypeError, ValueError):
+            data = np.array(np.ma.getdata(values), dtype=object)
+        data[nulls] = fill
+        return data, nulls
+    if kind == NULL_SENTINEL:
+        _refuse_none(
+            col, values, f"keeps its nulls as its null_value ({fill!r}): write that, not None"
+        )
         return values, None
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
     nulls = np.fromiter((is_na(v) for v in items), dtype=np.bool_, count=len(items))
     if not nulls.any():
         return values, None
     return [fill if n else v for v, n in zip(items, nulls.tolist(), strict=True)], nulls
+
+
+def _refuse_none(col: TableColumn, values: Any, why: str) -> None:
+    if isinstance(values, np.ndarray) and values.dtype.kind != "O":
+        return
+    items = values.tolist() if isinstance(values, np.ndarray) else values
+    if any(v is None for v in items):
+        raise ParamTypeError(f"column {col.name!r} {why}")
 
 
 def value_nulls(col: TableColumn, arr: np.ndarray, nulls: np.ndarray | None) -> np.ndarray:

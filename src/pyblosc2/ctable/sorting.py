@@ -60,7 +60,10 @@ class TableSorting(TableBase):
                 if values.dtype.kind in "US" or values.dtype == np.bool_:
                     # a descending text key: its rank, negated (ties keep their order)
                     _, values = np.unique(values, return_inverse=True)
-                values = -values.astype(np.int64) if values.dtype.kind in "biu" else -values
+                if values.dtype.kind in "iu":  # the complement reverses every width exactly
+                    values = ~values
+                else:
+                    values = -values.astype(np.int64) if values.dtype.kind == "b" else -values
             keys.append(values)
             if nulls is not None and nulls.any():
                 keys.append(nulls)  # nulls last, whatever the order
