@@ -590,4 +590,4 @@ class NDArraySpec(SchemaSpec):
 
     def to_metadata_dict(self) -> dict[str, Any]:
         """The kind, item shape and the options given."""
-        return {"kind": "ndarray", "item_shape": list(self.item_shape), **self.options}
+        return {"kind": "ndarray", "item_shape": [*self.item_shape], **self.options}

@@ -27,9 +27,7 @@ from pyblosc2.errors import FormatError, ParamError, ParamTypeError
 
 
 def _table(**specs: Any) -> type:
-    return dataclasses.make_dataclass(
-        "Row", [(n, Any, pb.field(s)) for n, s in specs.items()]
-    )
+    return dataclasses.make_dataclass("Row", [(n, Any, pb.field(s)) for n, s in specs.items()])
 
 
 def _row(**specs: Any) -> type:
@@ -91,20 +89,19 @@ def test_resolution_does_not_change_the_callers_spec() -> None:
     ],
 )
 def test_policy_refuses_a_bad_sentinel(spec: Any, value: Any, error: type, match: str) -> None:
-    with null_policy(NullPolicy(column_null_values={"x": value})):
-        with pytest.raises(error, match=match):
-            CTable(_row(x=spec))
+    policy = NullPolicy(column_null_values={"x": value})
+    with null_policy(policy), pytest.raises(error, match=match):
+        CTable(_row(x=spec))
 
 
 def test_policy_refuses_unknown_columns_and_contradictions() -> None:
-    with null_policy(NullPolicy(column_null_values={"nope": 1})):
-        with pytest.raises(KeyError, match="nope"):
-            CTable(_row(x=pb.int8(nullable=True)))
+    unknown = NullPolicy(column_null_values={"nope": 1})
+    with null_policy(unknown), pytest.raises(KeyError, match="nope"):
+        CTable(_row(x=pb.int8(nullable=True)))
     with pytest.raises(ParamError, match="contradicts"):
         NullPolicy(null_storage="mask", float_value=0.0)
-    with pytest.raises(ParamTypeError):
-        with null_policy("mask"):  # type: ignore[arg-type]
-            pass
+    with pytest.raises(ParamTypeError), null_policy("mask"):  # type: ignore[arg-type]
+        pass
 
 
 # -- writes and the null API -----------------------------------------------------------------
@@ -308,9 +305,7 @@ def _edit_schema(path: str, edit: Any) -> None:
 )
 def test_hostile_null_metadata_is_refused(tmp_path: Any, edit: Any) -> None:
     path = str(tmp_path / "t.b2d")
-    row = _row(
-        a=pb.int32(null_value=-1), b=pb.bool(nullable=True), s=pb.string(max_length=3)
-    )
+    row = _row(a=pb.int32(null_value=-1), b=pb.bool(nullable=True), s=pb.string(max_length=3))
     CTable(row, urlpath=path, mode="w", new_data=[(1, True, "x")]).close()
     _edit_schema(path, edit)
     with pytest.raises((FormatError, NotImplementedError, ParamError)) as info:
@@ -359,7 +354,9 @@ def test_kleene_matches_an_oracle(storage: str, a: list[Any], seed: int) -> None
     kw: dict[str, Any] = {"null_storage": "mask"} if storage == "mask" else {"null_value": -9}
     t = CTable(_row(a=pb.int64(**kw), b=pb.int64(**kw)))
     if storage == "sentinel":
-        t.extend({"a": [-9 if v is None else v for v in a], "b": [-9 if v is None else v for v in b]})
+        t.extend(
+            {"a": [-9 if v is None else v for v in a], "b": [-9 if v is None else v for v in b]}
+        )
     else:
         t.extend({"a": a, "b": b})
     pa, pb_ = _oracle(a, ">", 2), _oracle(b, "<", 3)

@@ -371,8 +371,9 @@ class Column(ColumnNulls, ColumnStats):
             where: slice | np.ndarray = slice(int(rows[0]), int(rows[-1]) + 1)
             arr[where] = np.asarray(values)
         else:
-            where = self._resolve_live_positions()[rows]
-            write_positions(arr, where, np.asarray(values))
+            positions = self._resolve_live_positions()[rows]
+            write_positions(arr, positions, np.asarray(values))
+            where = positions
         table._write_nulls(self._col_name, where, values)
         table._changed()
 

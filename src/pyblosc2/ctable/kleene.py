@@ -62,7 +62,8 @@ class NullableBoolExpr(LazyExpr):
         """The condition true at ``true`` (already false where unknown), unknown at
         ``null`` (None: nowhere)."""
         true = _lazy(true)
-        out = cls._of(true.expression, true.operands)
+        out = cls()
+        out._set(true.expression, dict(true.operands))
         out._true, out._null, out._table = true, null, table
         return out
 
@@ -143,7 +144,7 @@ class NullableBoolExpr(LazyExpr):
         """A two-valued condition: the unknown rows read as ``value``."""
         if value and self._null is not None:
             return _lazy(self._true | self._null)
-        return self._true  # type: ignore[no-any-return]
+        return self._true
 
 
 # -- string conditions ----------------------------------------------------------------------
@@ -158,9 +159,9 @@ def kleene_condition(table: Any, text: str) -> Any:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError:
         return None
-    nullable = {
-        c.name for c in table._columns if table[c.name].null_storage != "none"
-    } & _names(tree)
+    nullable = {c.name for c in table._columns if table[c.name].null_storage != "none"} & _names(
+        tree
+    )
     if not nullable:
         return None
     return _evaluate(table, tree, nullable)

@@ -75,7 +75,11 @@ class ColumnNulls:
         if kind == NULL_SENTINEL:
             if values is None:
                 values = self._table._cols[self._col_name]
-                values = np.asarray(values[: int(physical.max()) + 1])[physical] if physical.size else values[:0]
+                values = (
+                    np.asarray(values[: int(physical.max()) + 1])[physical]
+                    if physical.size
+                    else values[:0]
+                )
             return sentinel_mask(values, self.null_value)
         return None
 

@@ -20,10 +20,17 @@ import numpy as np
 from .. import schema as specs
 from ..errors import ParamError
 from ..ndarray.constructors import zeros
-from .nullstore import TableNulls
-from .nulls import NULL_MASK, NULL_NONE, NULL_SENTINEL, check_null_value, null_kind, sentinel_mask
+from .nulls import (
+    NULL_MASK,
+    NULL_NONE,
+    NULL_SENTINEL,
+    check_null_value,
+    get_null_policy,
+    null_kind,
+    sentinel_mask,
+)
 from .nulls import _policy_sentinel as policy_sentinel
-from .nulls import get_null_policy
+from .nullstore import TableNulls
 from .storage import col_key
 
 __all__ = ["TableNullConvert"]
@@ -81,9 +88,7 @@ class TableNullConvert(TableNulls):
     ) -> list[tuple[str, Any]]:
         """``[(column, sentinel or None)]`` to convert, every refusal raised first."""
         if names is None:
-            chosen = [
-                c.name for c in self._columns if null_kind(c.spec) not in (NULL_NONE, to)
-            ]
+            chosen = [c.name for c in self._columns if null_kind(c.spec) not in (NULL_NONE, to)]
         else:
             chosen = []
             for name in names:

@@ -27,15 +27,14 @@ import copy
 import dataclasses
 import math
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from .. import schema as specs
 from ..errors import ParamError, ParamTypeError
 
-if TYPE_CHECKING:
-    from .schema import TableColumn
+TableColumn = Any  # a :class:`~pyblosc2.ctable.schema.TableColumn` (that module imports this one)
 
 __all__ = [
     "NOTNULL_SUFFIX",
@@ -123,8 +122,9 @@ _POLICY_DEFAULTS = {
     for f in dataclasses.fields(NullPolicy)
     if f.default is not dataclasses.MISSING
 }
-_POLICY: contextvars.ContextVar[NullPolicy] = contextvars.ContextVar(
-    "pyblosc2_null_policy", default=NullPolicy()
+_DEFAULT_POLICY = NullPolicy()
+_POLICY: contextvars.ContextVar[NullPolicy | None] = contextvars.ContextVar(
+    "pyblosc2_null_policy", default=None
 )
 
 
@@ -134,7 +134,8 @@ def get_null_policy() -> NullPolicy:
     >>> get_null_policy().null_storage is None
     True
     """
-    return _POLICY.get()
+    policy = _POLICY.get()
+    return _DEFAULT_POLICY if policy is None else policy
 
 
 @contextlib.contextmanager
@@ -271,11 +272,11 @@ def resolve_nullable(
         raise KeyError(f"column_null_values contains unknown columns: {', '.join(sorted(unknown))}")
     out = []
     for col in columns:
-        spec = col.spec
+        spec: Any = col.spec
         if not getattr(spec, "nullable", False) or not hasattr(spec, "null_storage"):
             out.append(col)
             continue
-        spec = copy.copy(spec)
+        spec = copy.copy(col.spec)
         if spec.null_value is not None:
             check_null_value(col.name, spec, spec.null_value)
             spec.null_storage = None  # an explicit sentinel *is* sentinel storage
@@ -343,7 +344,7 @@ def sentinel_mask(values: np.ndarray, sentinel: Any, *, item_ndim: int = 0) -> n
     values = np.asarray(values)
     if item_ndim:  # one flag per row: a row is null when its whole item is the sentinel
         flags = sentinel_mask(values.reshape(-1), sentinel).reshape(values.shape)
-        return flags.reshape(len(values), -1).all(axis=1)
+        return np.asarray(flags.reshape(len(values), -1).all(axis=1))
     if values.dtype.kind == "M":
         return np.isnat(values)
     if _is_nan(sentinel):
@@ -367,9 +368,9 @@ def split_nulls(col: TableColumn, values: Any) -> tuple[Any, np.ndarray | None]:
     ([1, 0], array([False,  True]))
     """
     kind = null_kind(col.spec)
-    if isinstance(values, np.ndarray) and values.dtype.kind not in "OM":
-        if not isinstance(values, np.ma.MaskedArray) or kind == NULL_NONE:
-            return values, None
+    typed = isinstance(values, np.ndarray) and values.dtype.kind not in "OM"
+    if typed and (not isinstance(values, np.ma.MaskedArray) or kind == NULL_NONE):
+        return values, None
     if kind == NULL_NONE:
         _refuse_none(col, values, "is not nullable: None is not one of its values")
         return values, None

@@ -80,7 +80,7 @@ class TableNulls(TableBase):
         masks = root.__dict__.get("_null_masks")
         if masks is None:
             masks = root._null_masks = {}
-        return masks  # type: ignore[no-any-return]
+        return masks
 
     def _null_mask(self, name: str) -> NDArray | None:
         """Column ``name``'s sidecar, or None when every row is valid."""

@@ -23,8 +23,8 @@ from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from .base import TableBase
 from .column import write_positions
-from .rows import to_column
 from .nulls import resolve_nullable
+from .rows import to_column
 from .schema import TableColumn, check_column_name, check_stored_spec
 from .storage import col_key
 
@@ -132,7 +132,9 @@ class TableSchemaOps(TableBase):
         self._computed_cols = dict(self._computed_cols)
         self._set_columns([*self._columns, col])
         if n:
-            self._write_nulls(name, slice(0, n) if self._dense() else self._live_positions(), filled)
+            self._write_nulls(
+                name, slice(0, n) if self._dense() else self._live_positions(), filled
+            )
         self._save_columns()
         self._changed()
 

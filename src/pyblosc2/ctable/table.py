@@ -33,8 +33,8 @@ from .colexpr import ColExpr
 from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
 from .display import TableDisplay
-from .nulls import resolve_nullable
 from .nullconvert import TableNullConvert
+from .nulls import resolve_nullable
 from .nullstore import open_null_masks
 from .persist import TablePersist
 from .rows import batch_to_columns, row_to_values, to_column
