@@ -227,6 +227,8 @@ def test_sidecar_follows_rows_through_growth_delete_copy_and_schema_changes() ->
     t.extend({"a": values, "b": list(range(50))})  # grows past the capacity
     expect = np.array([v is None for v in values])
     assert t["a"].is_null().tolist() == expect.tolist()
+    side = t._null_mask("a")
+    assert side.shape == t._valid_rows.shape and np.asarray(side[50:]).all()  # tail: valid
     t.delete([1, 2])
     expect = np.delete(expect, [1, 2])
     for copy in (t.copy(), t.take(np.arange(len(t))), t.where(t.b >= 0)):
