@@ -224,11 +224,15 @@ def test_sort_puts_nulls_last_both_ways() -> None:
 def test_sidecar_follows_rows_through_growth_delete_copy_and_schema_changes() -> None:
     t = CTable(_row(a=pb.int64(nullable=True), b=pb.int64()), expected_size=2)
     values = [None if i % 3 == 0 else i for i in range(50)]
-    t.extend({"a": values, "b": list(range(50))})  # grows past the capacity
+    t.extend({"a": values[:2], "b": [0, 1]})  # the sidecar is made here
+    t.extend({"a": values[2:], "b": list(range(2, 50))})  # and grown here
     expect = np.array([v is None for v in values])
     assert t["a"].is_null().tolist() == expect.tolist()
     side = t._null_mask("a")
-    assert side.shape == t._valid_rows.shape and np.asarray(side[50:]).all()  # tail: valid
+    assert side.shape == t._valid_rows.shape
+    t.append((1, 50))  # grows again, past the row written
+    assert side.shape[0] > 51 and np.asarray(side[51:]).all()  # the tail: valid
+    t.delete(50)
     t.delete([1, 2])
     expect = np.delete(expect, [1, 2])
     for copy in (t.copy(), t.take(np.arange(len(t))), t.where(t.b >= 0)):
