@@ -105,6 +105,11 @@ class _Nullable(SchemaSpec):
         self.null_value = null_value.item() if isinstance(null_value, np.generic) else null_value
         self.null_storage = null_storage
 
+    @property
+    def uses_mask(self) -> builtins.bool:
+        """Whether nulls live in a validity sidecar (``null_storage="mask"``)."""
+        return self.null_storage == NULL_MASK
+
     def _null_metadata(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.nullable:

@@ -170,7 +170,12 @@ class ColumnNulls:
             if raw.dtype.kind not in "iuf":
                 return raw
             null = self._null_pred()  # arithmetic: a null is NaN, the values float64
-            return raw if null is None else lazyexpr("where(n, nan, c)", {"n": null, "c": raw})
+            if null is None:
+                return raw
+            from .nullexpr import NullableExpr
+
+            values = lazyexpr("where(n, nan, c)", {"n": null, "c": raw})
+            return NullableExpr.make(values, null, self._table)
         from .kleene import NullableBoolExpr
 
         if kind == NULL_SENTINEL:  # 0, 1 and 255 (null) in a uint8 column

@@ -116,6 +116,8 @@ class NullPolicy:
             return False
         return bool(current != default)
 
+    _sentinel_field_is_set = sentinel_field_is_set  # python-blosc2's name
+
 
 _POLICY_DEFAULTS = {
     f.name: f.default
@@ -395,6 +397,8 @@ def split_nulls(col: TableColumn, values: Any) -> tuple[Any, np.ndarray | None]:
     nulls = np.fromiter((is_na(v) for v in items), dtype=np.bool_, count=len(items))
     if not nulls.any():
         return values, None
+    if _spec_kind(spec) == "timestamp":
+        fill = np.datetime64("NaT")  # among times (strings, datetimes): their own null
     return [fill if n else v for v, n in zip(items, nulls.tolist(), strict=True)], nulls
 
 
@@ -411,5 +415,5 @@ def value_nulls(col: TableColumn, arr: np.ndarray, nulls: np.ndarray | None) -> 
     column holds its sentinel (written literally or from ``None``)."""
     out = np.zeros(len(arr), dtype=np.bool_) if nulls is None else np.asarray(nulls)
     if null_kind(col.spec) == NULL_SENTINEL:
-        out = out | sentinel_mask(arr, col.spec.null_value)  # type: ignore[attr-defined]
+        out = out | sentinel_mask(arr, col.spec.null_value)
     return out

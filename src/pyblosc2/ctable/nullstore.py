@@ -74,6 +74,16 @@ class TableNulls(TableBase):
 
     _null_masks: dict[str, NDArray]
 
+    @property
+    def _schema(self) -> Any:
+        """The compiled columns (python-blosc2's ``CTable._schema``)."""
+        return self.schema  # type: ignore[attr-defined]
+
+    @property
+    def _null_mask_names(self) -> list[str]:
+        """The mask-storage columns (whether or not they have a sidecar yet)."""
+        return [c.name for c in self._columns if null_kind(c.spec) == NULL_MASK]
+
     def _masks(self) -> dict[str, NDArray]:
         """The root table's open sidecars (a view shares its base's)."""
         root = self._root_table()
