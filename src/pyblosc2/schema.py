@@ -98,7 +98,10 @@ class _Nullable(SchemaSpec):
                 f"null_storage must be one of {_NULL_STORAGES} or None, got {null_storage!r}"
             )
         if null_storage == NULL_MASK and null_value is not None:
-            raise ParamError("null_storage='mask' cannot be combined with a null_value")
+            raise ParamError(
+                "null_storage='mask' keeps nullity out of band, so it cannot be combined with "
+                "an explicit null_value (which is what in-band 'sentinel' storage means)"
+            )
         self.nullable = builtins.bool(
             nullable or null_value is not None or null_storage is not None
         )

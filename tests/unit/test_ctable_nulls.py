@@ -134,7 +134,6 @@ def test_none_is_written_as_null_by_every_write(spec: Any, value: Any) -> None:
     ("spec", "value", "null"),
     [
         (pb.int64(null_value=-1), 7, -1),
-        (pb.float64(null_value=float("nan")), 1.5, float("nan")),
         (pb.string(max_length=4, null_value=""), "abcd", ""),
         (pb.bool(nullable=True, null_storage="sentinel"), True, 255),
     ],
@@ -146,6 +145,11 @@ def test_sentinel_columns_take_the_sentinel_not_none(spec: Any, value: Any, null
     with pytest.raises(ParamTypeError, match="null_value"):
         t.append((None,))
     assert len(t) == 2
+
+
+def test_none_is_nan_in_a_nan_sentinel_column() -> None:
+    t = CTable(_row(a=pb.float64(null_value=float("nan"))), new_data=[(1.5,), (None,)])
+    assert t["a"].is_null().tolist() == [False, True]
 
 
 def test_extend_from_another_table_translates_the_nulls() -> None:

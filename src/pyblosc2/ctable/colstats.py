@@ -170,7 +170,7 @@ class ColumnStats:
                     v = pair[arg(pair)]
                 found = v
         if found is None:
-            raise ParamError(f"Column.{op}() called on an empty column (or all values null).")
+            raise ParamError(f"Column.{op}() called on an empty column (or all values are null).")
         return found.item() if self.dtype.kind in "US" else found
 
     def min(self, axis: Any = None, *, where: Any = None) -> Any:
@@ -205,7 +205,7 @@ class ColumnStats:
         if where is None and self._may_have_nulls():  # a null row is never the extremum
             keep = np.flatnonzero(~self.is_null())  # type: ignore[attr-defined]
             if keep.size == 0:
-                raise ParamError(f"Column.{op}() called on a column whose values are all null.")
+                raise ParamError(f"Column.{op}(): all values are null")
             found = np.asarray(self[keep])  # type: ignore[index]
             return int(keep[np.argmin(found) if op == "argmin" else np.argmax(found)])
         values = np.concatenate(list(self._chunks(where)) or [np.empty(0, self.dtype)])

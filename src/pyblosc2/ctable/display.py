@@ -152,6 +152,8 @@ class TableDisplay(TableBase):
         if len(self) < 2:
             raise ParamError(f"cov() needs at least 2 live rows, the table has {len(self)}")
         data = np.vstack([Column(self, n)[:].astype(np.float64) for n in names])
+        nulls = np.any([Column(self, n).is_null() for n in names], axis=0)
+        data = data[:, ~nulls]  # a row null in any column is left out of every one
         return np.atleast_2d(np.cov(data, ddof=1))
 
     # -- info -----------------------------------------------------------------------------

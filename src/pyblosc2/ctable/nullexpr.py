@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..compute.api import lazyexpr
 from ..compute.lazyexpr import LazyExpr
 from ..errors import ParamError
 from .kleene import NullableBoolExpr
@@ -32,6 +33,8 @@ def _arith(name: str) -> Callable[..., Any]:
     def method(self: NullableExpr, *other: Any) -> Any:
         result = getattr(LazyExpr, name)(self, *other)
         null = _union(self._null, _null_of(other[0])) if other else self._null
+        if null is not None:  # a null stays NaN whatever the operation (nan ** 0 is 1)
+            result = lazyexpr("where(n, nan, r)", {"n": null, "r": result})
         return NullableExpr.make(result, null, self._table)
 
     method.__name__ = name
@@ -111,7 +114,7 @@ class NullableExpr(LazyExpr):
     def _extreme(self, op: str) -> Any:
         values = self._live_values()
         if values.size == 0:
-            raise ParamError(f"{op}() of an expression whose values are all null")
+            raise ParamError(f"{op}() of an expression: all values are null")
         return values.min() if op == "min" else values.max()
 
     def min(self, *args: Any, **kwargs: Any) -> Any:

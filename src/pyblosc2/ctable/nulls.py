@@ -345,6 +345,8 @@ def sentinel_mask(values: np.ndarray, sentinel: Any, *, item_ndim: int = 0) -> n
         return np.zeros(len(values), dtype=np.bool_)
     values = np.asarray(values)
     if item_ndim:  # one flag per row: a row is null when its whole item is the sentinel
+        if values.ndim <= item_ndim:
+            values = values.reshape((1, *values.shape))
         flags = sentinel_mask(values.reshape(-1), sentinel).reshape(values.shape)
         return np.asarray(flags.reshape(len(values), -1).all(axis=1))
     if values.dtype.kind == "M":
@@ -388,6 +390,9 @@ def split_nulls(col: TableColumn, values: Any) -> tuple[Any, np.ndarray | None]:
             data = np.array(np.ma.getdata(values), dtype=object)
         data[nulls] = fill
         return data, nulls
+    if kind == NULL_SENTINEL and _is_nan(fill):  # None is NaN in a float column anyway
+        items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+        return [fill if v is None else v for v in items], None
     if kind == NULL_SENTINEL:
         _refuse_none(
             col, values, f"keeps its nulls as its null_value ({fill!r}): write that, not None"

@@ -104,7 +104,7 @@ def to_column(
         raise ParamError(f"column {col.name!r}: empty values")
     if raw.ndim != 1:
         raise ParamError(f"column {col.name!r}: expected 1-d values, got shape {raw.shape}")
-    if getattr(col.spec, "kind", None) == "timestamp" and raw.dtype.kind in "MO":
+    if getattr(col.spec, "kind", None) == "timestamp" and raw.dtype.kind in "MOU":
         unit = col.spec.unit  # type: ignore[attr-defined]
         try:  # times (datetime64, datetime) as epoch offsets in the column's unit
             raw = raw.astype(f"datetime64[{unit}]").astype(np.int64)

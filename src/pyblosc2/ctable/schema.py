@@ -179,7 +179,9 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
         raise ParamTypeError(f"a CTable schema must be a mapping with 'columns', got {doc!r}")
     version = doc.get("version", 1)
     if version not in SCHEMA_VERSIONS:
-        raise ParamError(f"CTable schema version {version!r} is not one of {SCHEMA_VERSIONS}")
+        raise ParamError(
+            f"Unsupported schema version {version!r}: this reader knows {SCHEMA_VERSIONS}"
+        )
     if doc.get("materialized_columns"):  # computed_columns: the table reads them
         raise NotImplementedError("CTable materialized (generated) columns")
     metadata = doc.get("metadata", {})
