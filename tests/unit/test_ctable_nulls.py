@@ -407,3 +407,21 @@ def test_schema_document_is_json_with_nan(tmp_path: Any) -> None:
     doc = CTable(_row(f=pb.float64(null_value=float("nan")))).schema_dict()
     assert json.loads(json.dumps(doc))["columns"][0]["nullable"] is True
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_text_constraints_skip_the_nulls() -> None:
+    t = CTable(_row(s=pb.string(min_length=2, max_length=4, null_storage="mask")))
+    t.extend([("ab",), (None,)])
+    assert t["s"].is_null().tolist() == [False, True]
+    with pytest.raises(ParamError, match="min_length"):
+        t.append(("a",))
+
+
+def test_null_channel_reads_through_to_the_spec() -> None:
+    t = CTable(_row(v=pb.int64()), new_data=[(1,), (-1,)])
+    channel = t["v"]._nulls
+    assert channel.kind == "none" and channel.null_pred() is None
+    t._schema.columns_by_name["v"].spec.null_value = -1
+    assert channel.kind == "sentinel" and channel.null_count() == 1
+    assert np.asarray(channel.valid_pred().compute()[:2]).tolist() == [True, False]
+    assert np.concatenate(list(channel.nonnull_chunks())).tolist() == [1]

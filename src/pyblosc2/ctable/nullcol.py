@@ -234,3 +234,68 @@ class ColumnNulls:
         nulls = self.is_null()
         found[nulls] = wants_null
         return found
+
+    @property
+    def _nulls(self) -> NullChannel:
+        """This column's null channel (python-blosc2's ``Column._nulls``)."""
+        return NullChannel(self)
+
+
+class NullChannel:
+    """Which rows of a column are null, whatever the storage (python-blosc2's
+    ``NullChannel``): read through to the column's live spec, nothing kept.
+
+    >>> import dataclasses
+    >>> import pyblosc2 as blosc2
+    >>> @dataclasses.dataclass
+    ... class Row:
+    ...     x: int = blosc2.field(blosc2.int64(null_value=-1))
+    >>> ch = blosc2.CTable(Row, new_data=[(1,), (-1,)])["x"]._nulls
+    >>> ch.kind, ch.null_count(), ch.null_mask().tolist()
+    ('sentinel', 1, [False, True])
+    """
+
+    __slots__ = ("_col",)
+
+    def __init__(self, column: ColumnNulls) -> None:
+        self._col = column
+
+    def __repr__(self) -> str:
+        return f"NullChannel({self._col._col_name!r}, kind={self.kind!r})"
+
+    @property
+    def kind(self) -> str:
+        """``"mask"``, ``"sentinel"`` or ``"none"``."""
+        return self._col.null_storage
+
+    @property
+    def is_nullable(self) -> bool:
+        return self.kind != NULL_NONE
+
+    @property
+    def uses_mask(self) -> bool:
+        return self.kind == NULL_MASK
+
+    @property
+    def sentinel(self) -> Any:
+        return self._col.null_value
+
+    def null_mask(self) -> np.ndarray:
+        """True where the live value is null."""
+        return self._col.is_null()
+
+    def null_count(self) -> int:
+        return self._col.null_count()
+
+    def nonnull_chunks(self, size: int = 1 << 16) -> Any:
+        """The non-null live values, a chunk at a time."""
+        return self._col._chunks(None, size) if self.is_nullable else self._col.iter_chunks(size)  # type: ignore[attr-defined]
+
+    def null_pred(self) -> Any:
+        """A lazy condition over the physical rows, True where null (None: never)."""
+        return self._col._null_pred()
+
+    def valid_pred(self) -> Any:
+        """A lazy condition over the physical rows, True where not null (None: always)."""
+        null = self._col._null_pred()
+        return None if null is None else ~null

@@ -110,7 +110,7 @@ def to_column(
             raw = raw.astype(f"datetime64[{unit}]").astype(np.int64)
         except (TypeError, ValueError) as exc:
             raise ParamTypeError(f"column {col.name!r}: not times: {exc}") from None
-    _check_text(col, raw)
+    _check_text(col, raw if nulls is None else raw[~nulls])  # a null is no text
     try:
         if dtype.kind in "iu" and raw.dtype.kind == "f" and not np.all(np.mod(raw, 1) == 0):
             raise ParamError(f"column {col.name!r}: non-integral values for {dtype}")
