@@ -425,3 +425,18 @@ def test_null_channel_reads_through_to_the_spec() -> None:
     assert channel.kind == "sentinel" and channel.null_count() == 1
     assert np.asarray(channel.valid_pred().compute()[:2]).tolist() == [True, False]
     assert np.concatenate(list(channel.nonnull_chunks())).tolist() == [1]
+
+
+def test_describe_and_info_name_the_nulls(capsys: Any) -> None:
+    t = CTable(
+        _row(a=pb.int64(null_value=-1), b=pb.bool(nullable=True), c=pb.int64()),
+        new_data=[(1, True, 0), (-1, None, 0), (3, False, 0)],
+    )
+    t.describe()
+    out = capsys.readouterr().out
+    assert "a (int64): count=2 nulls=1 mean=2" in out
+    assert "b (bool): count=2 nulls=1 true=1 false=1" in out
+    assert "c (int64): count=3 mean" in out
+    columns = dict(t.info_items)["columns"]
+    assert "nullable[sentinel]" in str(columns["a"]) and "nullable[mask]" in str(columns["b"])
+    assert "nullable" not in str(columns["c"])

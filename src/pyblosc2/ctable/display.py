@@ -115,19 +115,21 @@ class TableDisplay(TableBase):
         for name in self.col_names:
             col = Column(self, name)
             kind = col.dtype.kind
+            nulls = col.null_count()
+            count = f"count={n - nulls}" + (f" nulls={nulls}" if nulls else "")
             if n == 0:
                 print(f"{name} ({col.dtype}): empty")
             elif kind == "b":
                 trues = int(col.sum())
-                print(f"{name} ({col.dtype}): count={n} true={trues} false={n - trues}")
+                print(f"{name} ({col.dtype}): {count} true={trues} false={n - nulls - trues}")
             elif kind in "iuf":
                 stats = {
                     "mean": col.mean(), "std": col.std(), "min": col.min(), "max": col.max()
                 }  # fmt: skip
                 text = " ".join(f"{k}={_cell(np.float64(v))}" for k, v in stats.items())
-                print(f"{name} ({col.dtype}): count={n} {text}")
+                print(f"{name} ({col.dtype}): {count} {text}")
             else:
-                print(f"{name} ({col.dtype}): count={n} unique={len(col.unique())}")
+                print(f"{name} ({col.dtype}): {count} unique={len(col.unique())}")
 
     def cov(self) -> np.ndarray:
         """The covariance matrix (``ddof=1``) of the columns (numbers, bools as 0/1).
