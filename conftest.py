@@ -13,7 +13,9 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -124,33 +126,77 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
             example.want = numpy1_repr(example.want)
 
 
-# --- a run that is cut short still says what failed (CI stops a run at its time limit before the
-# end-of-run summary is printed): each failure is written when it happens, with the time since the
-# start, and a line every PACE_SECONDS says how far the run is.
-PACE_SECONDS = 300.0
+# --- a run that is cut short still says what failed and what was running (CI stops a run at its
+# time limit before pytest's summary is printed): each failure is written when it happens, with
+# the time since the start; every PACE_SECONDS a thread writes how far the run is and which tests
+# have been running longer than a minute; a SIGTERM writes the same before the run ends.
+PACE_SECONDS = float(os.environ.get("PYTEST_PACE_SECONDS", 300))
+LONG_SECONDS = float(os.environ.get("PYTEST_LONG_SECONDS", 60))
 _started = time.monotonic()
-_last_pace = [_started]
-_counts = {"passed": 0, "failed": 0, "skipped": 0}
+_counts: dict[str, int] = {}
+_running: dict[str, float] = {}  # nodeid -> when it started
 
 
 def _say(line: str) -> None:
-    sys.stderr.write(f"\n[{time.monotonic() - _started:7.0f}s] {line}\n")
-    sys.stderr.flush()
+    err = sys.__stderr__ or sys.stderr  # not the capture of a running test
+    err.write(f"\n[{time.monotonic() - _started:7.0f}s] {line}\n")
+    err.flush()
+
+
+def _status() -> None:
+    now = time.monotonic()
+    _say("so far: " + ", ".join(f"{v} {k}" for k, v in sorted(_counts.items())))
+    for nodeid, since in sorted(_running.items(), key=lambda kv: kv[1]):
+        if now - since >= LONG_SECONDS:
+            _say(f"RUNNING for {now - since:.0f}s: {nodeid}")
+
+
+def _controller() -> bool:
+    return not os.environ.get("PYTEST_XDIST_WORKER")
+
+
+def pytest_sessionstart(session: Any) -> None:
+    if not _controller():
+        return
+
+    def pace() -> None:
+        while True:
+            time.sleep(PACE_SECONDS)
+            _status()
+
+    threading.Thread(target=pace, name="conftest-pace", daemon=True).start()
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def on_term(signum: int, frame: Any) -> None:
+            _say("SIGTERM: the run is being stopped")
+            _status()
+            if callable(previous):
+                previous(signum, frame)
+            else:  # as Ctrl-C: pytest stops the workers and prints its summary of failures
+                raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, on_term)
+
+
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    if _controller():
+        _running[nodeid] = time.monotonic()
 
 
 def pytest_runtest_logreport(report: Any) -> None:
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    if not _controller():
         return  # the controller reports (an xdist worker's stderr reaches the terminal too)
     if report.outcome != "passed" or report.when == "call":
         _counts[report.outcome] = _counts.get(report.outcome, 0) + 1
+    if report.when == "teardown":
+        _running.pop(report.nodeid, None)
     if report.failed:
-        reason = str(getattr(report, "longreprtext", "") or "").strip().splitlines()
-        errors = [line for line in reason if line.startswith("E ")]
-        last = (errors or reason or [""])[0]
+        lines = str(getattr(report, "longreprtext", "") or "").strip().splitlines()
+        errors = [line for line in lines if line.startswith("E ")]
+        places = [line for line in lines if re.match(r"^\S+\.py:\d+: ", line)]
         worker = getattr(report, "node", None)
         where = f" on {worker.gateway.id}" if worker is not None else ""
-        _say(f"FAILED {report.nodeid} ({report.when}{where}, {report.duration:.1f}s): {last[:300]}")
-    now = time.monotonic()
-    if now - _last_pace[0] >= PACE_SECONDS:
-        _last_pace[0] = now
-        _say("so far: " + ", ".join(f"{v} {k}" for k, v in _counts.items()))
+        _say(f"FAILED {report.nodeid} ({report.when}{where}, {report.duration:.1f}s)")
+        for line in places[-3:] + (errors or lines[-1:])[:2]:
+            (sys.__stderr__ or sys.stderr).write(f"    {line[:300]}\n")

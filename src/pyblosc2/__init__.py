@@ -774,20 +774,36 @@ __all__ += ["IndexKind", "indexing"]
 
 # python-blosc2's CTable-only column kinds (declared; CTable refuses them by name), and the
 # column classes; ``object`` shadows the builtin in this namespace only, as in python-blosc2
+from . import _utf8_array as _utf8_array  # noqa: E402
+from . import dictionary_column as dictionary_column  # noqa: E402
+from . import scalar_array as scalar_array  # noqa: E402
+from . import schema_compiler as schema_compiler  # noqa: E402
 from .ctable import Column, col, ctable_from_cframe  # noqa: E402
 from .ctable.kinds import dictionary, utf8, vlbytes, vlstring  # noqa: E402
 from .ctable.kinds import object as object  # noqa: E402
 from .ctable.nulls import NullPolicy, get_null_policy, null_policy  # noqa: E402
+from .ctable.strings import DictionarySpec, UTF8Spec, VLBytesSpec, VLStringSpec  # noqa: E402
+from .ctable.utf8array import UTF8Array, from_utf8, to_utf8, utf8_array  # noqa: E402
 
 __all__ += ["NullPolicy", "get_null_policy", "null_policy"]
 
 __all__ += [
     "Column",
+    "DictionarySpec",
+    "UTF8Array",
+    "UTF8Spec",
+    "VLBytesSpec",
+    "VLStringSpec",
     "col",
     "ctable_from_cframe",
     "dictionary",
+    "dictionary_column",
+    "from_utf8",
     "object",
+    "schema_compiler",
+    "to_utf8",
     "utf8",
+    "utf8_array",
     "vlbytes",
     "vlstring",
 ]

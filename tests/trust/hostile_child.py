@@ -28,7 +28,7 @@ import threading
 from typing import Any
 
 MEMORY_MIB = 100
-CPU_S = 1
+CPU_S = 5  # the action's CPU seconds (a first call of a numba kernel compiles it)
 SMALL_STACK = 256 * 1024
 
 
@@ -108,9 +108,14 @@ def main(lib_name: str, action: str, path: str) -> None:
 
         import pyblosc2 as lib
         from pyblosc2.cli.main import main as cli_main
+        from pyblosc2.kernels import wait_for_kernels
         from pyblosc2.meta import pack_vlmeta, unpack_vlmeta
 
-        # lazy imports (codecs, numpy's np.unique helpers) happen before the clock starts
+        # lazy imports (codecs, numpy's np.unique helpers) happen before the clock starts, and
+        # the kernel set's background load (numba's import and warm-up: ~0.6 s of CPU and
+        # hundreds of MiB of address space, which the limits below would count against the
+        # action, so that a slower machine's child was killed by SIGXCPU before it answered)
+        wait_for_kernels()
         unpack_vlmeta(pack_vlmeta([1]))
         np.unique(np.arange(3))
         if path.startswith("local://"):

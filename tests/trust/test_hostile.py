@@ -29,7 +29,7 @@ ALL_CASES = {**CASES, **STORE_CASES}
 
 CHILD = [sys.executable, str(Path(hostile_child.__file__))]
 #: wall-clock seconds after which a child that is ready (imports done) and has not answered is
-#: a hang: it is blocked, its CPU limit (1-2 s, hostile_child.CPU_S) ends a busy one. Generous,
+#: a hang: it is blocked, its CPU limit (5-6 s, hostile_child.CPU_S) ends a busy one. Generous,
 #: so that a loaded machine (answers of ~0.1 s CPU took 0.4 s at load 15) never reaches it
 ANSWER_S = 60.0
 IMPORT_S = 60.0

@@ -157,8 +157,11 @@ def test_conditions_as_expressions_strings_columns_and_masks() -> None:
         t.where("id * score")
     with pytest.raises(ParamTypeError):
         t.where(3)
-    with pytest.raises(NotImplementedError, match="text column"):
-        t.where("label == 'r2'")
+    # a fixed-width text column in a where() string (pyblosc2.ctable.textexpr)
+    np.testing.assert_array_equal(t.where("label == 'r2'").id[:], m["id"][m["label"] == "r2"])
+    np.testing.assert_array_equal(
+        t.where("label >= 'r2' and id > 3").id[:], m["id"][(m["label"] >= "r2") & (m["id"] > 3)]
+    )
 
 
 def test_views_are_read_only_and_compose() -> None:

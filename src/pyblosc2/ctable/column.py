@@ -26,6 +26,8 @@ from .colstats import ColumnStats
 from .info import InfoReporter, column_info_items
 from .nullcol import ColumnNulls
 from .rows import to_column
+from .strings import is_var
+from .textops import TextColumnMixin, compare_values, present_values
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
 
@@ -99,7 +101,7 @@ class ColumnViewIndexer:
         return f"ColumnViewIndexer({self._column._col_name!r})"
 
 
-class Column(ColumnNulls, ColumnStats):
+class Column(ColumnNulls, ColumnStats, TextColumnMixin):
     """One column of a :class:`CTable`, indexed by logical row.
 
     >>> import dataclasses
@@ -199,6 +201,8 @@ class Column(ColumnNulls, ColumnStats):
         unit = self._timestamp_unit()
         if unit is not None:
             return values.astype(f"datetime64[{unit}]")
+        if values.dtype == object and self._col_name not in self._table._computed_cols:
+            return present_values(self._table._column_defs[self._col_name].spec, values)
         return values if values.dtype == self.dtype else values.astype(self.dtype)
 
     def _timestamp_unit(self) -> str | None:
@@ -446,7 +450,7 @@ class Column(ColumnNulls, ColumnStats):
         unit = self._timestamp_unit()
         if unit is not None and not isinstance(other, Column):  # a time: its epoch offset
             right = np.asarray(right).astype(f"datetime64[{unit}]").astype(np.int64)[()]
-        if self.dtype.kind in "US" or getattr(right, "dtype", np.dtype(int)).kind in "US":
+        if self.dtype.kind in "USTO" or getattr(right, "dtype", np.dtype(int)).kind in "USTO":
             return _string_compare(self, op, other)
         if isinstance(right, str | bytes):
             raise ParamTypeError(
@@ -567,4 +571,6 @@ def _string_compare(col: Column, op: str, other: Any) -> NDArray:
     if isinstance(right, np.ndarray) and right.shape != left.shape:
         n = min(len(left), len(right))
         left, right = left[:n], right[:n]
-    return asarray(np.asarray(_OPS[op](left, right), dtype=np.bool_))
+    specs = [c._table._column_defs.get(c._col_name) for c in (col, other) if isinstance(c, Column)]
+    nulls = [getattr(c.spec, "null_value", None) for c in specs if c and is_var(c.spec)]
+    return asarray(compare_values(left, op, right, nulls))

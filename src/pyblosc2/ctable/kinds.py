@@ -1,8 +1,8 @@
 """python-blosc2's CTable-only column kinds, declared so that row types naming them are
 valid Python (``blosc2.field(blosc2.dictionary())``): ``vlstring``, ``vlbytes``, ``utf8``,
-``object`` and ``dictionary``. A CTable refuses a column of any of them with
-:class:`NotImplementedError` naming the kind (:func:`~pyblosc2.ctable.schema.check_stored_spec`):
-pyblosc2 does not store variable-length, UTF-8, object or dictionary columns.
+``object`` and ``dictionary``. ``utf8``, ``vlstring``, ``vlbytes`` and ``dictionary`` columns
+are stored (:mod:`.strings`); a CTable refuses an ``object`` column with
+:class:`NotImplementedError` (:func:`~pyblosc2.ctable.schema.check_stored_spec`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import builtins
 from typing import Any, ClassVar
 
 from ..schema import SchemaSpec
+from .strings import VarSpec, var_spec
 
 __all__ = ["DeclaredSpec", "dictionary", "object", "utf8", "vlbytes", "vlstring"]
 
@@ -34,35 +35,35 @@ class DeclaredSpec(SchemaSpec):
         return f"{self.kind}({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
 
 
-def vlstring(*, nullable: bool = False, **options: Any) -> DeclaredSpec:
-    """python-blosc2's variable-length text column kind (not stored by pyblosc2).
+def vlstring(*, nullable: bool = False, **options: Any) -> VarSpec:
+    """python-blosc2's variable-length text column kind (:mod:`.strings`).
 
     >>> vlstring().kind
     'vlstring'
     """
-    return DeclaredSpec("vlstring", nullable=nullable, **options)
+    return var_spec("vlstring", nullable=nullable, **options)
 
 
-def vlbytes(*, nullable: bool = False, **options: Any) -> DeclaredSpec:
-    """python-blosc2's variable-length bytes column kind (not stored by pyblosc2).
+def vlbytes(*, nullable: bool = False, **options: Any) -> VarSpec:
+    """python-blosc2's variable-length bytes column kind (:mod:`.strings`).
 
     >>> vlbytes().kind
     'vlbytes'
     """
-    return DeclaredSpec("vlbytes", nullable=nullable, **options)
+    return var_spec("vlbytes", nullable=nullable, **options)
 
 
-def utf8(*, nullable: bool = False, **options: Any) -> DeclaredSpec:
-    """python-blosc2's UTF-8 (offsets + bytes) column kind (not stored by pyblosc2).
+def utf8(*, nullable: bool = False, **options: Any) -> VarSpec:
+    """python-blosc2's UTF-8 (offsets + bytes) column kind (:mod:`.strings`).
 
     >>> utf8().kind
     'utf8'
     """
-    return DeclaredSpec("utf8", nullable=nullable, **options)
+    return var_spec("utf8", nullable=nullable, **options)
 
 
 def object(*, nullable: bool = False, **options: Any) -> DeclaredSpec:
-    """python-blosc2's object (msgpack) column kind (not stored by pyblosc2).
+    """python-blosc2's object (msgpack) column kind (:mod:`.strings`).
 
     >>> object().kind
     'object'
@@ -70,10 +71,10 @@ def object(*, nullable: bool = False, **options: Any) -> DeclaredSpec:
     return DeclaredSpec("object", nullable=nullable, **options)
 
 
-def dictionary(*, nullable: bool = True, **options: Any) -> DeclaredSpec:
-    """python-blosc2's dictionary-encoded text column kind (not stored by pyblosc2).
+def dictionary(*, nullable: bool = True, **options: Any) -> VarSpec:
+    """python-blosc2's dictionary-encoded text column kind (:mod:`.strings`).
 
     >>> dictionary().kind
     'dictionary'
     """
-    return DeclaredSpec("dictionary", nullable=nullable, **options)
+    return var_spec("dictionary", nullable=nullable, **options)

@@ -219,6 +219,8 @@ class ColumnNulls:
         """
         from .nulls import is_na
 
+        if getattr(self._null_spec, "kind", "") in ("vlstring", "vlbytes", "dictionary", "utf8"):
+            return super().isin(values)  # type: ignore[misc]  # the text kinds'
         wanted = list(values)
         wants_null = any(is_na(v) for v in wanted)
         test = [v for v in wanted if not is_na(v)]

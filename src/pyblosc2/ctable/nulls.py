@@ -61,6 +61,9 @@ NOTNULL_SUFFIX = ".notnull"
 _SIGNED = frozenset({"int8", "int16", "int32", "int64"})
 _UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
 _NA_TYPE_NAMES = frozenset({"NAType", "NullScalar", "NaTType"})
+_RESOLVED_KINDS = _SIGNED | _UNSIGNED | {
+    "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
+}  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -275,7 +278,8 @@ def resolve_nullable(
     out = []
     for col in columns:
         spec: Any = col.spec
-        if not getattr(spec, "nullable", False) or not hasattr(spec, "null_storage"):
+        fixed = getattr(spec, "kind", "") in _RESOLVED_KINDS  # the text kinds keep their own
+        if not fixed or not getattr(spec, "nullable", False) or not hasattr(spec, "null_storage"):
             out.append(col)
             continue
         spec = copy.copy(col.spec)

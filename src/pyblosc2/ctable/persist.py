@@ -25,6 +25,7 @@ from .base import TableBase
 from .column import read_positions
 from .schema import schema_to_dict
 from .storage import VALID_ROWS_KEY, TableStorage, col_key, new_valid_rows, open_embed, open_tree
+from .strings import is_var, new_var_column, save_var_column
 
 __all__ = ["VLMETA_KEY", "TablePersist"]
 
@@ -92,6 +93,11 @@ class TablePersist(TableBase):
         live = self._live_positions()
         arrays = {}
         for c in self._columns:
+            if is_var(c.spec):  # strings.py's layout
+                values = read_positions(self._cols[c.name], live) if n else None
+                var = new_var_column(c.spec, capacity, values)  # type: ignore[arg-type]
+                save_var_column(storage, col_key(c.name), var, n)
+                continue
             arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks)
             if n:
                 arr[:n] = read_positions(self._cols[c.name], live)

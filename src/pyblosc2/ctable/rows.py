@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import ParamError, ParamTypeError
 from .nulls import NULL_MASK, null_kind, split_nulls, value_nulls
 from .schema import TableColumn
+from .strings import coerce_values, is_var
 
 __all__ = ["batch_to_columns", "row_to_values"]
 
@@ -31,6 +32,11 @@ def _default(col: TableColumn) -> Any:
             f"column {col.name!r} has no value and no default declared; a value must be provided"
         )
     return col.default
+
+
+def _fill(c: TableColumn, n: int) -> Any:
+    """``n`` copies of ``c``'s default."""
+    return [_default(c)] * n if is_var(c.spec) else np.full(n, _default(c), dtype=c.dtype)
 
 
 def row_to_values(columns: list[TableColumn], row: Any) -> list[Any]:
@@ -79,7 +85,7 @@ def batch_to_columns(
         n = next(iter(lengths.values()), 0)
         out = {}
         for c in columns:
-            raw = data[c.name] if c.name in data else np.full(n, _default(c), dtype=c.dtype)
+            raw = data[c.name] if c.name in data else _fill(c, n)
             out[c.name] = to_column(c, raw, bounds=bounds)
         return out
     if isinstance(data, str | bytes) or not hasattr(data, "__iter__"):
@@ -97,6 +103,8 @@ def to_column(
     """``values`` as a 1-d array of ``col``'s dtype, checked against its spec (its numeric
     bounds too unless ``bounds`` is False: python-blosc2 checks them on append and extend,
     not when values are written into a column)."""
+    if is_var(col.spec):  # utf8, vlstring, vlbytes, dictionary: strings.py's
+        return coerce_values(col.name, col.spec, values)  # type: ignore[arg-type]
     dtype = col.dtype
     values, nulls = split_nulls(col, values)  # None/NA -> the sentinel or the mask's fill
     raw = np.asarray(values) if not isinstance(values, np.ndarray) else values

@@ -29,6 +29,7 @@ import numpy as np
 from .. import schema as specs
 from ..errors import ParamError, ParamTypeError
 from .nulls import check_null_spec
+from .strings import VAR_KINDS, var_spec
 
 __all__ = ["TableColumn", "compile_row_type", "schema_from_dict", "schema_to_dict"]
 
@@ -48,6 +49,7 @@ _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
+        *VAR_KINDS,
     }
 )  # fmt: skip
 
@@ -70,7 +72,8 @@ class TableColumn:
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        return np.dtype(self.spec.dtype)
+        dtype = self.spec.dtype
+        return np.dtype(object if dtype is None else dtype)  # None: a text kind (strings.py)
 
     @property
     def config(self) -> TableColumn:
@@ -106,7 +109,10 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     kind = getattr(spec, "kind", type(spec).__name__)
     if kind not in _STORED_KINDS:
         raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
-    if getattr(spec, "nullable", False):
+    sentinel = kind == "utf8" and getattr(spec, "null_value", None) is not None
+    if getattr(spec, "nullable", False) and kind == "utf8" and not sentinel:
+        raise NotImplementedError(f"CTable column {name!r}: nullable utf8 columns (mask storage)")
+    if getattr(spec, "nullable", False) and kind not in VAR_KINDS:
         check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
 
@@ -206,7 +212,8 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
             if kind not in _KNOWN_KINDS:
                 raise ParamError(f"CTable column {name!r}: unknown column kind {kind!r}")
             raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
-        spec = specs.spec_from_metadata_dict(entry)
+        var = kind in VAR_KINDS  # strings.py's kinds
+        spec = var_spec(**entry) if var else specs.spec_from_metadata_dict(entry)
         columns.append(
             TableColumn(
                 name,

@@ -27,6 +27,7 @@ from .nulls import resolve_nullable
 from .rows import to_column
 from .schema import TableColumn, check_column_name, check_stored_spec
 from .storage import col_key
+from .strings import VarColumn, delete_var_column, is_var, new_var_column, save_var_column
 
 __all__ = ["TableSchemaOps", "column_from_spec"]
 
@@ -92,7 +93,7 @@ class TableSchemaOps(TableBase):
         self._check_schema_change("add a column to")
         if name in self._cols or name in self._computed_cols:
             raise ParamError(f"Column {name!r} already exists")
-        col = resolve_nullable([column_from_spec(name, spec)], check_unknown=False)[0]
+        col: TableColumn = resolve_nullable([column_from_spec(name, spec)], check_unknown=False)[0]
         n = len(self)
         if values is not None:
             raw = np.asarray(values[:] if isinstance(values, NDArray) else values)
@@ -122,13 +123,22 @@ class TableSchemaOps(TableBase):
             value = getattr(col, key) if getattr(col, key) is not None else getattr(self, f"_{key}")
             if value is not None:
                 kwargs[key] = value
-        arr = zeros((capacity,), dtype=col.dtype, chunks=col.chunks, blocks=col.blocks, **kwargs)
+        arr: Any = (
+            new_var_column(col.spec, capacity)  # type: ignore[arg-type]
+            if is_var(col.spec)
+            else zeros((capacity,), dtype=col.dtype, chunks=col.chunks, blocks=col.blocks, **kwargs)
+        )
         if n:
             if self._dense():
                 arr[:n] = filled
             else:
                 write_positions(arr, self._live_positions(), filled)
-        self._cols[name] = self._storage.install(col_key(name), arr)
+        if is_var(col.spec):  # strings.py's layout
+            if self._storage.leaves is not None:
+                save_var_column(self._storage, col_key(name), arr, self._last_pos)
+            self._cols[name] = arr
+        else:
+            self._cols[name] = self._storage.install(col_key(name), arr)
         self._computed_cols = dict(self._computed_cols)
         self._set_columns([*self._columns, col])
         if n:
@@ -161,9 +171,12 @@ class TableSchemaOps(TableBase):
         if users:
             raise ParamError(f"Cannot drop column {name!r}: computed columns {users} use it")
         del self._cols[name]
+        spec = self._column_defs[name].spec
         self._set_columns([c for c in self._columns if c.name != name])
         self._storage.delete_array(col_key(name))
         self._drop_null_mask(name)
+        if is_var(spec):
+            delete_var_column(self._storage, col_key(name), spec)  # type: ignore[arg-type]
         self._save_columns()
         self._changed()
 
@@ -198,7 +211,10 @@ class TableSchemaOps(TableBase):
         if users:
             raise ParamError(f"Cannot rename column {old!r}: computed columns {users} use it")
         arr = self._cols[old]
-        if self._storage.leaves is not None:
+        if self._storage.leaves is not None and isinstance(arr, VarColumn):
+            save_var_column(self._storage, col_key(new), arr, self._last_pos)
+            delete_var_column(self._storage, col_key(old), arr.spec)
+        elif self._storage.leaves is not None:
             arr = self._storage.install(col_key(new), arr)
             self._storage.delete_array(col_key(old))
         self._cols = {

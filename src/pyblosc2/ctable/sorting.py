@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import ParamError, ParamTypeError
 from .base import TableBase
 from .column import read_positions
+from .textops import sort_key
 
 __all__ = ["TableSorting"]
 
@@ -55,6 +56,12 @@ class TableSorting(TableBase):
         for name, asc in zip(reversed(names), reversed(orders), strict=True):
             source = self._cols[name] if name in self._cols else self._computed_lazy(name)
             values = read_positions(source, live)
+            if values.dtype.kind in "TO":  # variable-length text: a rank, nulls last
+                values = sort_key(values)
+                if not asc:  # descending, nulls still last
+                    values = np.where(values == np.iinfo(np.int64).max, values, -values)
+                keys.append(values)
+                continue
             nulls = self[name]._nulls_at(live, values) if live.size else None  # type: ignore[index]
             if not asc:
                 if values.dtype.kind in "US" or values.dtype == np.bool_:

@@ -50,6 +50,7 @@ from .storage import (
     open_embed,
     open_tree,
 )
+from .strings import VarColumn, is_var, load_var_column, new_var_column, save_var_column
 from .views import TableViews
 
 __all__ = ["NOT_BUILT", "CTable", "ctable_from_cframe"]
@@ -192,9 +193,13 @@ class CTable(
                 kwargs["cparams"] = cparams
             if dparams is not None:
                 kwargs["dparams"] = dparams
+            if is_var(c.spec):  # kept in memory, stored on close (strings.py)
+                self._cols[c.name] = new_var_column(c.spec, capacity)  # type: ignore[assignment,arg-type]
+                continue
             arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks, **kwargs)
             self._cols[c.name] = storage.install(col_key(c.name), arr)
         storage.save_schema(schema_to_dict(columns))
+        self._store_var_columns(storage, 0)
         self._n_rows, self._last_pos = 0, 0
         self._mutated = False
 
@@ -218,9 +223,16 @@ class CTable(
                 raise FormatError(
                     "CTable", VALID_ROWS_KEY, 0, "a 1-d bool array", f"{valid.dtype} {valid.shape}"
                 )
-            self._cols = {c.name: storage.open_array(col_key(c.name)) for c in self._columns}
+            self._cols = {
+                c.name: load_var_column(storage, col_key(c.name), c.spec, valid.shape[0], valid)  # type: ignore[misc,arg-type]
+                if is_var(c.spec)
+                else storage.open_array(col_key(c.name))
+                for c in self._columns
+            }
             for c in self._columns:
                 arr = self._cols[c.name]
+                if is_var(c.spec):
+                    continue
                 if arr.ndim != 1 or arr.shape[0] < valid.shape[0] or arr.dtype != c.dtype:
                     raise FormatError(
                         "CTable",
@@ -512,11 +524,26 @@ class CTable(
                 ):  # the mask first: never longer than a column
                     for arr in (self._valid_rows, *self._cols.values(), *self._masks().values()):
                         arr.resize((target,))
+                self._store_var_columns(storage, self._last_pos)
                 built = bool(storage.load_schema().get("summary_indexes_built", False))
                 storage.update_schema(n_rows=self._n_rows, summary_indexes_built=built)
                 self._mutated = False
         finally:
             storage.close()
+
+    def _flush_varlen_columns(self) -> None:
+        """Write the text columns into the table's store now (python-blosc2's name)."""
+        if not self._read_only and self.base is None:
+            self._store_var_columns(self._storage, self._last_pos)
+
+    def _store_var_columns(self, storage: TableStorage, n: int) -> None:
+        """Write the variable-length columns' first ``n`` rows in python-blosc2's layout."""
+        if storage.leaves is None:
+            return
+        for c in self._columns:
+            column = self._cols[c.name]
+            if isinstance(column, VarColumn):
+                save_var_column(storage, col_key(c.name), column, n)
 
     def __enter__(self) -> CTable:
         return self

@@ -27,6 +27,7 @@ from .base import TableBase, mask_from_positions
 from .colexpr import ColExpr
 from .column import read_positions
 from .kleene import kleene_condition
+from .textexpr import mentions_text, text_condition
 
 __all__ = ["TableViews"]
 
@@ -64,6 +65,8 @@ class TableViews(TableBase):
         """A string expression over this table's columns, as a lazy expression."""
         ops = self._expression_operands()
         text = expr.strip()
+        if mentions_text(text, ops):  # text columns: textexpr.py's walker
+            return text_condition(text, ops, self._physical_len())
         for name, kind in ((n, a.dtype.kind) for n, a in ops.items()):
             if kind in "US" and _mentions(text, name):
                 raise NotImplementedError(
