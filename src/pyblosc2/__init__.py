@@ -781,8 +781,11 @@ from . import schema_compiler as schema_compiler  # noqa: E402
 from .ctable import Column, col, ctable_from_cframe  # noqa: E402
 from .ctable.kinds import dictionary, utf8, vlbytes, vlstring  # noqa: E402
 from .ctable.kinds import object as object  # noqa: E402
+from .ctable.nulls import NullPolicy, get_null_policy, null_policy  # noqa: E402
 from .ctable.strings import DictionarySpec, UTF8Spec, VLBytesSpec, VLStringSpec  # noqa: E402
 from .ctable.utf8array import UTF8Array, from_utf8, to_utf8, utf8_array  # noqa: E402
+
+__all__ += ["NullPolicy", "get_null_policy", "null_policy"]
 
 __all__ += [
     "Column",

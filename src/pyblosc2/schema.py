@@ -27,6 +27,7 @@ from .errors import ParamError, ParamTypeError
 
 __all__ = [
     "ListSpec",
+    "NDArraySpec",
     "SchemaSpec",
     "StructSpec",
     "bool",
@@ -34,6 +35,7 @@ __all__ = [
     "complex64",
     "complex128",
     "field",
+    "fill_value_for",
     "float32",
     "float64",
     "int8",
@@ -96,12 +98,20 @@ class _Nullable(SchemaSpec):
                 f"null_storage must be one of {_NULL_STORAGES} or None, got {null_storage!r}"
             )
         if null_storage == NULL_MASK and null_value is not None:
-            raise ParamError("null_storage='mask' cannot be combined with a null_value")
+            raise ParamError(
+                "null_storage='mask' keeps nullity out of band, so it cannot be combined with "
+                "an explicit null_value (which is what in-band 'sentinel' storage means)"
+            )
         self.nullable = builtins.bool(
             nullable or null_value is not None or null_storage is not None
         )
         self.null_value = null_value.item() if isinstance(null_value, np.generic) else null_value
         self.null_storage = null_storage
+
+    @property
+    def uses_mask(self) -> builtins.bool:
+        """Whether nulls live in a validity sidecar (``null_storage="mask"``)."""
+        return self.null_storage == NULL_MASK
 
     def _null_metadata(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -544,3 +554,48 @@ def field(
     if default is MISSING:
         return dataclasses.field(metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
+
+
+def fill_value_for(spec: SchemaSpec) -> Any:
+    """What the null slots of a mask-storage column of ``spec`` hold (python-blosc2's
+    choice, not recorded in the schema): NaN for floats, ``INT64_MIN`` (NaT) for a
+    timestamp, the dtype's zero otherwise (``""`` / ``b""`` for text and bytes).
+
+    >>> fill_value_for(int32()), fill_value_for(string()), fill_value_for(timestamp())
+    (0, '', -9223372036854775808)
+    """
+    kind = getattr(spec, "kind", "")
+    if kind in ("float32", "float64"):
+        return float("nan")
+    if kind == "timestamp":
+        return int(np.iinfo(np.int64).min)
+    if kind in ("string", "utf8", "vlstring"):
+        return ""
+    if kind in ("bytes", "vlbytes"):
+        return b""
+    dtype = getattr(spec, "dtype", None)
+    return np.zeros((), dtype=np.dtype(dtype) if dtype is not None else np.int64)[()].item()
+
+
+class NDArraySpec(SchemaSpec):
+    """python-blosc2's N-d cell column kind (``blosc2.ndarray(item_shape, dtype=...)``),
+    declared so that the name exists; a CTable refuses such a column with
+    :class:`NotImplementedError` (pyblosc2 stores one value per row).
+
+    >>> NDArraySpec((3,), dtype=float64()).to_metadata_dict()["kind"]
+    'ndarray'
+    """
+
+    kind = "ndarray"
+    python_type = builtins.object
+
+    def __init__(self, item_shape: tuple[int, ...], *, dtype: Any = None, **options: Any) -> None:
+        self.item_shape = tuple(item_shape)
+        self.item_spec = dtype
+        self.options = options
+        self.nullable = builtins.bool(options.get("nullable", False))
+        self.dtype = np.dtype(getattr(dtype, "dtype", dtype) or np.float64)
+
+    def to_metadata_dict(self) -> dict[str, Any]:
+        """The kind, item shape and the options given."""
+        return {"kind": "ndarray", "item_shape": [*self.item_shape], **self.options}

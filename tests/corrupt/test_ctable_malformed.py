@@ -46,7 +46,7 @@ CASES: dict[str, tuple[Any, str]] = {
     "not an object": ("[1]", "is \\[1\\], expected a JSON object"),
     "no columns": ({"version": 1}, "with 'columns'"),
     "metadata not a mapping": (lambda d: {**d, "metadata": 5}, "'metadata' must be a mapping"),
-    "version 99": (lambda d: {**d, "version": 99}, "version 99 is not one of"),
+    "version 99": (lambda d: {**d, "version": 99}, "Unsupported schema version 99"),
     "column not a mapping": (lambda d: {**d, "columns": [5]}, "needs 'name' and 'kind'"),
     "column without kind": (lambda d: _with(d, kind=None), "needs 'name' and 'kind'"),
     "unknown kind": (lambda d: _with(d, kind="int7"), "unknown column kind 'int7'"),

@@ -96,10 +96,6 @@ def test_row_types_refused_by_name() -> None:
         tags: list[int] = pb.field(pb.list(pb.int32()))  # noqa: RUF009
 
     @dataclasses.dataclass
-    class Nullable:
-        v: int = pb.field(pb.int64(nullable=True), default=0)
-
-    @dataclasses.dataclass
     class Reserved:
         _hidden: int = 0
 
@@ -109,8 +105,6 @@ def test_row_types_refused_by_name() -> None:
 
     with pytest.raises(NotImplementedError, match="list columns"):
         CTable(Listy)
-    with pytest.raises(NotImplementedError, match="nullable"):
-        CTable(Nullable)
     with pytest.raises(ParamError, match="_hidden"):
         CTable(Reserved)
     with pytest.raises(ParamTypeError, match="when"):

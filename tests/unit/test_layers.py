@@ -65,6 +65,8 @@ LAYERS = {
     "clib": 8.5,  # python-blosc2 globals and library info, over api
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "ctable": 8.7,  # CTable as storage: schema, columns, _valid_rows (the stores plug in)
+    "ctable_storage": 8.72,  # python-blosc2's blosc2.ctable_storage names (ctable.storage)
+    "ctable_nulls": 8.71,  # python-blosc2's blosc2.ctable_nulls names (re-exports of ctable.nulls)
     "stores": 8.8,  # DictStore/TreeStore/EmbedStore (.b2d/.b2z/.b2e) and open() over them
     "dict_store": 8.91,  # python-blosc2's module names for the stores (re-exports)
     "schema_compiler": 8.911,  # python-blosc2's blosc2.schema_compiler names (ctable.schema)

@@ -12,12 +12,16 @@ selections), :mod:`.sorting` (``sort_by``), :mod:`.display` and :mod:`.info` (te
 statistics, ``info``), :mod:`.schema_ops` (column changes), :mod:`.persist` (copies, files,
 cframes, vlmeta), :mod:`.computed` (computed columns, ``assign``, ``apply``),
 :mod:`.table` (``CTable``), :mod:`.groupby` (``group_by``), :mod:`.arrow_io` (Arrow, Parquet,
-pandas), :mod:`.csv_io` (CSV), :mod:`.build` (new tables from columns).
+pandas), :mod:`.csv_io` (CSV), :mod:`.build` (new tables from columns),
+:mod:`.nulls`, :mod:`.nullstore`, :mod:`.nullcol` and
+:mod:`.kleene` (nullable columns: their stored forms, null API and three-valued logic).
 """
 
 from .base import TableSchema
 from .colexpr import ColExpr, col
 from .column import Column, ColumnViewIndexer
+from .kleene import NullableBoolExpr
+from .nulls import NullPolicy, get_null_policy, null_policy
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import Leaves, TableStorage, register_tree_opener
 from .table import NOT_BUILT, CTable, ctable_from_cframe
@@ -29,12 +33,16 @@ __all__ = [
     "Column",
     "ColumnViewIndexer",
     "Leaves",
+    "NullPolicy",
+    "NullableBoolExpr",
     "TableColumn",
     "TableSchema",
     "TableStorage",
     "col",
     "compile_row_type",
     "ctable_from_cframe",
+    "get_null_policy",
+    "null_policy",
     "register_tree_opener",
     "schema_from_dict",
     "schema_to_dict",

@@ -203,5 +203,24 @@ class TableBase:
     def _computed_doc(self) -> list[dict[str, Any]]:
         raise NotImplementedError  # pragma: no cover  (computed's)
 
+    # (nullstore's: the validity sidecars of mask columns)
+    def _write_nulls(self, name: str, where: Any, values: Any) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    def _copy_null_masks(self, out: Any, physical: np.ndarray) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    def _save_null_masks(self, storage: Any, physical: np.ndarray, arrays: Any) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    def _reorder_null_masks(self, ordered: np.ndarray) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    def _drop_null_mask(self, name: str) -> None:
+        raise NotImplementedError  # pragma: no cover
+
+    def _rename_null_mask(self, old: str, new: str) -> None:
+        raise NotImplementedError  # pragma: no cover
+
     def _empty_mask(self) -> NDArray:
         return zeros((self._physical_len(),), dtype=np.bool_)

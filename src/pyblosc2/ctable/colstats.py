@@ -88,14 +88,21 @@ class ColumnStats:
 
     def _chunks(self, where: Any = None, size: int = 1 << 16) -> Iterator[np.ndarray]:
         """The live values (those ``where`` selects), a chunk at a time."""
-        if where is None:
+        if where is None and not self._may_have_nulls():
             yield from self.iter_chunks(size)
             return
-        positions = self._resolve_live_positions()
-        keep = self._where_rows(where, positions)
-        chosen = positions[keep]
+        chosen = self._resolve_live_positions()
+        if where is not None:
+            chosen = chosen[self._where_rows(where, chosen)]
+        chosen = self._drop_nulls(chosen)  # reductions skip nulls (:mod:`.nullcol`)
         for start in range(0, chosen.size, size):
             yield self._read(chosen[start : start + size])
+
+    def _may_have_nulls(self) -> bool:
+        return False  # a nullable column's answer is :mod:`.nullcol`'s
+
+    def _drop_nulls(self, positions: np.ndarray) -> np.ndarray:
+        return positions
 
     def _where_rows(self, where: Any, positions: np.ndarray) -> np.ndarray:
         """Which of this column's rows (at physical ``positions``) ``where`` selects."""
@@ -163,7 +170,7 @@ class ColumnStats:
                     v = pair[arg(pair)]
                 found = v
         if found is None:
-            raise ParamError(f"Column.{op}() called on an empty column.")
+            raise ParamError(f"Column.{op}() called on an empty column (or all values are null).")
         return found.item() if self.dtype.kind in "US" else found
 
     def min(self, axis: Any = None, *, where: Any = None) -> Any:
@@ -195,6 +202,12 @@ class ColumnStats:
     def _arg(self, op: str, where: Any) -> int:
         self._require_kind("biufUS", op)
         self._require_nonempty(op)
+        if where is None and self._may_have_nulls():  # a null row is never the extremum
+            keep = np.flatnonzero(~self.is_null())  # type: ignore[attr-defined]
+            if keep.size == 0:
+                raise ParamError(f"Column.{op}(): all values are null")
+            found = np.asarray(self[keep])  # type: ignore[index]
+            return int(keep[np.argmin(found) if op == "argmin" else np.argmax(found)])
         values = np.concatenate(list(self._chunks(where)) or [np.empty(0, self.dtype)])
         if values.size == 0:
             raise ParamError(f"Column.{op}() called on an empty column.")
@@ -291,7 +304,7 @@ class ColumnStats:
         True
         """
         self._require_kind("b", "any")
-        return any(bool(np.any(c)) for c in self.iter_chunks())
+        return any(bool(np.any(c)) for c in self._chunks())
 
     def all(self) -> bool:
         """Whether every live value is True (a bool column; True when empty).
@@ -305,7 +318,7 @@ class ColumnStats:
         False
         """
         self._require_kind("b", "all")
-        return all(bool(np.all(c)) for c in self.iter_chunks())
+        return all(bool(np.all(c)) for c in self._chunks())
 
     def unique(self) -> np.ndarray:
         """The sorted distinct live values.
@@ -318,7 +331,7 @@ class ColumnStats:
         >>> CTable(Row, new_data=[(2,), (1,), (2,)]).x.unique()
         array([1, 2])
         """
-        parts = [np.unique(c) for c in self.iter_chunks()]
+        parts = [np.unique(c) for c in self._chunks()]
         if not parts:
             return np.empty(0, dtype=self.dtype)
         return np.unique(np.concatenate(parts))
@@ -335,7 +348,7 @@ class ColumnStats:
         {2: 2, 1: 1}
         """
         counts: dict[Any, int] = {}
-        for chunk in self.iter_chunks():
+        for chunk in self._chunks():
             values, n = np.unique(chunk, return_counts=True)
             for v, c in zip(values.tolist(), n.tolist(), strict=True):
                 counts[v] = counts.get(v, 0) + c

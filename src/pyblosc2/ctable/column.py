@@ -24,6 +24,7 @@ from ..ndarray.ndarray import NDArray
 from .base import TableBase, mask_from_positions
 from .colstats import ColumnStats
 from .info import InfoReporter, column_info_items
+from .nullcol import ColumnNulls
 from .rows import to_column
 from .strings import is_var
 from .textops import TextColumnMixin, compare_values, present_values
@@ -100,7 +101,7 @@ class ColumnViewIndexer:
         return f"ColumnViewIndexer({self._column._col_name!r})"
 
 
-class Column(ColumnStats, TextColumnMixin):
+class Column(ColumnNulls, ColumnStats, TextColumnMixin):
     """One column of a :class:`CTable`, indexed by logical row.
 
     >>> import dataclasses
@@ -320,9 +321,11 @@ class Column(ColumnStats, TextColumnMixin):
         for start in range(0, n, size):
             yield self._read(positions[start : start + size])
 
-    def to_numpy(self) -> np.ndarray:
-        """The live values as a NumPy array."""
-        return np.asarray(self[:])
+    def to_numpy(self, *, masked: bool = False) -> np.ndarray:
+        """The live values as a NumPy array (a ``numpy.ma.MaskedArray`` marking the nulls
+        with ``masked=True``)."""
+        out = np.asarray(self[:])
+        return np.ma.MaskedArray(out, mask=self.is_null()) if masked else out
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self.to_numpy()
@@ -354,7 +357,9 @@ class Column(ColumnStats, TextColumnMixin):
                 raise BoundsError(f"index {i} is out of bounds for column with size {n}")
             i = i + n if i < 0 else i
             pos = i if self._has_identity_positions() else int(self._resolve_live_positions()[i])
-            arr[pos] = to_column(col, [value], bounds=False)[0]
+            checked = to_column(col, [value], bounds=False)
+            arr[pos] = np.asarray(checked)[0]
+            table._write_nulls(self._col_name, slice(pos, pos + 1), checked)
             table._changed()
             return
         if not isinstance(key, slice | list | tuple | np.ndarray | range):
@@ -367,9 +372,13 @@ class Column(ColumnStats, TextColumnMixin):
             and rows.size
             and key.step in (None, 1)
         ):
-            arr[int(rows[0]) : int(rows[-1]) + 1] = values
+            where: slice | np.ndarray = slice(int(rows[0]), int(rows[-1]) + 1)
+            arr[where] = np.asarray(values)
         else:
-            write_positions(arr, self._resolve_live_positions()[rows], values)
+            positions = self._resolve_live_positions()[rows]
+            write_positions(arr, positions, np.asarray(values))
+            where = positions
+        table._write_nulls(self._col_name, where, values)
         table._changed()
 
     def assign(self, data: Any) -> None:
@@ -426,15 +435,18 @@ class Column(ColumnStats, TextColumnMixin):
             raise NotImplementedError(
                 f"CTable string column {self._col_name!r} in an arithmetic expression"
             )
-        return self._raw_col
+        return self._kleene_operand()  # a nullable bool column: three-valued
 
     @staticmethod
     def _other(other: Any) -> Any:
-        return other._raw_col if isinstance(other, Column) else other
+        return other._kleene_operand() if isinstance(other, Column) else other
 
     def _compare(self, op: str, other: Any) -> Any:
+        return self._kleene_compare(self._compare2(op, other), other)  # nulls: unknown
+
+    def _compare2(self, op: str, other: Any) -> Any:
         raw = self._raw_col
-        right = self._other(other)
+        right = other._raw_col if isinstance(other, Column) else other
         unit = self._timestamp_unit()
         if unit is not None and not isinstance(other, Column):  # a time: its epoch offset
             right = np.asarray(right).astype(f"datetime64[{unit}]").astype(np.int64)[()]

@@ -115,19 +115,21 @@ class TableDisplay(TableBase):
         for name in self.col_names:
             col = Column(self, name)
             kind = col.dtype.kind
+            nulls = col.null_count()
+            count = f"count={n - nulls}" + (f" nulls={nulls}" if nulls else "")
             if n == 0:
                 print(f"{name} ({col.dtype}): empty")
             elif kind == "b":
                 trues = int(col.sum())
-                print(f"{name} ({col.dtype}): count={n} true={trues} false={n - trues}")
+                print(f"{name} ({col.dtype}): {count} true={trues} false={n - nulls - trues}")
             elif kind in "iuf":
                 stats = {
                     "mean": col.mean(), "std": col.std(), "min": col.min(), "max": col.max()
                 }  # fmt: skip
                 text = " ".join(f"{k}={_cell(np.float64(v))}" for k, v in stats.items())
-                print(f"{name} ({col.dtype}): count={n} {text}")
+                print(f"{name} ({col.dtype}): {count} {text}")
             else:
-                print(f"{name} ({col.dtype}): count={n} unique={len(col.unique())}")
+                print(f"{name} ({col.dtype}): {count} unique={len(col.unique())}")
 
     def cov(self) -> np.ndarray:
         """The covariance matrix (``ddof=1``) of the columns (numbers, bools as 0/1).
@@ -152,6 +154,8 @@ class TableDisplay(TableBase):
         if len(self) < 2:
             raise ParamError(f"cov() needs at least 2 live rows, the table has {len(self)}")
         data = np.vstack([Column(self, n)[:].astype(np.float64) for n in names])
+        nulls = np.any([Column(self, n).is_null() for n in names], axis=0)
+        data = data[:, ~nulls]  # a row null in any column is left out of every one
         return np.atleast_2d(np.cov(data, ddof=1))
 
     # -- info -----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..schunk.members import format_nbytes
+from .nulls import null_kind
 
 __all__ = ["InfoReporter", "column_info_items", "dtype_label", "table_info_items"]
 
@@ -105,7 +106,9 @@ def table_info_items(table: Any) -> list[tuple[str, object]]:
         detail = f"cbytes: {_human(int(arr.cbytes))}"
         if arr.cbytes:
             detail += f", cratio: {arr.nbytes / arr.cbytes:.2f}x"
-        columns[name] = _Literal(f"{dtype_label(arr.dtype)} ({detail})")
+        kind = null_kind(table._column_defs[name].spec)
+        tag = f" nullable[{kind}]" if kind != "none" else ""  # where its nulls live
+        columns[name] = _Literal(f"{dtype_label(arr.dtype)}{tag} ({detail})")
     leaves = table._storage.leaves
     items: list[tuple[str, object]] = [
         ("type", "CTable"),

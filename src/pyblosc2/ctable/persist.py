@@ -91,6 +91,7 @@ class TablePersist(TableBase):
             valid[:n] = True
         storage.install(VALID_ROWS_KEY, valid)
         live = self._live_positions()
+        arrays = {}
         for c in self._columns:
             if is_var(c.spec):  # strings.py's layout
                 values = read_positions(self._cols[c.name], live) if n else None
@@ -100,7 +101,8 @@ class TablePersist(TableBase):
             arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks)
             if n:
                 arr[:n] = read_positions(self._cols[c.name], live)
-            storage.install(col_key(c.name), arr)
+            arrays[c.name] = storage.install(col_key(c.name), arr)
+        self._save_null_masks(storage, live, arrays)
         doc = schema_to_dict(self._columns)
         doc.update(n_rows=n, create_summary_index=True, summary_indexes_built=False)
         if self._computed_cols:

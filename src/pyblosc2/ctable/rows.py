@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
+from .nulls import NULL_MASK, null_kind, split_nulls, value_nulls
 from .schema import TableColumn
 from .strings import coerce_values, is_var
 
@@ -105,18 +106,19 @@ def to_column(
     if is_var(col.spec):  # utf8, vlstring, vlbytes, dictionary: strings.py's
         return coerce_values(col.name, col.spec, values)  # type: ignore[arg-type]
     dtype = col.dtype
+    values, nulls = split_nulls(col, values)  # None/NA -> the sentinel or the mask's fill
     raw = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if n is not None and raw.shape == (n, 0):  # an empty list per row
         raise ParamError(f"column {col.name!r}: empty values")
     if raw.ndim != 1:
         raise ParamError(f"column {col.name!r}: expected 1-d values, got shape {raw.shape}")
-    if getattr(col.spec, "kind", None) == "timestamp" and raw.dtype.kind in "MO":
+    if getattr(col.spec, "kind", None) == "timestamp" and raw.dtype.kind in "MOU":
         unit = col.spec.unit  # type: ignore[attr-defined]
         try:  # times (datetime64, datetime) as epoch offsets in the column's unit
             raw = raw.astype(f"datetime64[{unit}]").astype(np.int64)
         except (TypeError, ValueError) as exc:
             raise ParamTypeError(f"column {col.name!r}: not times: {exc}") from None
-    _check_text(col, raw)
+    _check_text(col, raw if nulls is None else raw[~nulls])  # a null is no text
     try:
         if dtype.kind in "iu" and raw.dtype.kind == "f" and not np.all(np.mod(raw, 1) == 0):
             raise ParamError(f"column {col.name!r}: non-integral values for {dtype}")
@@ -132,8 +134,10 @@ def to_column(
             raise
         raise ParamTypeError(f"column {col.name!r}: values do not cast to {dtype}: {exc}") from None
     if bounds:
-        _check_bounds(col, arr)
-    return arr
+        _check_bounds(col, arr[~value_nulls(col, arr, nulls)])
+    if nulls is None or null_kind(col.spec) != NULL_MASK:
+        return arr
+    return np.ma.MaskedArray(arr, mask=nulls)  # the nulls of a mask column ride along
 
 
 def _check_text(col: TableColumn, raw: np.ndarray) -> None:

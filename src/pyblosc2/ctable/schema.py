@@ -12,8 +12,8 @@ are kept as they are. A plain annotation becomes a spec as in python-blosc2: ``i
 
 pyblosc2 stores the columns whose values have one NumPy dtype (numbers, ``bool``, fixed-width
 ``string`` and ``bytes``); the other kinds (lists, structs, variable-length text, objects,
-dictionaries, N-d cells, timestamps) and null storage raise :class:`NotImplementedError`
-naming them.
+dictionaries, N-d cells) raise :class:`NotImplementedError` naming them; nullable
+columns are :mod:`.nulls`'.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import schema as specs
 from ..errors import ParamError, ParamTypeError
+from .nulls import check_null_spec
 from .strings import VAR_KINDS, var_spec
 
 __all__ = ["TableColumn", "compile_row_type", "schema_from_dict", "schema_to_dict"]
@@ -109,12 +110,10 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     if kind not in _STORED_KINDS:
         raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
     sentinel = kind == "utf8" and getattr(spec, "null_value", None) is not None
-    if (
-        getattr(spec, "nullable", False)
-        and (kind not in VAR_KINDS or kind == "utf8")
-        and not sentinel
-    ):
-        raise NotImplementedError(f"CTable column {name!r}: nullable columns (null storage)")
+    if getattr(spec, "nullable", False) and kind == "utf8" and not sentinel:
+        raise NotImplementedError(f"CTable column {name!r}: nullable utf8 columns (mask storage)")
+    if getattr(spec, "nullable", False) and kind not in VAR_KINDS:
+        check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
 
 
@@ -186,7 +185,9 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
         raise ParamTypeError(f"a CTable schema must be a mapping with 'columns', got {doc!r}")
     version = doc.get("version", 1)
     if version not in SCHEMA_VERSIONS:
-        raise ParamError(f"CTable schema version {version!r} is not one of {SCHEMA_VERSIONS}")
+        raise ParamError(
+            f"Unsupported schema version {version!r}: this reader knows {SCHEMA_VERSIONS}"
+        )
     if doc.get("materialized_columns"):  # computed_columns: the table reads them
         raise NotImplementedError("CTable materialized (generated) columns")
     metadata = doc.get("metadata", {})

@@ -23,6 +23,7 @@ from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from .base import TableBase
 from .column import write_positions
+from .nulls import resolve_nullable
 from .rows import to_column
 from .schema import TableColumn, check_column_name, check_stored_spec
 from .storage import col_key
@@ -92,7 +93,7 @@ class TableSchemaOps(TableBase):
         self._check_schema_change("add a column to")
         if name in self._cols or name in self._computed_cols:
             raise ParamError(f"Column {name!r} already exists")
-        col = column_from_spec(name, spec)
+        col: TableColumn = resolve_nullable([column_from_spec(name, spec)], check_unknown=False)[0]
         n = len(self)
         if values is not None:
             raw = np.asarray(values[:] if isinstance(values, NDArray) else values)
@@ -140,6 +141,10 @@ class TableSchemaOps(TableBase):
             self._cols[name] = self._storage.install(col_key(name), arr)
         self._computed_cols = dict(self._computed_cols)
         self._set_columns([*self._columns, col])
+        if n:
+            self._write_nulls(
+                name, slice(0, n) if self._dense() else self._live_positions(), filled
+            )
         self._save_columns()
         self._changed()
 
@@ -169,6 +174,7 @@ class TableSchemaOps(TableBase):
         spec = self._column_defs[name].spec
         self._set_columns([c for c in self._columns if c.name != name])
         self._storage.delete_array(col_key(name))
+        self._drop_null_mask(name)
         if is_var(spec):
             delete_var_column(self._storage, col_key(name), spec)  # type: ignore[arg-type]
         self._save_columns()
@@ -217,5 +223,6 @@ class TableSchemaOps(TableBase):
         self._set_columns(
             [dataclasses.replace(c, name=new) if c.name == old else c for c in self._columns]
         )
+        self._rename_null_mask(old, new)
         self._save_columns()
         self._changed()

@@ -62,12 +62,18 @@ class TableSorting(TableBase):
                     values = np.where(values == np.iinfo(np.int64).max, values, -values)
                 keys.append(values)
                 continue
+            nulls = self[name]._nulls_at(live, values) if live.size else None  # type: ignore[index]
             if not asc:
                 if values.dtype.kind in "US" or values.dtype == np.bool_:
                     # a descending text key: its rank, negated (ties keep their order)
                     _, values = np.unique(values, return_inverse=True)
-                values = -values.astype(np.int64) if values.dtype.kind in "biu" else -values
+                if values.dtype.kind in "iu":  # the complement reverses every width exactly
+                    values = ~values
+                else:
+                    values = -values.astype(np.int64) if values.dtype.kind == "b" else -values
             keys.append(values)
+            if nulls is not None and nulls.any():
+                keys.append(nulls)  # nulls last, whatever the order
         return np.lexsort(keys)
 
     def sort_by(
@@ -114,6 +120,7 @@ class TableSorting(TableBase):
             values = read_positions(arr, ordered)
             if n:
                 arr[:n] = values
+        self._reorder_null_masks(ordered)
         valid = np.zeros(self._physical_len(), dtype=np.bool_)
         valid[:n] = True
         self._valid_rows[:] = valid

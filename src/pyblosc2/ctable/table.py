@@ -36,6 +36,9 @@ from .computed import TableComputed, computed_entries
 from .csv_io import TableCSV
 from .display import TableDisplay
 from .groupby import TableGrouping
+from .nullconvert import TableNullConvert
+from .nulls import resolve_nullable
+from .nullstore import open_null_masks
 from .persist import TablePersist
 from .rows import batch_to_columns, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
@@ -74,7 +77,6 @@ NOT_BUILT = {
     "refresh_generated_column": "CTable materialized (generated) columns",
     "refresh_generated_columns": "CTable materialized (generated) columns",
     "sorted_slice": "CTable sorted slices from a FULL index (sorted_slice)",
-    "convert_nulls": "CTable nulls (convert_nulls)",
 }
 
 
@@ -88,6 +90,7 @@ class CTable(
     TableGrouping,
     TableArrow,
     TableCSV,
+    TableNullConvert,
 ):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
@@ -158,7 +161,7 @@ class CTable(
             return
         self._row_type = row_type
         try:
-            columns = compile_row_type(row_type)
+            columns = resolve_nullable(compile_row_type(row_type))
         except BaseException:
             storage.close()
             raise
@@ -177,6 +180,7 @@ class CTable(
         self._read_only = False
         self._valid_rows = storage.install(VALID_ROWS_KEY, new_valid_rows(capacity))
         self._cols: dict[str, NDArray] = {}
+        self._null_masks = {}
         for c in columns:
             kwargs: dict[str, Any] = {}
             cparams = c.cparams if c.cparams is not None else self._cparams
@@ -233,6 +237,7 @@ class CTable(
                         f"a 1-d {c.dtype} array of at least {valid.shape[0]} rows",
                         f"{arr.dtype} {arr.shape}",
                     )
+            self._null_masks = open_null_masks(storage, self._columns, valid.shape[0])
             try:
                 self._install_computed(computed_entries(doc, self._cols))
             except FormatError:
@@ -433,8 +438,10 @@ class CTable(
         capacity = self._valid_rows.shape[0]
         if pos + n > capacity:
             new = max(pos + n, capacity + min(max(capacity, 1), MAX_GROWTH))
-            for arr in (*self._cols.values(), self._valid_rows):  # the mask last, as in close
+            for arr in self._cols.values():
                 arr.resize((new,))
+            self._resize_null_masks(new)
+            self._valid_rows.resize((new,))  # the mask last, as in close
         return pos
 
     def append(self, data: Any) -> None:
@@ -443,12 +450,13 @@ class CTable(
         self._check_not_view("append to")
         values = row_to_values(self._columns, data)
         checked = [
-            to_column(c, [v], bounds=self._validate)[0]
+            to_column(c, [v], bounds=self._validate)
             for c, v in zip(self._columns, values, strict=True)
         ]
         pos = self._reserve(1)
         for c, v in zip(self._columns, checked, strict=True):
-            self._cols[c.name][pos] = v
+            self._cols[c.name][pos] = np.asarray(v)[0]
+            self._write_nulls(c.name, slice(pos, pos + 1), v)
         self._valid_rows[pos] = True  # last: the row shows once its values are in
         self._last_pos, self._n_rows = pos + 1, self._n_rows + 1
         self._changed()
@@ -458,7 +466,7 @@ class CTable(
         self._check_writable()
         self._check_not_view("extend")
         if isinstance(data, CTable):
-            data = {name: data[name][:] for name in data.col_names}
+            data = {name: data[name].to_numpy(masked=True) for name in data.col_names}
         check = self._validate if validate is None else bool(validate)
         columns = batch_to_columns(self._columns, data, bounds=check)
         n = len(next(iter(columns.values())))
@@ -466,7 +474,8 @@ class CTable(
             return
         pos = self._reserve(n)
         for name, values in columns.items():
-            self._cols[name][pos : pos + n] = values
+            self._cols[name][pos : pos + n] = np.asarray(values)
+            self._write_nulls(name, slice(pos, pos + n), values)
         self._valid_rows[pos : pos + n] = True
         self._last_pos, self._n_rows = pos + n, self._n_rows + n
         self._changed()
@@ -509,7 +518,7 @@ class CTable(
                 if (
                     0 < target < self._valid_rows.shape[0]
                 ):  # the mask first: never longer than a column
-                    for arr in (self._valid_rows, *self._cols.values()):
+                    for arr in (self._valid_rows, *self._cols.values(), *self._masks().values()):
                         arr.resize((target,))
                 self._store_var_columns(storage, self._last_pos)
                 built = bool(storage.load_schema().get("summary_indexes_built", False))

@@ -26,6 +26,7 @@ from ..ndarray.ndarray import NDArray
 from .base import TableBase, mask_from_positions
 from .colexpr import ColExpr
 from .column import read_positions
+from .kleene import kleene_condition
 from .textexpr import mentions_text, text_condition
 
 __all__ = ["TableViews"]
@@ -78,9 +79,10 @@ class TableViews(TableBase):
         if isinstance(cond, ColExpr):
             cond = cond._bind(self)
         if isinstance(cond, str):
-            cond = self._string_condition(cond)
+            kleene = kleene_condition(self, cond)  # over nullable columns: three-valued
+            cond = self._string_condition(cond) if kleene is None else kleene
         if hasattr(cond, "_col_name") and hasattr(cond, "_raw_col"):  # a bool Column
-            cond = cond._raw_col
+            cond = cond._kleene_operand()
         if type(cond).__name__ == "LazyUDF":  # evaluated whole (python-blosc2's DSL path too)
             cond = cond.compute()
         if isinstance(cond, LazyExpr):
@@ -187,6 +189,7 @@ class TableViews(TableBase):
                 out._cols[name][:n] = read_positions(self._cols[name], physical)
         if n:
             out._valid_rows[:n] = True
+            self._copy_null_masks(out, physical)
         out._n_rows = out._last_pos = n
         return out
 
