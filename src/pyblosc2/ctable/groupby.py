@@ -288,6 +288,8 @@ class CTableGroupBy:
             return mask
         null = getattr(spec, "null_value", None)
         mask = np.zeros(len(values), dtype=bool)
+        if values.dtype == object:  # a text column's cells: None is its null
+            mask |= np.equal(values, None)
         nan_null = isinstance(null, float) and math.isnan(null)
         if values.dtype.kind in "fc" and (is_key or nan_null):
             mask |= np.isnan(values)
@@ -303,6 +305,11 @@ class CTableGroupBy:
             for name, v in zip(self.keys, cols, strict=True):
                 keep &= ~self._nulls(name, v, is_key=True)
         rows = np.flatnonzero(keep)
+        for name, v in zip(self.keys, cols, strict=True):
+            if v.dtype == object and np.equal(v[rows], None).any():
+                raise NotImplementedError(
+                    f"group_by dropna=False over a text key with nulls ({name!r})"
+                )
         if len(cols) == 1 and cols[0].dtype.kind in "biu":
             dense = _dense_groups(cols[0], rows, n)
             if dense is not None:
