@@ -35,6 +35,9 @@ __all__ = ["CTableGroupBy", "TableGrouping"]
 OPS = ("count", "sum", "mean", "min", "max", "argmin", "argmax")
 ENGINES = ("auto", "numpy")
 
+#: None as an object array: a text column's null, compared cell by cell
+_NONE = np.array(None, dtype=object)
+
 
 @dataclasses.dataclass
 class _Agg:
@@ -289,7 +292,7 @@ class CTableGroupBy:
         null = getattr(spec, "null_value", None)
         mask = np.zeros(len(values), dtype=bool)
         if values.dtype == object:  # a text column's cells: None is its null
-            mask |= np.equal(values, None)
+            mask |= np.equal(values, _NONE).astype(bool)
         nan_null = isinstance(null, float) and math.isnan(null)
         if values.dtype.kind in "fc" and (is_key or nan_null):
             mask |= np.isnan(values)
@@ -306,7 +309,7 @@ class CTableGroupBy:
                 keep &= ~self._nulls(name, v, is_key=True)
         rows = np.flatnonzero(keep)
         for name, v in zip(self.keys, cols, strict=True):
-            if v.dtype == object and np.equal(v[rows], None).any():
+            if v.dtype == object and np.equal(v[rows], _NONE).any():
                 raise NotImplementedError(
                     f"group_by dropna=False over a text key with nulls ({name!r})"
                 )
