@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import types
 from dataclasses import MISSING
 from typing import Any, ClassVar
 
 import numpy as np
 
+from . import ndarray as _ndarray_package
 from .errors import ParamError, ParamTypeError
 
 __all__ = [
     "ListSpec",
     "NDArraySpec",
+    "ObjectSpec",
     "SchemaSpec",
     "StructSpec",
     "bool",
@@ -577,6 +580,30 @@ def fill_value_for(spec: SchemaSpec) -> Any:
     return np.zeros((), dtype=np.dtype(dtype) if dtype is not None else np.int64)[()].item()
 
 
+class ObjectSpec(SchemaSpec):
+    """python-blosc2's object (msgpack) column kind (``blosc2.object()``), declared so that the
+    name exists; a CTable refuses such a column with :class:`NotImplementedError`.
+
+    >>> ObjectSpec(nullable=True).to_metadata_dict()
+    {'kind': 'object', 'nullable': True}
+    """
+
+    kind = "object"
+    python_type = builtins.object
+    dtype = None
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        self.nullable = builtins.bool(options.get("nullable", False))
+
+    def to_metadata_dict(self) -> dict[str, Any]:
+        """The kind and the options given."""
+        return {"kind": "object", **self.options}
+
+    def __repr__(self) -> str:
+        return f"object({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
+
+
 class NDArraySpec(SchemaSpec):
     """python-blosc2's N-d cell column kind (``blosc2.ndarray(item_shape, dtype=...)``),
     declared so that the name exists; a CTable refuses such a column with
@@ -594,8 +621,32 @@ class NDArraySpec(SchemaSpec):
         self.item_spec = dtype
         self.options = options
         self.nullable = builtins.bool(options.get("nullable", False))
-        self.dtype = np.dtype(getattr(dtype, "dtype", dtype) or np.float64)
+        inner = dtype.dtype if isinstance(dtype, SchemaSpec) else dtype
+        self.dtype = np.dtype(inner if inner is not None else np.float64)
 
     def to_metadata_dict(self) -> dict[str, Any]:
         """The kind, item shape and the options given."""
         return {"kind": "ndarray", "item_shape": [*self.item_shape], **self.options}
+
+
+def ndarray(item_shape: Any, dtype: Any = np.float64, **options: Any) -> NDArraySpec:
+    """python-blosc2's N-d cell column spec (``blosc2.ndarray(item_shape, dtype)``; not
+    stored: a CTable refuses it with :class:`NotImplementedError`).
+
+    >>> ndarray((3,), float64()).item_shape
+    (3,)
+    """
+    shape = (item_shape,) if isinstance(item_shape, int | np.integer) else item_shape
+    return NDArraySpec(tuple(int(n) for n in shape), dtype=dtype, **options)
+
+
+class _NDArrayPackage(types.ModuleType):
+    """``pyblosc2.ndarray`` is the package of the N-d array and, called, python-blosc2's
+    ``blosc2.ndarray(item_shape, dtype)`` column spec: one name in python-blosc2 (whose array
+    module is private), where a schema may say ``x: ... = blosc2.field(blosc2.ndarray((3,)))``."""
+
+    def __call__(self, item_shape: Any, dtype: Any = np.float64, **options: Any) -> NDArraySpec:
+        return ndarray(item_shape, dtype, **options)
+
+
+_ndarray_package.__class__ = _NDArrayPackage

@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, ClassVar
 
-from ..schema import SchemaSpec
+from ..schema import ObjectSpec, SchemaSpec
 from .strings import VarSpec, var_spec
 
 __all__ = ["DeclaredSpec", "dictionary", "object", "utf8", "vlbytes", "vlstring"]
@@ -62,13 +62,13 @@ def utf8(*, nullable: bool = False, **options: Any) -> VarSpec:
     return var_spec("utf8", nullable=nullable, **options)
 
 
-def object(*, nullable: bool = False, **options: Any) -> DeclaredSpec:
-    """python-blosc2's object (msgpack) column kind (:mod:`.strings`).
+def object(*, nullable: bool = False, **options: Any) -> ObjectSpec:
+    """python-blosc2's object (msgpack) column kind (not stored: :class:`NotImplementedError`).
 
     >>> object().kind
     'object'
     """
-    return DeclaredSpec("object", nullable=nullable, **options)
+    return ObjectSpec(nullable=nullable, **options)
 
 
 def dictionary(*, nullable: bool = True, **options: Any) -> VarSpec:
