@@ -5,7 +5,6 @@ kinds not stored refused by name, hostile Parquet refused with FormatError."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 import sys
 
 import numpy as np
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 import pyblosc2 as blosc2
 from pyblosc2.ctable import CTable
 from pyblosc2.errors import FormatError, ParamError
+from tests.bounded import run_child
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -49,7 +49,9 @@ def _table(n: int = 20) -> CTable:
 
 def test_importing_pyblosc2_imports_no_arrow_or_pandas() -> None:
     code = "import sys, pyblosc2; print('pyarrow' in sys.modules or 'pandas' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_child(
+        [sys.executable, "-c", code], "import pyblosc2", capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "False"
 
 

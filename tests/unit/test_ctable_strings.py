@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import pyblosc2 as pb
 from pyblosc2.ctable import CTable
 from pyblosc2.ctable.strings import VarSpec, var_spec
 from pyblosc2.errors import FormatError, ParamError, ParamTypeError
+from tests.bounded import run_child
 
 
 @dataclasses.dataclass
@@ -402,3 +405,44 @@ def test_text_with_nul_orders_as_python_and_isin() -> None:
     assert t.sort_by("s").s[:].tolist() == sorted(values)
     assert t.d.isin(["a", None]).tolist() == [False, True, False]
     assert t.d.is_dictionary and not t.s.is_dictionary and not t.s.is_varlen_scalar
+
+
+# -- a table changed and not closed ----------------------------------------------------------------
+_KILLED_CHILD = """
+import dataclasses, os, signal, sys
+import pyblosc2 as pb
+t = pb.CTable.open(sys.argv[1], mode="a")
+t.extend([(i, f"n{i}") for i in range(5, 8)])
+if sys.argv[2] == "flush":
+    t._flush_varlen_columns()
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize("flush", ["no", "flush"])
+def test_a_table_killed_before_close_is_refused_not_misread(tmp_path: Path, flush: str) -> None:
+    """Text columns are written at close (or a flush): a process killed after changing the
+    table left its other columns ahead of them. Reading it back gave '' for the new rows (and
+    python-blosc2 an IndexError); the store now says the text is pending and open refuses it,
+    naming the columns. After a flush, the kill loses nothing and nothing is pending."""
+
+    @dataclasses.dataclass
+    class R:
+        x: int = 0
+        s: str = pb.field(pb.utf8(), default="")
+
+    path = str(tmp_path / "t.b2d")
+    with CTable(R, urlpath=path, mode="w") as t:
+        t.extend([(i, f"s{i}") for i in range(5)])
+    script = tmp_path / "child.py"
+    script.write_text(_KILLED_CHILD)
+    env = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
+    done = run_child([sys.executable, str(script), path, flush], "a CTable writer", env=env)
+    assert done.returncode == -signal.SIGKILL
+    if flush == "no":
+        with pytest.raises(pb.FormatError, match=r"changed and not closed.*\['s'\]"):
+            CTable.open(path)
+    else:
+        back = CTable.open(path)
+        assert back.x[:].tolist() == list(range(8))
+        assert list(back.s[:]) == [f"s{i}" for i in range(5)] + ["n5", "n6", "n7"]

@@ -62,6 +62,7 @@ class TableBase:
 
     base: Any = None  # the parent table of a view (python-blosc2's ``base``)
     _cached_live_positions: np.ndarray | None = None
+    _text_clean = True  # no text column changed since the store last received them
     _dep_cols: dict[str, NDArray] | None = None  # a projection's parent columns (computed deps)
     _cols: dict[str, NDArray]
     _valid_rows: NDArray
@@ -141,7 +142,12 @@ class TableBase:
         if not self._mutated:  # a reader counts the live rows until close records them
             storage.update_schema(n_rows=None)
         self._mutated = True
+        self._mark_text_pending()
         storage.mark_changed(rows_deleted=rows_deleted)
+
+    def _mark_text_pending(self) -> None:
+        """Record in the store that text columns changed since they were last written
+        (CTable's; a table without text columns has nothing to record)."""
 
     # -- views --------------------------------------------------------------------------------
     def _make_view(self, mask: NDArray, positions: np.ndarray | None = None) -> Any:

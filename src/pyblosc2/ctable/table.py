@@ -58,6 +58,9 @@ from .views import TableViews
 
 __all__ = ["NOT_BUILT", "CTable", "ctable_from_cframe"]
 
+#: the stored schema's entry saying text columns changed and were not written yet (pyblosc2's)
+TEXT_PENDING = "pyblosc2_text_pending"
+
 DEFAULT_CAPACITY = 4096  # rows of a new table's arrays (python-blosc2 takes 2**20)
 MAX_GROWTH = 1 << 20  # rows added at most per growth step (python-blosc2's _MAX_GROWTH_ROWS)
 
@@ -209,6 +212,16 @@ class CTable(
                 raise FormatError(
                     "CTable", "/_meta vlmeta 'schema'", 0, "a schema document", exc
                 ) from None
+            if doc.get(TEXT_PENDING):
+                names = [c.name for c in columns if is_var(c.spec)]
+                raise FormatError(
+                    "CTable",
+                    f"/_meta vlmeta 'schema' {TEXT_PENDING}",
+                    0,
+                    "absent (text columns written since the table's last change)",
+                    f"true: the table was changed and not closed; its text columns {names} "
+                    "hold their values as of its last close",
+                )
             self._computed_cols = {}
             self._set_columns(columns)
             self._storage = storage
@@ -540,6 +553,19 @@ class CTable(
             column = self._cols[c.name]
             if isinstance(column, VarColumn):
                 save_var_column(storage, col_key(c.name), column, n)
+        if not self._text_clean:
+            storage.update_schema(**{TEXT_PENDING: None})
+            self._text_clean = True
+
+    def _mark_text_pending(self) -> None:
+        # the text columns live in memory until close (or a flush) writes them: until then a
+        # table killed or left open would read back stale text beside its other columns, so
+        # the store says so and CTable.open refuses it (FormatError) rather than misread it
+        if not self._text_clean or self._storage.leaves is None or self._read_only:
+            return
+        if any(isinstance(col, VarColumn) for col in self._cols.values()):
+            self._storage.update_schema(**{TEXT_PENDING: True})
+            self._text_clean = False
 
     def __enter__(self) -> CTable:
         return self
