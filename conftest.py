@@ -105,6 +105,8 @@ if os.environ.get("CI", "").lower() != "true":
             collect_ignore.append(_module)
 
 NUMPY1 = int(np.__version__.split(".")[0]) < 2
+if NUMPY1:  # UTF8Array is numpy 2's StringDType (utf8 columns read as object arrays on numpy 1)
+    collect_ignore.append("src/pyblosc2/ctable/utf8array.py")
 _SCALAR_REPR = re.compile(r"np\.(?:[a-z]+\d*_?)\(([^()]*)\)|np\.(True|False)_")
 
 

@@ -72,7 +72,11 @@ def null_mask(values: Any) -> np.ndarray:
 
 
 def _string_dtype() -> np.dtype[Any]:
-    return np.dtypes.StringDType()
+    """The dtype a utf8 column reads as: numpy's ``StringDType`` (python-blosc2's), or Python
+    strings in an object array on numpy 1.x, which has no such dtype."""
+    if hasattr(getattr(np, "dtypes", None), "StringDType"):
+        return np.dtypes.StringDType()
+    return _OBJ
 
 
 class VarSpec(SchemaSpec):

@@ -48,8 +48,8 @@ def _string_dtype() -> np.dtype[Any]:
 
 
 def have_string_dtype() -> bool:
-    """Whether numpy has ``StringDType`` (numpy 2)."""
-    return hasattr(np.dtypes, "StringDType")
+    """Whether numpy has ``StringDType`` (numpy 2; numpy < 1.25 has no ``np.dtypes`` at all)."""
+    return hasattr(getattr(np, "dtypes", None), "StringDType")
 
 
 def string_dtype() -> np.dtype[Any]:
