@@ -285,7 +285,7 @@ def _warm_rest(steps: list[Callable[[], None]]) -> bool:
 
 
 def _load_in_background(name: str) -> None:
-    global _active, _loaded, _background
+    global _active, _loaded, _background, _hurry
     # a failure before the swap: numpy stays, with the one warning of a synchronous load
     loaded = _braked(name, partial(_load_and_warm, name))
     if loaded is None:
@@ -297,6 +297,10 @@ def _load_in_background(name: str) -> None:
             _active = ks  # one reference assignment: a reader sees the old set or the new
     # a kernel found wrong after the swap: _fail brings numpy back
     if rest:
+        # no brake after the swap: each compile holds numba's compiler lock, and a reader's
+        # first call of a kernel not warmed yet waits on it (under the brake, for minutes on a
+        # cold cache: tests waited 104-173 s on a fresh clone)
+        _hurry = True
         warmed = _braked(name, partial(_warm_rest, rest))
         if warmed:
             with _lock:
