@@ -90,7 +90,9 @@ class TableViews(TableBase):
                 raise ParamTypeError(
                     f"Expected boolean blosc2.NDArray or LazyExpr, got {cond.dtype}"
                 )
-            cond = cond.compute()
+            if cond.ndim != 1:
+                raise ParamError("CTable.where() requires a 1-D row mask")
+            cond = cond[:]  # to numpy at once: no compressed NDArray read back whole
         if isinstance(cond, list):
             cond = np.asarray(cond)
         if not isinstance(cond, NDArray | np.ndarray) or cond.dtype != np.bool_:
