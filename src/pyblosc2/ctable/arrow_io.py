@@ -363,10 +363,13 @@ class TableArrow:
         [1, 2]
         """
         pd = require("pandas", "to_pandas()")
+        from .nullpandas import pandas_values
+
         data = {}
         for name in self.col_names:
             values = np.asarray(self[name][:])  # type: ignore[index]
-            data[name] = values.astype(object) if values.dtype.kind in "US" else values
+            values = values.astype(object) if values.dtype.kind in "US" else values
+            data[name] = pandas_values(pd, self[name], values)  # type: ignore[index]  # nulls: NA
         return pd.DataFrame(data, columns=list(self.col_names))
 
     # -- import -----------------------------------------------------------------------------
@@ -534,13 +537,12 @@ class TableArrow:
         extra = [str(c) for c in df.columns if c not in names]
         if extra:
             raise ParamError(f"DataFrame has extra columns {extra} not in {row_cls.__name__}")
-        data = {}
-        for n in names:
-            series = df[n]
-            if series.isna().any() and series.dtype.kind not in "fcmM":
-                data[n] = [None if v is None or v != v else v for v in series.tolist()]
-            else:
-                data[n] = series.to_numpy()
+        from .nullpandas import pandas_cells
+        from .nulls import resolve_nullable
+        from .schema import compile_row_type
+
+        columns = {c.name: c for c in resolve_nullable(compile_row_type(row_cls))}
+        data = {n: pandas_cells(df[n], columns[n]) for n in names}  # NA: None or a sentinel
         factory: Any = cls
         return factory(row_cls, new_data=data)
 

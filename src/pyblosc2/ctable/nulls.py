@@ -63,6 +63,7 @@ _UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
 _NA_TYPE_NAMES = frozenset({"NAType", "NullScalar", "NaTType"})
 _RESOLVED_KINDS = _SIGNED | _UNSIGNED | {
     "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
+    "utf8",
 }  # fmt: skip
 
 
@@ -193,6 +194,7 @@ def _policy_sentinel(spec: Any, policy: NullPolicy) -> Any:
         "float64": policy.float_value,
         "bool": policy.bool_value,
         "string": policy.string_value,
+        "utf8": policy.string_value,
         "bytes": policy.bytes_value,
         "timestamp": policy.timestamp_value,
     }.get(kind)
@@ -201,7 +203,7 @@ def _policy_sentinel(spec: Any, policy: NullPolicy) -> Any:
 def _policy_implies_sentinel(spec: Any, policy: NullPolicy) -> bool:
     kind = _spec_kind(spec)
     field = {
-        "string": "string_value", "bytes": "bytes_value", "bool": "bool_value",
+        "string": "string_value", "utf8": "string_value", "bytes": "bytes_value", "bool": "bool_value",
         "timestamp": "timestamp_value", "float32": "float_value", "float64": "float_value",
     }.get(kind)  # fmt: skip
     if kind in _SIGNED:
@@ -236,7 +238,7 @@ def check_null_value(name: str, spec: Any, value: Any) -> None:
     elif kind == "bool":
         if isinstance(value, bool) or value != 255:
             raise ParamError(f"Null sentinel for nullable bool column {name!r} must be 255")
-    elif kind == "string":
+    elif kind in ("string", "utf8"):
         if not isinstance(value, str):
             raise ParamTypeError(f"Null sentinel for string column {name!r} must be str")
     elif kind == "bytes":

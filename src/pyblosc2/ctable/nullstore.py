@@ -39,8 +39,12 @@ def notnull_key(name: str) -> str:
     return col_key(name) + NOTNULL_SUFFIX
 
 
-def _new_mask(capacity: int, like: NDArray) -> NDArray:
-    """An all-valid sidecar of ``capacity`` rows on the grid of the column ``like``."""
+def _new_mask(capacity: int, like: NDArray | None) -> NDArray:
+    """An all-valid sidecar of ``capacity`` rows on the grid of the column ``like`` (the
+    default grid of a bool array, as ``_valid_rows``'s, when None: a text column, whose
+    offsets carry ``n + 1`` items, has no grid of rows to pin to)."""
+    if like is None:
+        return full((capacity,), True, dtype=np.bool_)
     chunks = (max(1, min(int(like.chunks[0]), capacity)),)
     blocks = (max(1, min(int(like.blocks[0]), chunks[0])),)
     return full((capacity,), True, dtype=np.bool_, chunks=chunks, blocks=blocks)
@@ -96,13 +100,19 @@ class TableNulls(TableBase):
         """Column ``name``'s sidecar, or None when every row is valid."""
         return self._masks().get(name)
 
+    def _grid(self, name: str) -> NDArray:
+        """The array whose row grid column ``name``'s sidecar takes: the column's, or
+        ``_valid_rows``'s for a text column (held in memory, :mod:`.strings`)."""
+        arr = self._cols[name]
+        return arr if isinstance(arr, NDArray) else self._valid_rows
+
     def _ensure_null_mask(self, name: str) -> NDArray:
         masks = self._masks()
         mask = masks.get(name)
         if mask is None:
             root = self._root_table()
             capacity = int(root._valid_rows.shape[0])
-            mask = root._storage.install(notnull_key(name), _new_mask(capacity, root._cols[name]))
+            mask = root._storage.install(notnull_key(name), _new_mask(capacity, root._grid(name)))
             masks[name] = mask
         return mask
 
@@ -152,8 +162,9 @@ class TableNulls(TableBase):
         saved whose columns are ``arrays``."""
         for name in list(self._masks()):
             nulls = self._null_flags(name, physical)
-            if name in arrays and nulls is not None and nulls.any():
-                mask = _new_mask(int(arrays[name].shape[0]), arrays[name])
+            if name in self._column_defs and nulls is not None and nulls.any():
+                like = arrays.get(name)  # None: a text column, on the table's grid
+                mask = _new_mask(max(int(physical.size), 1) if like is None else int(like.shape[0]), like)
                 mask[: nulls.size] = ~nulls
                 storage.install(notnull_key(name), mask)
 
@@ -175,7 +186,7 @@ class TableNulls(TableBase):
             return
         values = np.asarray(mask[:])
         self._storage.delete_array(notnull_key(old))
-        fresh = _new_mask(int(values.size), self._cols[new])
+        fresh = _new_mask(int(values.size), self._grid(new))
         fresh[:] = values
         self._masks()[new] = self._storage.install(notnull_key(new), fresh)
 

@@ -109,9 +109,6 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     kind = getattr(spec, "kind", type(spec).__name__)
     if kind not in _STORED_KINDS:
         raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
-    sentinel = kind == "utf8" and getattr(spec, "null_value", None) is not None
-    if getattr(spec, "nullable", False) and kind == "utf8" and not sentinel:
-        raise NotImplementedError(f"CTable column {name!r}: nullable utf8 columns (mask storage)")
     if getattr(spec, "nullable", False) and kind not in VAR_KINDS:
         check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
