@@ -293,6 +293,8 @@ class CTableGroupBy:
         nan_null = isinstance(null, float) and math.isnan(null)
         if values.dtype.kind in "fc" and (is_key or nan_null):
             mask |= np.isnan(values)
+        if values.dtype.kind == "M" and null is not None:  # a time's sentinel reads as NaT
+            mask |= np.isnat(values)
         if null is not None and not nan_null:
             mask |= values == np.asarray(null).astype(values.dtype)
         return mask

@@ -219,19 +219,24 @@ class ColumnNulls:
         """
         from .nulls import is_na
 
-        if getattr(self._null_spec, "kind", "") in ("vlstring", "vlbytes", "dictionary", "utf8"):
-            return super().isin(values)  # type: ignore[misc]  # the text kinds'
         wanted = list(values)
         wants_null = any(is_na(v) for v in wanted)
+        if getattr(self._null_spec, "kind", "") in ("vlstring", "vlbytes", "dictionary", "utf8"):
+            found = super().isin(wanted)  # type: ignore[misc]  # the text kinds'
+            if self.null_storage != NULL_NONE:  # a utf8 column's "" or sentinel in its nulls
+                found[self.is_null()] = wants_null
+            return found  # type: ignore[no-any-return]
         test = [v for v in wanted if not is_na(v)]
         live = np.asarray(self[:])
         if not test:
             found = np.zeros(live.shape[0], dtype=np.bool_)
         else:
-            try:
-                probe = np.asarray(test, dtype=live.dtype)
-            except (TypeError, ValueError, OverflowError):
-                probe = np.asarray(test, dtype=object)
+            probe = np.asarray(test)  # its own type: 255 is not True in a bool column
+            if probe.dtype.kind != live.dtype.kind and live.dtype.kind != "b":
+                try:
+                    probe = np.asarray(test, dtype=live.dtype)
+                except (TypeError, ValueError, OverflowError):
+                    probe = np.asarray(test, dtype=object)
             found = np.isin(live, probe)
         nulls = self.is_null()
         found[nulls] = wants_null

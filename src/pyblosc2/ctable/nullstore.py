@@ -27,7 +27,7 @@ from .nulls import NOTNULL_SUFFIX, NULL_MASK, null_kind
 from .schema import TableColumn
 from .storage import TableStorage, col_key
 
-__all__ = ["TableNulls", "notnull_key"]
+__all__ = ["NullMasks", "TableNulls", "notnull_key"]
 
 
 def notnull_key(name: str) -> str:
@@ -73,10 +73,36 @@ def open_null_masks(
     return masks
 
 
+class NullMasks(dict[str, NDArray]):
+    """A root table's open sidecars by column name (python-blosc2's ``_null_masks``)."""
+
+    def materialized(self) -> dict[str, NDArray]:
+        """The sidecars open now."""
+        return dict(self)
+
+    def set(self, name: str, mask: NDArray) -> None:
+        self[name] = mask
+
+
 class TableNulls(TableBase):
     """Sidecar upkeep (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
-    _null_masks: dict[str, NDArray]
+    @property
+    def _null_masks(self) -> NullMasks:
+        """The root table's open sidecars (a view shares its base's)."""
+        root = self._root_table()
+        masks = root.__dict__.get("_null_mask_cache")
+        if masks is None:
+            masks = root.__dict__["_null_mask_cache"] = NullMasks()
+        return masks  # type: ignore[no-any-return]
+
+    @_null_masks.setter
+    def _null_masks(self, masks: dict[str, NDArray]) -> None:
+        self.__dict__["_null_mask_cache"] = NullMasks(masks)
+
+    def _existing_null_masks(self) -> dict[str, NDArray]:
+        """Every sidecar this table has (all are opened with the table)."""
+        return self._null_masks.materialized()
 
     @property
     def _schema(self) -> Any:
@@ -89,12 +115,7 @@ class TableNulls(TableBase):
         return [c.name for c in self._columns if null_kind(c.spec) == NULL_MASK]
 
     def _masks(self) -> dict[str, NDArray]:
-        """The root table's open sidecars (a view shares its base's)."""
-        root = self._root_table()
-        masks = root.__dict__.get("_null_masks")
-        if masks is None:
-            masks = root._null_masks = {}
-        return masks
+        return self._null_masks
 
     def _null_mask(self, name: str) -> NDArray | None:
         """Column ``name``'s sidecar, or None when every row is valid."""
