@@ -1,8 +1,7 @@
 """python-blosc2's ``blosc2.ctable_nulls`` module names (``from blosc2.ctable_nulls import
 is_na_marker`` works): the null kinds of a column spec and the value tests, over
-:mod:`pyblosc2.ctable.nulls`. python-blosc2's string-predicate rewriter
-(``rewrite_null_predicates``, ``sentinel_guard_expr``) is not provided: pyblosc2 evaluates
-string conditions over nullable columns leaf by leaf (:mod:`pyblosc2.ctable.kleene`).
+:mod:`pyblosc2.ctable.nulls`, and the string-predicate rewriter (``rewrite_null_predicates``,
+``sentinel_guard_expr``, :mod:`pyblosc2.ctable.nullrewrite`).
 
 >>> from pyblosc2.ctable_nulls import kind_of_spec
 >>> import pyblosc2
@@ -17,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from pyblosc2.ctable.nullrewrite import rewrite_null_predicates, sentinel_guard_expr
 from pyblosc2.ctable.nulls import NULL_MASK, NULL_NONE, NULL_SENTINEL, null_kind, sentinel_mask
 from pyblosc2.ctable.nulls import is_na as is_na_marker
 from pyblosc2.schema import fill_value_for
@@ -32,6 +32,8 @@ __all__ = [
     "is_nan_sentinel",
     "is_null_value",
     "kind_of_spec",
+    "rewrite_null_predicates",
+    "sentinel_guard_expr",
     "sentinel_mask",
 ]
 

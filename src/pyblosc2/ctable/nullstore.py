@@ -23,6 +23,7 @@ from ..ndarray.constructors import full
 from ..ndarray.ndarray import NDArray
 from .base import TableBase
 from .column import read_positions, write_positions
+from .nullrewrite import rewrite_table_predicates
 from .nulls import NOTNULL_SUFFIX, NULL_MASK, null_kind
 from .schema import TableColumn
 from .storage import TableStorage, col_key
@@ -99,6 +100,12 @@ class TableNulls(TableBase):
     @_null_masks.setter
     def _null_masks(self, masks: dict[str, NDArray]) -> None:
         self.__dict__["_null_mask_cache"] = NullMasks(masks)
+
+    def _rewrite_null_predicates(
+        self, expr: str, operands: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """python-blosc2's null guards of a ``where`` string (:mod:`.nullrewrite`)."""
+        return rewrite_table_predicates(self, expr, operands)
 
     def _existing_null_masks(self) -> dict[str, NDArray]:
         """Every sidecar this table has (all are opened with the table)."""
