@@ -15,7 +15,17 @@ import numpy as np
 
 from ..compute.api import lazyexpr
 from ..ndarray.constructors import asarray
-from .nulls import NULL_MASK, NULL_NONE, NULL_SENTINEL, null_kind, sentinel_mask
+from .nulls import (
+    NULL_CODE,
+    NULL_MASK,
+    NULL_NATIVE,
+    NULL_NONE,
+    NULL_SENTINEL,
+    kind_of_spec,
+    null_kind,
+    sentinel_mask,
+)
+from .strings import null_mask
 
 __all__ = ["ColumnNulls"]
 
@@ -57,15 +67,28 @@ class ColumnNulls:
 
     @property
     def null_storage(self) -> str:
-        """``"mask"`` (a validity sidecar), ``"sentinel"`` (an in-band value) or
-        ``"none"``."""
+        """``"mask"`` (a validity sidecar), ``"sentinel"`` (an in-band value), ``"code"``
+        (a dictionary's), ``"native"`` (``None`` cells: vlstring, vlbytes) or ``"none"``."""
+        return kind_of_spec(self._null_spec)
+
+    @property
+    def _store(self) -> str:
+        """Where the nulls of a fixed-width or utf8 column are: mask, sentinel or none."""
         return null_kind(self._null_spec)
+
+    def _cell_nulls(self) -> np.ndarray | None:
+        """A dictionary's or variable-length column's ``None`` cells over the physical rows
+        (None for the other kinds)."""
+        if self.null_storage not in (NULL_CODE, NULL_NATIVE):
+            return None
+        raw = self._table._cols[self._col_name]
+        return null_mask(np.asarray(raw._values, dtype=object))
 
     # -- which rows are null --------------------------------------------------------------
     def _nulls_at(self, physical: np.ndarray, values: Any = None) -> np.ndarray | None:
         """Null flags of the rows at ``physical`` (their ``values`` if already read); None
         when none can be null."""
-        kind = self.null_storage
+        kind = self._store
         if kind == NULL_MASK:
             mask = self._table._null_mask(self._col_name)
             if mask is None:
@@ -94,9 +117,11 @@ class ColumnNulls:
         >>> blosc2.CTable(Row, new_data=[(1.0,), (None,)])["x"].is_null()
         array([False,  True])
         """
-        if self.null_storage == NULL_NONE:
+        if self.null_storage in (NULL_CODE, NULL_NATIVE):  # None cells
+            return null_mask(np.asarray(self[:], dtype=object))
+        if self._store == NULL_NONE:
             return np.zeros(len(self), dtype=np.bool_)
-        if self.null_storage == NULL_SENTINEL:
+        if self._store == NULL_SENTINEL:
             return sentinel_mask(np.asarray(self[:]), self.null_value)
         nulls = self._nulls_at(self._resolve_live_positions())
         return np.zeros(len(self), dtype=np.bool_) if nulls is None else nulls
@@ -109,7 +134,7 @@ class ColumnNulls:
         """How many live values are null (0 at once for a column that cannot hold one)."""
         if self.null_storage == NULL_NONE:
             return 0
-        if self.null_storage == NULL_MASK and self._table._null_mask(self._col_name) is None:
+        if self._store == NULL_MASK and self._table._null_mask(self._col_name) is None:
             return 0
         return int(self.is_null().sum())
 
@@ -130,7 +155,7 @@ class ColumnNulls:
 
     # -- what the reductions and expressions ask ------------------------------------------
     def _may_have_nulls(self) -> bool:
-        kind = self.null_storage
+        kind = self._store
         return kind == NULL_SENTINEL or (
             kind == NULL_MASK and self._table._null_mask(self._col_name) is not None
         )
@@ -143,7 +168,10 @@ class ColumnNulls:
     def _null_pred(self) -> Any:
         """A lazy bool expression over the physical rows, True where the value is null;
         None when no row can be null."""
-        kind = self.null_storage
+        kind = self._store
+        cells = self._cell_nulls()
+        if cells is not None:
+            return asarray(cells) if cells.any() else None
         if kind == NULL_MASK:
             mask = self._table._null_mask(self._col_name)
             return None if mask is None else lazyexpr("~m", {"m": mask})
@@ -163,7 +191,7 @@ class ColumnNulls:
         with NaN for its nulls (nulls propagate), any other its physical rows."""
         raw = self._table._cols.get(self._col_name)
         spec = self._null_spec
-        kind = self.null_storage
+        kind = self._store
         if raw is None or kind == NULL_NONE:
             return self._raw_col  # type: ignore[attr-defined]
         if getattr(spec, "kind", None) != "bool":
@@ -187,6 +215,8 @@ class ColumnNulls:
         """A comparison's values, three-valued when a nullable column takes part."""
         from .kleene import NullableBoolExpr
 
+        if other is None:  # ``col == None``: the null test itself, two-valued
+            return result
         nullable = self.null_storage != NULL_NONE
         null = self._null_pred()
         if isinstance(other, ColumnNulls):
@@ -223,7 +253,7 @@ class ColumnNulls:
         wants_null = any(is_na(v) for v in wanted)
         if getattr(self._null_spec, "kind", "") in ("vlstring", "vlbytes", "dictionary", "utf8"):
             found = super().isin(wanted)  # type: ignore[misc]  # the text kinds'
-            if self.null_storage != NULL_NONE:  # a utf8 column's "" or sentinel in its nulls
+            if self._store != NULL_NONE:  # a utf8 column's "" or sentinel in its nulls
                 found[self.is_null()] = wants_null
             return found  # type: ignore[no-any-return]
         test = [v for v in wanted if not is_na(v)]

@@ -38,6 +38,8 @@ TableColumn = Any  # a :class:`~pyblosc2.ctable.schema.TableColumn` (that module
 
 __all__ = [
     "NOTNULL_SUFFIX",
+    "NULL_CODE",
+    "NULL_NATIVE",
     "NULL_MASK",
     "NULL_NONE",
     "NULL_SENTINEL",
@@ -45,6 +47,7 @@ __all__ = [
     "check_null_spec",
     "get_null_policy",
     "is_na",
+    "kind_of_spec",
     "null_kind",
     "null_policy",
     "resolve_nullable",
@@ -177,6 +180,31 @@ def null_kind(spec: Any) -> str:
     if getattr(spec, "null_value", None) is not None:
         return NULL_SENTINEL
     return NULL_NONE
+
+
+NULL_CODE = "code"  # a dictionary column's reserved code
+NULL_NATIVE = "native"  # vlstring, vlbytes (and python-blosc2's struct, object): a None cell
+_NATIVE_KINDS = frozenset({"vlstring", "vlbytes", "struct", "object"})
+
+
+def kind_of_spec(spec: Any) -> str:
+    """How a column of ``spec`` represents its nulls (python-blosc2's ``Column.null_storage``):
+    ``"mask"``, ``"sentinel"``, ``"code"`` (dictionary), ``"native"`` (``None`` cells of a
+    variable-length kind, nullable or not) or ``"none"``.
+
+    >>> kind_of_spec(specs.int64(null_value=-1)), kind_of_spec(None)
+    ('sentinel', 'none')
+    """
+    if spec is None:
+        return NULL_NONE
+    kind = getattr(spec, "kind", "")
+    if kind == "dictionary":
+        return NULL_CODE
+    if null_kind(spec) == NULL_MASK:
+        return NULL_MASK
+    if kind in _NATIVE_KINDS:
+        return NULL_NATIVE
+    return null_kind(spec)
 
 
 def _spec_kind(spec: Any) -> str:

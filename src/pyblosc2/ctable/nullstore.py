@@ -24,7 +24,7 @@ from ..ndarray.ndarray import NDArray
 from .base import TableBase
 from .column import read_positions, write_positions
 from .nullrewrite import rewrite_table_predicates
-from .nulls import NOTNULL_SUFFIX, NULL_MASK, null_kind
+from .nulls import NOTNULL_SUFFIX, NULL_MASK, kind_of_spec, null_kind
 from .schema import TableColumn
 from .storage import TableStorage, col_key
 
@@ -233,7 +233,7 @@ class TableNulls(TableBase):
         """
         names = subset
         if names is None:
-            names = [c.name for c in self._columns if null_kind(c.spec) != "none"]
+            names = [c.name for c in self._columns if kind_of_spec(c.spec) != "none"]
         keep = np.ones(len(self), dtype=np.bool_)
         for name in names:
             keep &= self[name].notnull()  # type: ignore[index]
