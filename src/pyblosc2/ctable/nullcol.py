@@ -149,6 +149,8 @@ class ColumnNulls:
         >>> blosc2.CTable(Row, new_data=[(1,), (-1,)])["x"].fillna(0)
         array([1, 0])
         """
+        if self.null_storage in (NULL_CODE, NULL_NATIVE):  # a list of cells, None the nulls
+            return [value if v is None else v for v in self[:]]  # type: ignore[return-value]
         out = np.array(self[:], copy=True)
         out[self.is_null()] = value
         return out

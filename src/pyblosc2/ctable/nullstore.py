@@ -101,6 +101,32 @@ class TableNulls(TableBase):
     def _null_masks(self, masks: dict[str, NDArray]) -> None:
         self.__dict__["_null_mask_cache"] = NullMasks(masks)
 
+    def _row_cells(self, pos: int, values: list[Any]) -> list[Any]:
+        """One row's cells (the values at physical row ``pos``, one per column) as Python
+        objects, ``None`` where a mask column is null (not its fill; a sentinel column shows
+        its sentinel, the value its writer chose)."""
+        out = [v.item() if hasattr(v, "item") else v for v in values]
+        for i, name in enumerate(self.col_names):  # type: ignore[attr-defined]
+            if name in self._null_masks and not self._null_masks[name][pos]:
+                out[i] = None
+        return out
+
+    def _iter_rows(self, row: Any, columns: list[Any]) -> Any:
+        """The rows (``row`` named tuples) of the live ``columns``, a chunk at a time,
+        ``None`` in a mask column's null cell."""
+        nulls = [c.is_null() if c._col_name in self._null_masks else None for c in columns]
+        start = 0
+        for parts in zip(*(c.iter_chunks() for c in columns), strict=True):
+            cells = []
+            for part, flags in zip(parts, nulls, strict=True):
+                items = part if isinstance(part, list) else part.tolist()
+                if flags is not None and flags[start : start + len(items)].any():
+                    for j in np.flatnonzero(flags[start : start + len(items)]).tolist():
+                        items[j] = None
+                cells.append(items)
+            start += len(cells[0]) if cells else 0
+            yield from (row(*v) for v in zip(*cells, strict=True))
+
     def _rewrite_null_predicates(
         self, expr: str, operands: dict[str, Any]
     ) -> tuple[str, dict[str, Any]]:

@@ -507,8 +507,6 @@ def _check_items(key: str, items: list[Any], want: type, nullable: bool) -> np.n
         elif not isinstance(v, want):
             raise _fail(key, f"row {i}", want.__name__, type(v).__name__)
         out[i] = v
-    if nulls is not None and nulls.any():  # the nulls ride along to the sidecar (.nullstore)
-        return np.ma.MaskedArray(out, mask=nulls)
     return out
 
 
