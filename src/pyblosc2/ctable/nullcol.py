@@ -84,6 +84,18 @@ class ColumnNulls:
         raw = self._table._cols[self._col_name]
         return null_mask(np.asarray(raw._values, dtype=object))
 
+    def _null_info_items(self) -> list[tuple[str, object]]:
+        """``info_items``' null rows: whether nullable, where the nulls are, and for a
+        mask column whether its sidecar exists yet (it is made by the first null)."""
+        spec = self._null_spec
+        nullable = self.null_value is not None or bool(getattr(spec, "nullable", False))
+        items: list[tuple[str, object]] = [("nullable", nullable)]
+        if nullable:
+            items.append(("null_storage", self.null_storage))
+            if self._store == NULL_MASK:
+                items.append(("null_sidecar", self._table._null_mask(self._col_name) is not None))
+        return items
+
     # -- which rows are null --------------------------------------------------------------
     def _nulls_at(self, physical: np.ndarray, values: Any = None) -> np.ndarray | None:
         """Null flags of the rows at ``physical`` (their ``values`` if already read); None
