@@ -335,7 +335,9 @@ def resolve_nullable(
                     value = _policy_sentinel(spec, policy)
                 if value is None:
                     raise ParamTypeError(
-                        f"Column {col.name!r} is nullable, but no null policy sentinel is available"
+                        f"Column {col.name!r} is nullable, but no null policy sentinel is "
+                        "available: give it a null_value, or use null_storage='mask' (a "
+                        "validity sidecar, which every type supports)"
                     )
                 check_null_value(col.name, spec, value)
                 spec.null_value = value.item() if isinstance(value, np.generic) else value
