@@ -199,6 +199,19 @@ class ColumnNulls:
             return lazyexpr(f"c == {value!r}", {"c": raw})
         return None
 
+    _raw_null_pred = _null_pred  # python-blosc2's name
+
+    @property
+    def _defers_nulls(self) -> bool:
+        """Whether ``lazy & column`` is handed to this column (ndarray/operand.py): a
+        nullable column combines by Kleene's rules and keeps its nulls in arithmetic."""
+        return self._store != NULL_NONE
+
+    @property
+    def _is_nullable_bool(self) -> bool:
+        """Whether this is a sentinel bool column (``uint8``: 0, 1 and 255 for null)."""
+        return getattr(self._null_spec, "kind", "") == "bool" and self._store == NULL_SENTINEL
+
     def _kleene_operand(self) -> Any:
         """What this column is in a condition or arithmetic: a nullable bool column is
         three-valued (a :class:`~.kleene.NullableBoolExpr`), a nullable numeric one float64
