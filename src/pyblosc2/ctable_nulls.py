@@ -45,6 +45,7 @@ __all__ = [
     "sentinel_mask",
 ]
 
+
 def is_nan_sentinel(value: Any) -> bool:
     """Whether ``value`` is a NaN used as a sentinel (any float width)."""
     return isinstance(value, float | np.floating) and math.isnan(value)

@@ -10,7 +10,6 @@ stored at a path (:class:`pyblosc2.ctable.storage.TableStorage` over them).
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from pyblosc2.ctable.nulls import NOTNULL_SUFFIX as _NOTNULL_SUFFIX
 from pyblosc2.ctable.storage import TableStorage, open_tree

@@ -31,7 +31,9 @@ def _logical(col: Any) -> list[Any]:
 @settings(max_examples=40, deadline=None)
 @given(
     pairs=st.lists(
-        st.tuples(st.one_of(st.none(), st.integers(-3, 3)), st.one_of(st.none(), st.integers(0, 9))),
+        st.tuples(
+            st.one_of(st.none(), st.integers(-3, 3)), st.one_of(st.none(), st.integers(0, 9))
+        ),
         min_size=1,
         max_size=30,
     ),
@@ -68,7 +70,9 @@ def test_text_and_float_null_keys_form_one_group() -> None:
     )
     t = CTable(row, new_data=[(1.0, 1), (float("nan"), 2), (None, 4)])
     assert len(t.group_by("k").agg(total=("v", "sum"))) == 1  # NaN keys drop with the nulls
-    assert t.group_by("k", dropna=False, sort=True).agg(total=("v", "sum"))["total"][:].tolist() == [
+    assert t.group_by("k", dropna=False, sort=True).agg(total=("v", "sum"))["total"][
+        :
+    ].tolist() == [
         6,
         1,
     ]
@@ -76,7 +80,11 @@ def test_text_and_float_null_keys_form_one_group() -> None:
 
 def test_a_nat_sentinel_key_is_dropped() -> None:
     row = dataclasses.make_dataclass(
-        "S", [("ts", object, pb.field(pb.timestamp(nullable=True, null_storage="sentinel"))), ("v", int, 0)]
+        "S",
+        [
+            ("ts", object, pb.field(pb.timestamp(nullable=True, null_storage="sentinel"))),
+            ("v", int, 0),
+        ],
     )
     t = CTable(row, new_data=[(np.datetime64("2020-01-01"), 1), (np.iinfo(np.int64).min, 2)])
     assert len(t.group_by("ts").agg(total=("v", "sum"))) == 1

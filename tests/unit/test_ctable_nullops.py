@@ -35,7 +35,9 @@ def _ids(t: Any, cond: Any) -> list[int]:
 def test_a_plain_operand_on_the_left_keeps_three_values() -> None:
     t = _table()
     plain = t.id < 2
-    assert isinstance(plain & t.p, NullableBoolExpr) and isinstance(plain & (t.a > 0), NullableBoolExpr)
+    assert isinstance(plain & t.p, NullableBoolExpr) and isinstance(
+        plain & (t.a > 0), NullableBoolExpr
+    )
     materialized = pb.asarray(np.asarray(plain[:]))
     assert isinstance(materialized & (t.a > 0), NullableBoolExpr)
     # SQL: NOT (plain AND unknown) is unknown where plain is true, true where plain is false
@@ -66,7 +68,11 @@ def test_dictionary_and_vlstring_nulls_are_unknown() -> None:
 
 def test_rows_read_none_for_mask_nulls_and_sentinels_as_written() -> None:
     row = dataclasses.make_dataclass(
-        "S", [("m", int, pb.field(pb.int64(nullable=True))), ("s", int, pb.field(pb.int64(null_value=-1)))]
+        "S",
+        [
+            ("m", int, pb.field(pb.int64(nullable=True))),
+            ("s", int, pb.field(pb.int64(null_value=-1))),
+        ],
     )
     t = CTable(row, new_data=[(1, 1), (None, -1), (3, 3)])
     assert tuple(t[1]) == (None, -1)

@@ -147,7 +147,11 @@ def _values(pa: Any, name: str, chunked: Any, spec: specs.SchemaSpec) -> Any:
     """The values of an Arrow column as the column of ``spec`` takes them."""
     if chunked.null_count:
         null_value = getattr(spec, "null_value", None)
-        if null_value is None and getattr(spec, "kind", "") in ("timestamp", "bool", *_ARROW_NUMERIC):
+        if null_value is None and getattr(spec, "kind", "") in (
+            "timestamp",
+            "bool",
+            *_ARROW_NUMERIC,
+        ):
             zero = pa.scalar(False if spec.kind == "bool" else 0).cast(chunked.type)
             nulls = np.asarray(chunked.is_null().to_numpy(zero_copy_only=False), dtype=np.bool_)
             filled = _values(pa, name, chunked.fill_null(zero), spec)  # no Python objects

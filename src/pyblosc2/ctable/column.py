@@ -401,9 +401,7 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
             )
         values = np.asarray(data[:] if isinstance(data, NDArray | LazyExpr) else list(data))
         if len(values) != len(self):
-            raise ParamError(
-                f"assign() requires {len(self)} values (live rows), got {len(values)}"
-            )
+            raise ParamError(f"assign() requires {len(self)} values (live rows), got {len(values)}")
         self[:] = values
 
     # -- display --------------------------------------------------------------------------

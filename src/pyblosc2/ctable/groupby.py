@@ -309,7 +309,10 @@ class CTableGroupBy:
         rows = np.flatnonzero(keep)
         raw = cols
         flags = {} if self.dropna else null_keys(self, cols)  # a null group of their own
-        cols = [null_key_codes(v, flags[k]) if k in flags else v for k, v in zip(self.keys, cols)]
+        cols = [
+            null_key_codes(v, flags[k]) if k in flags else v
+            for k, v in zip(self.keys, cols, strict=True)
+        ]
         if len(cols) == 1 and cols[0].dtype.kind in "biu" and not flags:
             dense = _dense_groups(cols[0], rows, n)
             if dense is not None:

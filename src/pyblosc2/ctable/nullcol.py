@@ -282,7 +282,7 @@ class ColumnNulls:
             found = super().isin(wanted)  # type: ignore[misc]  # the text kinds'
             if self._store != NULL_NONE:  # a utf8 column's "" or sentinel in its nulls
                 found[self.is_null()] = wants_null
-            return found  # type: ignore[no-any-return]
+            return found
         test = [v for v in wanted if not is_na(v)]
         live = np.asarray(self[:])
         if not test:

@@ -219,7 +219,7 @@ class TableNullConvert(TableNulls):
 
     def _convert_text(self, name: str, spec: Any, to: str, nulls: np.ndarray, fill: Any) -> None:
         n = int(nulls.size)
-        arr = self._cols[name]
+        arr: Any = self._cols[name]  # a strings.VarColumn
         if to == NULL_MASK and nulls.any():
             self._ensure_null_mask(name)[:n] = ~nulls  # the sidecar first
         values = np.array(arr._values[:n], dtype=object)

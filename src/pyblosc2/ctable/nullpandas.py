@@ -53,7 +53,7 @@ def pandas_values(pd: Any, column: Any, values: Any) -> Any:
         return out
     if arr.dtype.kind == "M":
         out = arr.copy()
-        out[nulls] = np.datetime64("NaT", np.datetime_data(arr.dtype)[0])
+        out[nulls] = np.array("NaT", dtype=arr.dtype)  # in the column's unit
         return out
     if arr.dtype.kind == "b" or spec_kind == "bool":  # a sentinel bool: uint8 0, 1, 255
         boolean = pd.array(arr.astype(np.bool_), dtype="boolean")

@@ -176,13 +176,17 @@ class _Rewriter:
             parts = [self.truth(v) for v in node.values]
             out = parts[0]
             for part in parts[1:]:
-                out = ast.BinOp(out, ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr(), part)
+                out = ast.BinOp(
+                    out, ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr(), part
+                )
             return out
         for field, value in ast.iter_fields(node):  # anything else: its subexpressions
             if isinstance(value, ast.expr):
                 setattr(node, field, self.truth(value))
             elif isinstance(value, list):
-                setattr(node, field, [self.truth(v) if isinstance(v, ast.expr) else v for v in value])
+                setattr(
+                    node, field, [self.truth(v) if isinstance(v, ast.expr) else v for v in value]
+                )
         return node
 
     def pair(self, node: ast.expr) -> Pair:

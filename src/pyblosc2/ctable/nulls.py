@@ -39,8 +39,8 @@ TableColumn = Any  # a :class:`~pyblosc2.ctable.schema.TableColumn` (that module
 __all__ = [
     "NOTNULL_SUFFIX",
     "NULL_CODE",
-    "NULL_NATIVE",
     "NULL_MASK",
+    "NULL_NATIVE",
     "NULL_NONE",
     "NULL_SENTINEL",
     "NullPolicy",
@@ -231,8 +231,9 @@ def _policy_sentinel(spec: Any, policy: NullPolicy) -> Any:
 def _policy_implies_sentinel(spec: Any, policy: NullPolicy) -> bool:
     kind = _spec_kind(spec)
     field = {
-        "string": "string_value", "utf8": "string_value", "bytes": "bytes_value", "bool": "bool_value",
-        "timestamp": "timestamp_value", "float32": "float_value", "float64": "float_value",
+        "string": "string_value", "utf8": "string_value", "bytes": "bytes_value",
+        "bool": "bool_value", "timestamp": "timestamp_value", "float32": "float_value",
+        "float64": "float_value",
     }.get(kind)  # fmt: skip
     if kind in _SIGNED:
         field = "signed_int_strategy"

@@ -95,7 +95,7 @@ class TableNulls(TableBase):
         masks = root.__dict__.get("_null_mask_cache")
         if masks is None:
             masks = root.__dict__["_null_mask_cache"] = NullMasks()
-        return masks  # type: ignore[no-any-return]
+        return masks
 
     @_null_masks.setter
     def _null_masks(self, masks: dict[str, NDArray]) -> None:
@@ -106,7 +106,7 @@ class TableNulls(TableBase):
         objects, ``None`` where a mask column is null (not its fill; a sentinel column shows
         its sentinel, the value its writer chose)."""
         out = [v.item() if hasattr(v, "item") else v for v in values]
-        for i, name in enumerate(self.col_names):  # type: ignore[attr-defined]
+        for i, name in enumerate(self.col_names):
             if name in self._null_masks and not self._null_masks[name][pos]:
                 out[i] = None
         return out
@@ -218,7 +218,9 @@ class TableNulls(TableBase):
             nulls = self._null_flags(name, physical)
             if name in self._column_defs and nulls is not None and nulls.any():
                 like = arrays.get(name)  # None: a text column, on the table's grid
-                mask = _new_mask(max(int(physical.size), 1) if like is None else int(like.shape[0]), like)
+                mask = _new_mask(
+                    max(int(physical.size), 1) if like is None else int(like.shape[0]), like
+                )
                 mask[: nulls.size] = ~nulls
                 storage.install(notnull_key(name), mask)
 
