@@ -27,7 +27,7 @@ from .info import InfoReporter, column_info_items
 from .nullcol import ColumnNulls
 from .rows import to_column
 from .strings import is_var
-from .textops import TextColumnMixin, compare_values, present_values
+from .textops import TextColumnMixin, compare_values, list_label, present_values
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
 
@@ -415,12 +415,15 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
     def __repr__(self) -> str:
         n = len(self)
         shown = self[: self._REPR_PREVIEW_ITEMS + 1]
+        if isinstance(shown, list):  # vlstring, vlbytes, dictionary, list reads
+            shown = np.array([*shown, None], dtype=object)[:-1]
         more = shown.size > self._REPR_PREVIEW_ITEMS
         shown = shown[: self._REPR_PREVIEW_ITEMS]
         if self.dtype.kind in "biufc" and shown.size:
             preview = np.array2string(shown, separator=", ", max_line_width=10_000)[1:-1]
         else:
-            preview = ", ".join(repr(v) for v in shown.tolist())
+            label = list_label(self._spec())  # a list column: its type, not its values
+            preview = ", ".join(label or repr(v) for v in shown.tolist())
         if more:
             preview = f"{preview}, ..." if preview else "..."
         return f"Column({self._col_name!r}, dtype={self.dtype}, len={n}, values=[{preview}])"

@@ -49,7 +49,7 @@ _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
-        *VAR_KINDS,
+        *VAR_KINDS, "list",
     }
 )  # fmt: skip
 
@@ -144,6 +144,8 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
             spec = check_stored_spec(name, meta["spec"])  # an unbuilt kind is named first
             options = {k: meta.get(k) for k in ("cparams", "dparams", "chunks", "blocks")}
             expected = getattr(spec, "python_type", None)
+            if spec.kind == "list":  # list[...] (python-blosc2 checks the origin only)
+                annotation = typing.get_origin(annotation) or annotation
             if expected not in (None, object) and annotation is not expected:
                 raise ParamTypeError(
                     f"column {name!r}: annotation {annotation!r} does not match its "

@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import ParamTypeError
 from .strings import is_var, null_mask
 
-__all__ = ["TextColumnMixin", "compare_values", "present_values", "sort_key"]
+__all__ = ["TextColumnMixin", "compare_values", "list_label", "present_values", "sort_key"]
 
 _OBJ = np.dtype(object)
 
@@ -91,6 +91,11 @@ def present_values(spec: Any, values: np.ndarray) -> Any:
     return values.tolist() if is_var(spec) and spec.kind != "utf8" else values
 
 
+def list_label(spec: Any) -> str | None:
+    """``<list[item]>`` for a list column's spec (python-blosc2's column preview), else None."""
+    return f"<{spec.display_label()}>" if getattr(spec, "kind", None) == "list" else None
+
+
 class TextColumnMixin:
     """What python-blosc2's ``Column`` adds for text columns (a mixin of
     :class:`~pyblosc2.ctable.column.Column`): ``isin``, ``is_dictionary``,
@@ -107,6 +112,16 @@ class TextColumnMixin:
     def is_dictionary(self) -> bool:
         """Whether this is a ``dictionary`` column."""
         return getattr(self._spec(), "kind", None) == "dictionary"
+
+    @property
+    def is_list(self) -> bool:
+        """Whether this is a ``list`` column."""
+        return getattr(self._spec(), "kind", None) == "list"
+
+    @property
+    def is_utf8(self) -> bool:
+        """Whether this is a ``utf8`` column."""
+        return getattr(self._spec(), "kind", None) == "utf8"
 
     @property
     def is_varlen_scalar(self) -> bool:
