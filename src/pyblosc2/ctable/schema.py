@@ -144,9 +144,16 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
             spec = check_stored_spec(name, meta["spec"])  # an unbuilt kind is named first
             options = {k: meta.get(k) for k in ("cparams", "dparams", "chunks", "blocks")}
             expected = getattr(spec, "python_type", None)
-            if spec.kind == "list":  # list[...] (python-blosc2 checks the origin only)
-                annotation = typing.get_origin(annotation) or annotation
-            if expected not in (None, object) and annotation is not expected:
+            if spec.kind == "list" and typing.get_origin(annotation) is not list:
+                raise ParamTypeError(  # python-blosc2 wants list[T], not a bare list
+                    f"column {name!r}: annotation {annotation!r} is incompatible with its "
+                    "list spec; expected list[T]"
+                )
+            if (
+                spec.kind != "list"
+                and expected not in (None, object)
+                and annotation is not expected
+            ):
                 raise ParamTypeError(
                     f"column {name!r}: annotation {annotation!r} does not match its "
                     f"{spec.kind} spec (expected {expected.__name__})"
