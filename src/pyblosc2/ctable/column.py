@@ -394,10 +394,17 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
         >>> t.x[:]
         array([7, 8, 9])
         """
-        values = np.asarray(data[:] if isinstance(data, NDArray | LazyExpr) else list(data))
+        if isinstance(data, NDArray | LazyExpr):
+            values = np.asarray(data[:])
+        elif is_var(self._spec()):  # Python values kept as they are (b"\x00" is not b"")
+            items = list(data)
+            values = np.empty(len(items), dtype=object)
+            values[:] = items
+        else:
+            values = np.asarray(list(data))
         if len(values) != len(self):
             raise ParamError(
-                f"assign() needs {len(self)} values (the live rows), got {len(values)}"
+                f"assign() requires {len(self)} values (the live rows), got {len(values)}"
             )
         self[:] = values
 
