@@ -28,7 +28,7 @@ from .. import schema as specs
 from ..errors import FormatError, ParamError, ParamTypeError
 from .arrow_root import flatten_root_batches, inner_schema, is_unnamed_root, rename_unnamed
 from .arrow_types import ARROW_NUMERIC as _ARROW_NUMERIC
-from .arrow_types import arrow_type, spec_for
+from .arrow_types import arrow_type, check_ordered_dictionary, spec_for
 from .build import new_table, resolve_nulls
 from .schema import TableColumn
 
@@ -379,6 +379,8 @@ class TableArrow:
             col = TableColumn(field.name, spec, MISSING, per_col.get(field.name), None, **layout)
             col = resolve_nulls([col])[0]
             columns.append(col)
+            if pa.types.is_dictionary(field.type) and field.type.ordered:
+                check_ordered_dictionary(field.name, chunked)
             data[field.name] = _values(pa, field.name, chunked, col.spec)
         return new_table(
             cls,

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from .. import schema as specs
-from ..errors import ParamTypeError
+from ..errors import ParamError, ParamTypeError
 from . import kinds
 
-__all__ = ["ARROW_NUMERIC", "arrow_type", "item_spec", "spec_for"]
+__all__ = ["ARROW_NUMERIC", "arrow_type", "check_ordered_dictionary", "item_spec", "spec_for"]
 
 ARROW_NUMERIC = (
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -150,3 +150,20 @@ def item_spec(
         if typ == pa.from_numpy_dtype(np.dtype(kind)):
             return getattr(specs, kind)(**null)  # type: ignore[no-any-return,unused-ignore]
     raise NotImplementedError(f"CTable column {name!r}: list items of Arrow type {typ}")
+
+
+def check_ordered_dictionary(name: str, chunked: Any) -> None:
+    """ParamError unless the chunks of an ordered Arrow dictionary column agree on the order
+    of the values they share (python-blosc2 keeps one order for the column)."""
+    rank: dict[Any, int] = {}
+    for chunk in chunked.chunks:
+        last = -1
+        for value in chunk.dictionary.to_pylist():
+            if value not in rank:
+                rank[value] = len(rank)
+            elif rank[value] < last:
+                raise ParamError(
+                    f"column {name!r}: the batches of an ordered dictionary order its values "
+                    f"differently ({value!r})"
+                )
+            last = max(last, rank[value])

@@ -420,7 +420,27 @@ class VarColumn:
 
 class DictionaryColumn(VarColumn):
     """The physical rows of a ``dictionary`` column (python-blosc2's ``DictionaryColumn``:
-    ``codes`` and ``dictionary``)."""
+    ``codes`` and ``dictionary``); ``==`` and ``!=`` compare each physical row (a null
+    matches neither a value nor, under ``!=``, is it unequal).
+
+    >>> c = DictionaryColumn(var_spec("dictionary", nullable=True), 3)
+    >>> c[0:3] = np.array(["a", None, "b"], dtype=object)
+    >>> (c == "a").tolist(), (c != "a").tolist()
+    ([True, False, False], [False, False, True])
+    """
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> Any:
+        return self._rows_equal(other)
+
+    def __ne__(self, other: object) -> Any:
+        present = ~null_mask(self._values)
+        return present & ~self._rows_equal(other)
+
+    def _rows_equal(self, other: object) -> np.ndarray:
+        values = self._values
+        return np.fromiter((v is not None and v == other for v in values), np.bool_, len(values))
 
 
 def new_var_column(spec: VarSpec, capacity: int, values: np.ndarray | None = None) -> VarColumn:
