@@ -16,7 +16,6 @@ import numpy as np
 from ..compute.api import lazyexpr
 from ..ndarray.constructors import asarray
 from .nulls import NULL_MASK, NULL_NONE, NULL_SENTINEL, null_kind, sentinel_mask
-from .textops import native_null_flags
 
 __all__ = ["ColumnNulls"]
 
@@ -95,8 +94,6 @@ class ColumnNulls:
         >>> blosc2.CTable(Row, new_data=[(1.0,), (None,)])["x"].is_null()
         array([False,  True])
         """
-        if (native := native_null_flags(self)) is not None:  # text and list kinds: None
-            return native
         if self.null_storage == NULL_NONE:
             return np.zeros(len(self), dtype=np.bool_)
         if self.null_storage == NULL_SENTINEL:
@@ -110,8 +107,6 @@ class ColumnNulls:
 
     def null_count(self) -> int:
         """How many live values are null (0 at once for a column that cannot hold one)."""
-        if (native := native_null_flags(self)) is not None:  # text and list kinds: None
-            return int(native.sum())
         if self.null_storage == NULL_NONE:
             return 0
         if self.null_storage == NULL_MASK and self._table._null_mask(self._col_name) is None:

@@ -17,13 +17,10 @@ __all__ = [
     "TextColumnMixin",
     "compare_values",
     "list_label",
-    "native_null_flags",
     "present_values",
     "sort_key",
 ]
 
-#: the kinds whose nulls are ``None`` values (no sentinel, no validity sidecar)
-NONE_NULL_KINDS = ("vlstring", "vlbytes", "dictionary", "list")
 
 _OBJ = np.dtype(object)
 
@@ -99,17 +96,6 @@ def present_values(spec: Any, values: np.ndarray) -> Any:
     """What a column read gives: a list for ``vlstring``, ``vlbytes`` and ``dictionary``
     columns (as python-blosc2's), the array otherwise."""
     return values.tolist() if is_var(spec) and spec.kind != "utf8" else values
-
-
-def native_null_flags(column: Any) -> np.ndarray | None:
-    """The null flags of the live rows of a ``vlstring``, ``vlbytes``, ``dictionary`` or
-    ``list`` column (its ``None`` values), else None (the nulls layer's kinds)."""
-    defn = column._table._column_defs.get(column._col_name)
-    spec = None if defn is None else defn.spec
-    if getattr(spec, "kind", None) not in NONE_NULL_KINDS:
-        return None
-    rows = column[:]
-    return np.fromiter((v is None for v in rows), dtype=np.bool_, count=len(rows))
 
 
 def list_label(spec: Any) -> str | None:
