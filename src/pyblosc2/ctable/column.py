@@ -27,7 +27,13 @@ from .info import InfoReporter, column_info_items
 from .nullcol import ColumnNulls
 from .rows import to_column
 from .strings import is_var
-from .textops import TextColumnMixin, compare_values, list_label, present_values
+from .textops import (
+    TextColumnMixin,
+    check_utf8_operand,
+    compare_values,
+    list_label,
+    present_values,
+)
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
 
@@ -575,6 +581,8 @@ def _string_compare(col: Column, op: str, other: Any) -> NDArray:
     """A comparison of a fixed-width string column, evaluated now over the physical rows
     (the compute engine's expressions are numeric): a bool NDArray."""
     right = other
+    other_spec = other._spec() if isinstance(other, Column) else None
+    check_utf8_operand(col._col_name, col._spec(), other, other_spec)
     if isinstance(other, Column):
         right = np.asarray(other._raw_col[:])
     left = np.asarray(col._raw_col[:])
