@@ -183,3 +183,40 @@ def test_an_unnamed_root_list_of_structs_imports_its_elements_as_rows(tmp_path: 
     flat = CTable.from_arrow(pq.read_table(path), separate_nested_cols=True)
     assert flat.company[:].tolist() == ["A", "B"]
     assert not CTable._detect_unnamed_root_list_struct(pa, pa.schema([("x", pa.list_(item))]))
+
+
+# -- a writer killed before close ------------------------------------------------------------------
+_KILLED = """
+import os, signal, sys
+import pyblosc2 as pb
+t = pb.CTable.open(sys.argv[1], mode="a")
+t.extend([("k", 9, ["killed"])])
+if sys.argv[2] == "flush":
+    t._flush_varlen_columns()
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize("flush", ["no", "flush"])
+def test_a_list_table_killed_before_close_is_refused_not_misread(
+    tmp_path: Path, flush: str
+) -> None:
+    """List columns are written at close or a flush, as text columns are: a writer killed
+    before either leaves a table that open refuses naming the column (not one whose new
+    rows read back as nulls); after a flush the kill loses nothing."""
+    import signal
+    import sys
+
+    from tests.bounded import run_child
+
+    path = _stored(tmp_path)
+    script = tmp_path / "child.py"
+    script.write_text(_KILLED)
+    env = {**os.environ, "PYTHONPATH": str(Path(pb.__file__).parents[1])}
+    done = run_child([sys.executable, str(script), path, flush], "a CTable writer", env=env)
+    assert done.returncode == -signal.SIGKILL
+    if flush == "no":
+        with pytest.raises(FormatError, match=r"changed and not closed.*\['tags'\]"):
+            CTable.open(path)
+    else:
+        assert CTable.open(path).tags[:] == [["x", "y"], [], None, ["z"], ["killed"]]
