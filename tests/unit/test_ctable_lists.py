@@ -63,7 +63,7 @@ def test_bad_cells_and_annotations_are_refused() -> None:
 
     @dataclasses.dataclass
     class Bare:
-        tags: list = pb.field(pb.list(pb.int64()))  # type: ignore[type-arg]  # noqa: RUF009
+        tags: list = pb.field(pb.list(pb.int64()))  # noqa: RUF009
 
     with pytest.raises(TypeError, match=r"list\[T\]"):  # as python-blosc2
         CTable(Bare)

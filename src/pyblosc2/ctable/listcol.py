@@ -143,7 +143,7 @@ class ListColumn(VarColumn):
 def save_list_column(storage: Any, key: str, column: ListColumn, n: int) -> None:
     """Write the first ``n`` physical rows of ``column`` at ``key`` of ``storage`` as
     python-blosc2's ListArray leaf."""
-    la = ListArray(spec=column.spec, contiguous=True)
+    la = ListArray(spec=column.spec, contiguous=True)  # type: ignore[arg-type]
     la.extend(column._values[:n].tolist(), validate=False)  # checked when written
     la.flush()
     storage.install(key, la)

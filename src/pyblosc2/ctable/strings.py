@@ -446,7 +446,7 @@ class DictionaryColumn(VarColumn):
 def new_var_column(spec: VarSpec, capacity: int, values: np.ndarray | None = None) -> VarColumn:
     """An in-memory column of ``spec``'s kind, ``capacity`` rows (``values`` first)."""
     if (hooks := _extra(spec)) is not None:
-        return hooks[1](spec, capacity, values)  # type: ignore[no-any-return]
+        return hooks[1](spec, capacity, values)
     cls = DictionaryColumn if spec.kind == "dictionary" else VarColumn
     return cls(spec, capacity, values)
 
@@ -542,7 +542,7 @@ def load_var_column(
     (a dictionary's codes on the ``live`` rows, a bool NDArray of them: the others may hold
     anything, python-blosc2 leaves them as they were)."""
     if (hooks := _extra(spec)) is not None:
-        return hooks[3](storage, key, spec, capacity)  # type: ignore[no-any-return]
+        return hooks[3](storage, key, spec, capacity)
     if spec.kind == "utf8":
         offsets_arr = _open(storage, key, NDArray)
         data_arr = _open(storage, key + UTF8_SUFFIX, NDArray)
