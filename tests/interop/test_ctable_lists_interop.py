@@ -110,3 +110,44 @@ def test_we_read_change_and_extend_python_blosc2s(tmp_path: Path, form: str) -> 
     want = _expected(("tail", 999, ["z"], [9]))
     want["tags"][0] = ["changed"]
     assert theirs == want
+
+
+_THEY_IMPORT = """
+import json, sys
+import pyarrow as pa
+import blosc2
+item = pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])
+at = pa.table({
+    "x": pa.array([1, 2, 3]),
+    "v": pa.array([[1], None, [2, 3]]),
+    "w": pa.array([[[1]], [[2, 3]], []]),
+    "items": pa.array([[{"a": 1, "b": "x"}], None, []], type=pa.list_(item)),
+})
+t = blosc2.CTable.from_arrow(at.schema, at.to_batches(), urlpath=sys.argv[1], mode="w")
+print(json.dumps(blosc2.schema_compiler.schema_to_dict(t._schema)["columns"]))
+t.close()
+"""
+
+
+def test_arrow_imports_give_python_blosc2s_schema_and_files_both_read(tmp_path: Path) -> None:
+    """The same Arrow table imported by each library: the same list column entries (item
+    specs nullable as Arrow's value field, text items string(max_length=1_000_000)), and
+    python-blosc2's file (its schema records the flat names as 'nested' metadata) opens."""
+    pa = pytest.importorskip("pyarrow")
+    path = str(tmp_path / "theirs.b2d")
+    theirs = json.loads(_child(_THEY_IMPORT, path))
+    item = pa.struct([pa.field("a", pa.int32()), pa.field("b", pa.string())])
+    at = pa.table(
+        {
+            "x": pa.array([1, 2, 3]),
+            "v": pa.array([[1], None, [2, 3]]),
+            "w": pa.array([[[1]], [[2, 3]], []]),
+            "items": pa.array([[{"a": 1, "b": "x"}], None, []], type=pa.list_(item)),
+        }
+    )
+    ours = pb.CTable.from_arrow(at.schema, at.to_batches())
+    lists = [c.to_dict() for c in ours._columns if c.spec.kind == "list"]
+    assert lists == [c for c in theirs if c["kind"] == "list"] and len(lists) == 3
+    back = pb.CTable.open(path)
+    assert back.v[:] == [[1], None, [2, 3]] and back.w[:] == [[[1]], [[2, 3]], []]
+    assert back["items"][:] == [[{"a": 1, "b": "x"}], None, []]

@@ -220,3 +220,27 @@ def test_a_list_table_killed_before_close_is_refused_not_misread(
             CTable.open(path)
     else:
         assert CTable.open(path).tags[:] == [["x", "y"], [], None, ["z"], ["killed"]]
+
+
+def test_flat_nested_metadata_is_read_and_real_nesting_named(tmp_path: Path) -> None:
+    """python-blosc2 records the names of every Arrow import as 'nested' metadata; a flat
+    record (each name its own, no dots) is read, a real nesting is NotImplementedError."""
+    path = _stored(tmp_path)
+    t = CTable.open(path, mode="a")
+    doc = t._storage.load_schema()
+    names = {n: n for n in ("code", "qty", "tags")}
+    t._storage.replace_schema(
+        {**doc, "metadata": {"nested": {"version": 1, "logical_to_physical": names}}}
+    )
+    t._storage.close()
+    assert CTable.open(path).tags[:] == [["x", "y"], [], None, ["z"]]
+    t = CTable.open(path, mode="a")
+    nested = {
+        "version": 1,
+        "logical_to_physical": {**names, "p.a": "p.a"},
+        "reconstruct_rows": True,
+    }
+    t._storage.replace_schema({**doc, "metadata": {"nested": nested}})
+    t._storage.close()
+    with pytest.raises(NotImplementedError, match="nested"):
+        CTable.open(path)

@@ -366,11 +366,12 @@ class TableArrow:
         }
         columns, data = [], {}
         for field, chunked in zip(table.schema, table.columns, strict=True):
+            listed = pa.types.is_list(field.type) or pa.types.is_large_list(field.type)
             spec = spec_for(
                 pa,
                 field.name,
                 field.type,
-                chunked.null_count > 0,
+                chunked.null_count > 0 or (listed and field.nullable),  # python-blosc2's
                 string_max_length,
                 object_fallback,
                 null_storage,

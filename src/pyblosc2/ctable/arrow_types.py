@@ -100,7 +100,8 @@ def spec_for(
     if t.is_dictionary(typ):
         return kinds.dictionary(nullable=nullable)
     if t.is_list(typ) or t.is_large_list(typ):
-        item = item_spec(pa, name, typ.value_type, string_max_length, 0)
+        nulls = typ.value_field.nullable  # python-blosc2: the items' nullability is Arrow's
+        item = item_spec(pa, name, typ.value_type, string_max_length, 0, nulls)
         return specs.list(item, nullable=nullable, batch_rows=batch_rows)
     if t.is_fixed_size_list(typ):
         raise NotImplementedError(f"CTable column {name!r}: list columns (Arrow {typ})")
@@ -140,8 +141,9 @@ def item_spec(
         }
         return specs.struct(fields, nullable=nullable)
     if t.is_list(typ) or t.is_large_list(typ):
-        inner = item_spec(pa, name, typ.value_type, string_max_length, depth + 1)
-        return specs.list(inner, nullable=True)
+        nulls = typ.value_field.nullable
+        inner = item_spec(pa, name, typ.value_type, string_max_length, depth + 1, nulls)
+        return specs.list(inner, nullable=nullable)
     if t.is_boolean(typ):
         return specs.bool(**null)
     if t.is_timestamp(typ):

@@ -202,7 +202,14 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     metadata = doc.get("metadata", {})
     if not isinstance(metadata, dict):
         raise ParamTypeError(f"a CTable schema's 'metadata' must be a mapping, got {metadata!r}")
-    if metadata.get("nested") is not None:
+    nested = metadata.get("nested")
+    names = nested.get("logical_to_physical") if isinstance(nested, dict) else None
+    flat = (  # python-blosc2 records the names of every Arrow import, nested or not
+        isinstance(names, dict)
+        and set(nested) <= {"version", "logical_to_physical"}  # type: ignore[arg-type]
+        and all(isinstance(k, str) and k == v and "." not in k for k, v in names.items())
+    )
+    if nested is not None and not flat:
         raise NotImplementedError("CTable nested (struct) columns")
     columns = []
     for raw in doc["columns"]:
