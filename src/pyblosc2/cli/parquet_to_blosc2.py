@@ -89,7 +89,14 @@ def _prepare(path: Path, overwrite: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; 0 on success."""
+    """Run the command; 0 on success.
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq
+    >>> d = tempfile.mkdtemp()
+    >>> pq.write_table(pa.table({"x": [1, 2]}), os.path.join(d, "in.parquet"))
+    >>> main([os.path.join(d, "in.parquet"), os.path.join(d, "out.b2z")])
+    0
+    """
     args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
     _check_built(args)
     src: Path = args.input_path

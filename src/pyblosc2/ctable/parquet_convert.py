@@ -87,7 +87,17 @@ def import_parquet(
     string_max_length: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Any:
-    """A CTable at ``output`` holding the Parquet file ``source`` (see the module doc)."""
+    """A CTable at ``output`` holding the Parquet file ``source`` (see the module doc).
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq
+    >>> from pyblosc2.ctable import CTable
+    >>> d = tempfile.mkdtemp()
+    >>> pq.write_table(pa.table({"v": pa.array(["a", "b"]).dictionary_encode()}),
+    ...                os.path.join(d, "in.parquet"))
+    >>> t = import_parquet(CTable, os.path.join(d, "in.parquet"), os.path.join(d, "t.b2d"))
+    >>> t.v[:], t.v.is_dictionary
+    (['a', 'b'], True)
+    """
     pa = require("pyarrow", "parquet_to_blosc2")
     pq = require("pyarrow.parquet", "parquet_to_blosc2")
     if timestamp_unit not in (None, *_UNITS, "auto"):
@@ -161,7 +171,19 @@ def export_parquet(
     *,
     batch_size: int = 65536,
 ) -> None:
-    """Write the CTable store ``source`` to the Parquet file ``output``."""
+    """Write the CTable store ``source`` to the Parquet file ``output``.
+
+    >>> import dataclasses, os, tempfile, pyarrow.parquet as pq
+    >>> from pyblosc2.ctable import CTable
+    >>> @dataclasses.dataclass
+    ... class Row:
+    ...     x: int = 0
+    >>> d = tempfile.mkdtemp()
+    >>> CTable(Row, new_data=[(1,)], urlpath=os.path.join(d, "t.b2d"), mode="w").close()
+    >>> export_parquet(CTable, os.path.join(d, "t.b2d"), os.path.join(d, "o.parquet"))
+    >>> pq.read_table(os.path.join(d, "o.parquet")).column("x").to_pylist()
+    [1]
+    """
     table = table_cls.open(os.fspath(source), mode="r")
     try:
         table.to_parquet(os.fspath(output), batch_size=batch_size)
