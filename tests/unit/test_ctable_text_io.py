@@ -182,3 +182,11 @@ def test_parquet_to_blosc2_decodes_dictionaries_and_limits_rows(tmp_path: Path) 
     assert main(["--decode-dictionaries", "--max-rows", "7", str(src), str(out)]) == 0
     t = CTable.open(str(out))
     assert t._column_defs["v"].spec.kind in ("utf8", "vlstring") and list(t.v[:]) == values[:7]
+
+
+def test_blosc2_batch_size_sets_the_batches_of_imported_varlen_columns() -> None:
+    pa = pytest.importorskip("pyarrow")
+    at = pa.table({"b": pa.array([b"x", b"yy", b""]), "v": pa.array([[1], [], [2, 3]])})
+    t = CTable.from_arrow(at, blosc2_batch_size=2)  # python-blosc2: every batched column
+    assert [getattr(t._column_defs[n].spec, "batch_rows", None) for n in "bv"] == [2, 2]
+    assert t.b[:] == [b"x", b"yy", b""] and t.v[:] == [[1], [], [2, 3]]

@@ -95,7 +95,8 @@ def spec_for(
     is_bview = getattr(t, "is_binary_view", lambda _: False)
     if t.is_binary(typ) or t.is_large_binary(typ) or is_bview(typ):
         if max_len is None:
-            return kinds.vlbytes(nullable=nullable)
+            rows = {} if batch_rows is None else {"batch_rows": batch_rows}  # python-blosc2's
+            return kinds.vlbytes(nullable=nullable, **rows)
         return specs.bytes(max_length=max(int(max_len), 1), **null)
     if t.is_dictionary(typ):
         return kinds.dictionary(nullable=nullable)
