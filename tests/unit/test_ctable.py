@@ -93,7 +93,7 @@ def test_bad_schema_documents(doc: dict[str, Any], error: type[Exception]) -> No
 def test_row_types_refused_by_name() -> None:
     @dataclasses.dataclass
     class Listy:  # list columns are stored now: a bare list annotation is refused by name
-        tags: list = pb.field(pb.list(pb.int32()))  # type: ignore[type-arg]  # noqa: RUF009
+        tags: list = pb.field(pb.list(pb.int32()))  # noqa: RUF009
 
     @dataclasses.dataclass
     class Reserved:
