@@ -93,21 +93,33 @@ def asarray(array: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def zeros(shape: Any, dtype: Any = np.float64, *args: Any, **kwargs: Any) -> Any:
-    """``blosc2.zeros``; ``""`` rows for ``StringDType``."""
+    """``blosc2.zeros``; ``""`` rows for ``StringDType``.
+
+    >>> zeros(3, dtype=np.int32)[:]
+    array([0, 0, 0], dtype=int32)
+    """
     if _is_string_dtype(dtype) and not args:
         return _filled(_one_d(shape, kwargs, "zeros"), "")
     return _nd.zeros(shape, dtype, *args, **kwargs)
 
 
 def empty(shape: Any, dtype: Any = np.float64, *args: Any, **kwargs: Any) -> Any:
-    """``blosc2.empty``; ``""`` rows for ``StringDType`` (as numpy's)."""
+    """``blosc2.empty``; ``""`` rows for ``StringDType`` (as numpy's).
+
+    >>> empty((2, 2), dtype=np.float32).shape
+    (2, 2)
+    """
     if _is_string_dtype(dtype) and not args:
         return _filled(_one_d(shape, kwargs, "empty"), "")
     return _nd.empty(shape, dtype, *args, **kwargs)
 
 
 def ones(shape: Any, dtype: Any = np.float64, *args: Any, **kwargs: Any) -> Any:
-    """``blosc2.ones``; ``"1"`` rows for ``StringDType`` (as numpy's)."""
+    """``blosc2.ones``; ``"1"`` rows for ``StringDType`` (as numpy's).
+
+    >>> ones(2)[:]
+    array([1., 1.])
+    """
     if _is_string_dtype(dtype) and not args:
         return _filled(_one_d(shape, kwargs, "ones"), "1")
     return _nd.ones(shape, dtype, *args, **kwargs)
