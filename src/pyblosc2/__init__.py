@@ -83,15 +83,7 @@ from .errors import (
 )
 from .ndarray.b2nd_meta import MAX_DIM
 from .ndarray.combine import astype, concat, stack
-from .ndarray.constructors import (
-    asarray,
-    copy,
-    empty,
-    full,
-    ndarray_from_cframe,
-    ones,
-    zeros,
-)
+from .ndarray.constructors import copy, ndarray_from_cframe
 from .ndarray.dask_io import from_dask
 from .ndarray.extra import arange, frombuffer, linspace
 from .ndarray.io import get_slice_nchunks, load, save
@@ -145,6 +137,7 @@ from .stores import (
     from_cframe,
     open,
 )
+from .utf8_dispatch import asarray, empty, full, ones, zeros  # StringDType: UTF8Array
 from .vlarrays import (
     Batch,
     BatchArray,

@@ -43,7 +43,9 @@ def test_blosc2_alias_imports_pyblosc2_modules_not_copies() -> None:
 
 def test_a_module_assigned_over_a_function_is_ignored_but_new_names_are_set() -> None:
     fn = pyblosc2.lazyexpr
-    pyblosc2.lazyexpr = importlib.import_module("pyblosc2.lazyexpr")  # what an import of the submodule does
+    pyblosc2.lazyexpr = importlib.import_module(
+        "pyblosc2.lazyexpr"
+    )  # what an import of the submodule does
     assert pyblosc2.lazyexpr is fn
     pyblosc2._aliasing_probe = 1  # type: ignore[attr-defined]
     try:

@@ -156,8 +156,11 @@ def test_persistent_import_keeps_column_cparams(tmp_path) -> None:
 
 
 def test_kinds_not_stored_are_named() -> None:
-    with pytest.raises(NotImplementedError, match="list"):
-        CTable.from_arrow(pa.table({"x": pa.array([[1], [2, 3]])}))
+    fixed = pa.FixedSizeListArray.from_arrays(pa.array([1, 2, 3, 4]), 2)
+    with pytest.raises(NotImplementedError, match="list"):  # lists of any length are stored
+        CTable.from_arrow(pa.table({"x": fixed}))
+    with pytest.raises(NotImplementedError, match="list items of Arrow type"):
+        CTable.from_arrow(pa.table({"x": pa.array([[1.5]], type=pa.list_(pa.float16()))}))
     nested = pa.table({"n": pa.array([{"a": 1, "b": 2.0}])})  # flattened to n.a, n.b
     with pytest.raises(NotImplementedError, match="nested"):
         CTable.from_arrow(nested)

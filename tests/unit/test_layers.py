@@ -74,6 +74,7 @@ LAYERS = {
     "dictionary_column": 8.912,  # python-blosc2's blosc2.dictionary_column (ctable.strings)
     "_utf8_array": 8.913,  # python-blosc2's blosc2._utf8_array names (ctable.utf8array)
     "scalar_array": 8.914,  # python-blosc2's blosc2.scalar_array names (ctable.scalararray)
+    "utf8_dispatch": 8.915,  # asarray/zeros/empty/ones/full: StringDType to a UTF8Array
     "tree_store": 8.92,
     "embed_store": 8.93,
     "core": 8.94,  # python-blosc2's blosc2.core helpers (normalize_urlpath, localize_fsspec_url)

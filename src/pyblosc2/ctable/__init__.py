@@ -18,6 +18,7 @@ pandas), :mod:`.csv_io` (CSV), :mod:`.build` (new tables from columns),
 """
 
 from .base import TableSchema
+from .chunkwriter import ChunkAlignedWriter as _ChunkAlignedWriter
 from .colexpr import ColExpr, col
 from .column import Column, ColumnViewIndexer
 from .kleene import NullableBoolExpr
@@ -38,6 +39,7 @@ __all__ = [
     "TableColumn",
     "TableSchema",
     "TableStorage",
+    "_ChunkAlignedWriter",
     "col",
     "compile_row_type",
     "ctable_from_cframe",

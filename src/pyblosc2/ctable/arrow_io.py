@@ -26,19 +26,16 @@ import numpy as np
 
 from .. import schema as specs
 from ..errors import FormatError, ParamError, ParamTypeError
-from . import kinds
+from .arrow_root import flatten_root_batches, inner_schema, is_unnamed_root, rename_unnamed
+from .arrow_types import ARROW_NUMERIC as _ARROW_NUMERIC
+from .arrow_types import arrow_type, check_ordered_dictionary, spec_for
 from .build import new_table, resolve_nulls
-from .nulls import get_null_policy
 from .schema import TableColumn
 
 __all__ = ["BATCH_SIZE", "TableArrow"]
 
 BATCH_SIZE = 65536  # rows per exported RecordBatch (python-blosc2's _BATCH_SIZE_DEFAULT)
-
-_ARROW_NUMERIC = (
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64",
-)  # fmt: skip
+LIST_BATCH_ROWS = 2048  # rows per stored batch of an imported list column (python-blosc2's)
 
 
 def require(module: str, what: str) -> Any:
@@ -60,79 +57,6 @@ def _check_batch_size(batch_size: Any) -> int:
     if batch_size < 1:
         raise ParamError(f"batch_size must be a positive int, got {batch_size!r}")
     return int(batch_size)
-
-
-def arrow_type(pa: Any, spec: specs.SchemaSpec) -> Any:
-    """The Arrow type of a column of ``spec``."""
-    kind = getattr(spec, "kind", "")
-    if kind == "bool":
-        return pa.bool_()
-    if kind == "timestamp":
-        return pa.timestamp(getattr(spec, "unit", "us"), tz=getattr(spec, "timezone", None))
-    if kind in _ARROW_NUMERIC:
-        return pa.from_numpy_dtype(np.dtype(kind))
-    if kind == "string":
-        return pa.string()
-    if kind == "bytes":
-        return pa.large_binary()
-    # the text kinds as python-blosc2 exports them (utf8: 64-bit offsets, as its own)
-    if kind == "utf8":
-        return pa.large_string()
-    if kind == "vlstring":
-        return pa.string()
-    if kind == "vlbytes":
-        return pa.large_binary()
-    if kind == "dictionary":
-        return pa.dictionary(pa.int32(), pa.string(), ordered=bool(getattr(spec, "ordered", False)))
-    raise NotImplementedError(f"Arrow export of {kind} columns")
-
-
-def _spec_for(
-    pa: Any,
-    name: str,
-    typ: Any,
-    nullable: bool,
-    string_max_length: int | Mapping[str, int] | None,
-    object_fallback: bool,
-    null_storage: str | None = None,
-) -> specs.SchemaSpec:
-    """The column spec of an Arrow column (python-blosc2's type mapping)."""
-    t = pa.types
-    if isinstance(string_max_length, Mapping):
-        max_len = string_max_length.get(name)
-    else:
-        max_len = string_max_length
-    null: dict[str, Any] = {"nullable": True} if nullable else {}
-    if nullable and null_storage is not None and name not in get_null_policy().column_null_values:
-        null["null_storage"] = null_storage
-    if t.is_boolean(typ):
-        return specs.bool(**null)
-    for kind in _ARROW_NUMERIC:
-        if typ == pa.from_numpy_dtype(np.dtype(kind)):
-            return getattr(specs, kind)(**null)  # type: ignore[no-any-return,unused-ignore]
-    if t.is_timestamp(typ):
-        return specs.timestamp(unit=typ.unit, timezone=typ.tz, **null)
-    is_view = getattr(t, "is_string_view", lambda _: False)
-    if t.is_string(typ) or t.is_large_string(typ) or is_view(typ):
-        if max_len is None:
-            return kinds.utf8(**null)
-        return specs.string(max_length=max(int(max_len), 1), **null)
-    is_bview = getattr(t, "is_binary_view", lambda _: False)
-    if t.is_binary(typ) or t.is_large_binary(typ) or is_bview(typ):
-        if max_len is None:
-            return kinds.vlbytes(nullable=nullable)
-        return specs.bytes(max_length=max(int(max_len), 1), **null)
-    if t.is_dictionary(typ):
-        return kinds.dictionary(nullable=nullable)
-    if t.is_list(typ) or t.is_large_list(typ) or t.is_fixed_size_list(typ):
-        raise NotImplementedError(f"CTable column {name!r}: list columns (Arrow {typ})")
-    if object_fallback:
-        return kinds.object(nullable=nullable)
-    raise ParamTypeError(
-        f"No blosc2 spec for Arrow type {typ!r} of column {name!r}. Supported: int8/16/32/64, "
-        "uint8/16/32/64, float32/64, bool, timestamp, string, binary, list and struct "
-        "(object_fallback=True stores others as object columns)"
-    )
 
 
 def _flatten(table: Any) -> Any:
@@ -231,6 +155,12 @@ class TableArrow:
     _columns: list[TableColumn]
     _column_defs: dict[str, TableColumn]
     col_names: list[str]
+
+    @staticmethod
+    def _detect_unnamed_root_list_struct(pa: Any, schema: Any) -> bool:
+        """Whether an Arrow ``schema`` is one unnamed ``list<struct<...>>`` field (its
+        elements import as rows with ``separate_nested_cols``)."""
+        return is_unnamed_root(pa, schema)
 
     # -- export -----------------------------------------------------------------------------
     def _export_names(self, columns: Any, include_computed: bool) -> list[str]:
@@ -398,7 +328,7 @@ class TableArrow:
         string_max_length: int | Mapping[str, int] | None = None,
         auto_null_sentinels: bool = True,
         null_storage: str | None = None,
-        blosc2_batch_size: int | None = BATCH_SIZE,
+        blosc2_batch_size: int | None = LIST_BATCH_ROWS,
         blosc2_items_per_block: int | None = None,
         list_serializer: str = "msgpack",
         object_fallback: bool = False,
@@ -429,7 +359,15 @@ class TableArrow:
             raise ParamError(
                 f"null_storage must be None, 'mask' or 'sentinel', got {null_storage!r}"
             )
+        if separate_nested_cols and isinstance(schema, pa.Schema) and is_unnamed_root(pa, schema):
+            inner = inner_schema(pa, schema)  # an unnamed list<struct>: its elements are rows
+            batches = list(flatten_root_batches(pa, inner, _batch_list(pa, batches)))
+            schema = inner
         table = _flatten(_as_arrow_table(pa, schema, batches))
+        if separate_nested_cols and is_unnamed_root(pa, table.schema):  # a Table or stream
+            inner = inner_schema(pa, table.schema)
+            flat = list(flatten_root_batches(pa, inner, table.to_batches()))
+            table = _flatten(pa.Table.from_batches(flat, schema=inner))
         per_col = dict(column_cparams or {})
         unknown = set(per_col) - set(table.column_names)
         if unknown:
@@ -440,18 +378,24 @@ class TableArrow:
         }
         columns, data = [], {}
         for field, chunked in zip(table.schema, table.columns, strict=True):
-            spec = _spec_for(
+            listed = pa.types.is_list(field.type) or pa.types.is_large_list(field.type)
+            spec = spec_for(
                 pa,
                 field.name,
                 field.type,
-                chunked.null_count > 0 or (field.nullable and null_storage == "mask"),
+                chunked.null_count > 0
+                or (field.nullable and null_storage == "mask")
+                or (listed and field.nullable),  # python-blosc2's
                 string_max_length,
                 object_fallback,
                 null_storage,
+                blosc2_batch_size,
             )
             col = TableColumn(field.name, spec, MISSING, per_col.get(field.name), None, **layout)
             col = resolve_nulls([col])[0]
             columns.append(col)
+            if pa.types.is_dictionary(field.type) and field.type.ordered:
+                check_ordered_dictionary(field.name, chunked)
             data[field.name] = _values(pa, field.name, chunked, col.spec)
         return new_table(
             cls,
@@ -489,13 +433,21 @@ class TableArrow:
         ):
             raise ParamError(f"max_rows must be a non-negative int or None, got {max_rows!r}")
         where = os.fspath(path) if isinstance(path, str | os.PathLike) else "<file>"
+        separate = bool(kwargs.pop("separate_nested_cols", True))
         try:
             source = pq.ParquetFile(path)
             schema = source.schema_arrow
             if columns is not None:
                 schema = pa.schema([schema.field(c) for c in columns])
+            stream = source.iter_batches(batch_size=size, columns=columns)
+            if separate and is_unnamed_root(pa, schema):  # its elements are the rows
+                schema = inner_schema(pa, schema)
+                stream = flatten_root_batches(pa, schema, stream, max_rows)
+            elif "" in schema.names:  # python-blosc2 renames an unnamed column "root"
+                schema, names = rename_unnamed(pa, schema)
+                stream = (b.rename_columns(names) for b in stream)
             batches, n = [], 0
-            for batch in source.iter_batches(batch_size=size, columns=columns):
+            for batch in stream:
                 if max_rows is not None and n + batch.num_rows > max_rows:
                     batch = batch.slice(0, max_rows - n)
                 batches.append(batch)
@@ -510,7 +462,7 @@ class TableArrow:
             raise FormatError("Parquet", where, 0, "a Parquet file pyarrow reads", exc) from None
         except KeyError as exc:
             raise KeyError(f"No column named {exc.args[0]!r} in {where}") from None
-        for key in ("list_serializer", "separate_nested_cols", "blosc2_items_per_block"):
+        for key in ("list_serializer", "blosc2_items_per_block"):
             kwargs.pop(key, None)
         return cls.from_arrow(
             schema,
@@ -555,6 +507,16 @@ class TableArrow:
         data = {n: pandas_cells(df[n], columns[n]) for n in names}  # NA: None or a sentinel
         factory: Any = cls
         return factory(row_cls, new_data=data)
+
+
+def _batch_list(pa: Any, batches: Any) -> list[Any]:
+    """``from_arrow``'s batches as a list of RecordBatches."""
+    if isinstance(batches, pa.RecordBatch | pa.Table):
+        batches = [batches]
+    out: list[Any] = []
+    for b in batches:
+        out.extend(b.to_batches() if isinstance(b, pa.Table) else [b])
+    return out
 
 
 def _window(flags: np.ndarray | None, start: int, stop: int) -> np.ndarray | None:

@@ -27,7 +27,13 @@ from .info import InfoReporter, column_info_items
 from .nullcol import ColumnNulls
 from .rows import to_column
 from .strings import is_var
-from .textops import TextColumnMixin, compare_values, present_values
+from .textops import (
+    TextColumnMixin,
+    check_utf8_operand,
+    compare_values,
+    list_label,
+    present_values,
+)
 
 __all__ = ["Column", "ColumnViewIndexer", "read_positions", "write_positions"]
 
@@ -399,7 +405,14 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
                 f"assign() requires {len(self)} values (live rows), got a single value. "
                 "Use col[:] = value to write one value to every row."
             )
-        values = np.asarray(data[:] if isinstance(data, NDArray | LazyExpr) else list(data))
+        if isinstance(data, NDArray | LazyExpr):
+            values = np.asarray(data[:])
+        elif is_var(self._spec()):  # Python values kept as they are (b"\x00" is not b"")
+            items = list(data)
+            values = np.empty(len(items), dtype=object)
+            values[:] = items
+        else:
+            values = np.asarray(list(data))
         if len(values) != len(self):
             raise ParamError(f"assign() requires {len(self)} values (live rows), got {len(values)}")
         self[:] = values
@@ -418,12 +431,15 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
     def __repr__(self) -> str:
         n = len(self)
         shown = self[: self._REPR_PREVIEW_ITEMS + 1]
+        if isinstance(shown, list):  # vlstring, vlbytes, dictionary, list reads
+            shown = np.array([*shown, None], dtype=object)[:-1]
         more = shown.size > self._REPR_PREVIEW_ITEMS
         shown = shown[: self._REPR_PREVIEW_ITEMS]
         if self.dtype.kind in "biufc" and shown.size:
             preview = np.array2string(shown, separator=", ", max_line_width=10_000)[1:-1]
         else:
-            preview = ", ".join(repr(v) for v in shown.tolist())
+            label = list_label(self._spec())  # a list column: its type, not its values
+            preview = ", ".join(label or repr(v) for v in shown.tolist())
         if more:
             preview = f"{preview}, ..." if preview else "..."
         return f"Column({self._col_name!r}, dtype={self.dtype}, len={n}, values=[{preview}])"
@@ -568,6 +584,8 @@ def _string_compare(col: Column, op: str, other: Any) -> NDArray:
     """A comparison of a fixed-width string column, evaluated now over the physical rows
     (the compute engine's expressions are numeric): a bool NDArray."""
     right = other
+    other_spec = other._spec() if isinstance(other, Column) else None
+    check_utf8_operand(col._col_name, col._spec(), other, other_spec)
     if isinstance(other, Column):
         right = np.asarray(other._raw_col[:])
     left = np.asarray(col._raw_col[:])

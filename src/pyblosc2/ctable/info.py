@@ -108,7 +108,9 @@ def table_info_items(table: Any) -> list[tuple[str, object]]:
             detail += f", cratio: {arr.nbytes / arr.cbytes:.2f}x"
         kind = null_kind(table._column_defs[name].spec)
         tag = f" nullable[{kind}]" if kind != "none" else ""  # where its nulls live
-        columns[name] = _Literal(f"{dtype_label(arr.dtype)}{tag} ({detail})")
+        spec = table._column_defs[name].spec
+        label = spec.display_label() if spec.dtype is None else dtype_label(arr.dtype)  # text
+        columns[name] = _Literal(f"{label}{tag} ({detail})")
     leaves = table._storage.leaves
     items: list[tuple[str, object]] = [
         ("type", "CTable"),

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
+from .listcol import coerce_list_values, is_list_spec
 from .nulls import NULL_MASK, null_kind, split_nulls, value_nulls
 from .schema import TableColumn
 from .strings import coerce_values, is_var
@@ -103,6 +104,8 @@ def to_column(
     """``values`` as a 1-d array of ``col``'s dtype, checked against its spec (its numeric
     bounds too unless ``bounds`` is False: python-blosc2 checks them on append and extend,
     not when values are written into a column)."""
+    if is_list_spec(col.spec):  # list: listcol.py's
+        return coerce_list_values(col.name, col.spec, values)  # type: ignore[arg-type]
     if is_var(col.spec):  # utf8, vlstring, vlbytes, dictionary: strings.py's
         return coerce_values(col.name, col.spec, values)  # type: ignore[arg-type]
     dtype = col.dtype

@@ -49,7 +49,7 @@ _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
-        *VAR_KINDS,
+        *VAR_KINDS, "list",
     }
 )  # fmt: skip
 
@@ -141,7 +141,16 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
             spec = check_stored_spec(name, meta["spec"])  # an unbuilt kind is named first
             options = {k: meta.get(k) for k in ("cparams", "dparams", "chunks", "blocks")}
             expected = getattr(spec, "python_type", None)
-            if expected not in (None, object) and annotation is not expected:
+            if spec.kind == "list" and typing.get_origin(annotation) is not list:
+                raise ParamTypeError(  # python-blosc2 wants list[T], not a bare list
+                    f"column {name!r}: annotation {annotation!r} is incompatible with its "
+                    "list spec; expected list[T]"
+                )
+            if (
+                spec.kind != "list"
+                and expected not in (None, object)
+                and annotation is not expected
+            ):
                 raise ParamTypeError(
                     f"column {name!r}: annotation {annotation!r} does not match its "
                     f"{spec.kind} spec (expected {expected.__name__})"
@@ -195,7 +204,14 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     metadata = doc.get("metadata", {})
     if not isinstance(metadata, dict):
         raise ParamTypeError(f"a CTable schema's 'metadata' must be a mapping, got {metadata!r}")
-    if metadata.get("nested") is not None:
+    nested = metadata.get("nested")
+    names = nested.get("logical_to_physical") if isinstance(nested, dict) else None
+    flat = (  # python-blosc2 records the names of every Arrow import, nested or not
+        isinstance(names, dict)
+        and set(nested) <= {"version", "logical_to_physical"}  # type: ignore[arg-type]
+        and all(isinstance(k, str) and k == v and "." not in k for k, v in names.items())
+    )
+    if nested is not None and not flat:
         raise NotImplementedError("CTable nested (struct) columns")
     columns = []
     for raw in doc["columns"]:

@@ -263,9 +263,19 @@ def var_spec(kind: Any = None, **options: Any) -> VarSpec:
     return cls(**options)
 
 
+#: other kinds a table holds in memory the same way, by spec kind: (the spec's class, its
+#: ``new``, ``save`` and ``load`` functions); :mod:`.listcol` registers ``list``
+EXTRA_KINDS: dict[str, tuple[Any, Any, Any, Any]] = {}
+
+
+def _extra(spec: Any) -> tuple[Any, Any, Any, Any] | None:
+    hooks = EXTRA_KINDS.get(getattr(spec, "kind", None))  # type: ignore[arg-type]
+    return hooks if hooks is not None and isinstance(spec, hooks[0]) else None
+
+
 def is_var(spec: Any) -> bool:
-    """Whether ``spec`` is one of this module's column kinds."""
-    return isinstance(spec, VarSpec)
+    """Whether ``spec`` is one of this module's column kinds (or one of ``EXTRA_KINDS``)."""
+    return isinstance(spec, VarSpec) or _extra(spec) is not None
 
 
 def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
@@ -419,11 +429,33 @@ class VarColumn:
 
 class DictionaryColumn(VarColumn):
     """The physical rows of a ``dictionary`` column (python-blosc2's ``DictionaryColumn``:
-    ``codes`` and ``dictionary``)."""
+    ``codes`` and ``dictionary``); ``==`` and ``!=`` compare each physical row (a null
+    matches neither a value nor, under ``!=``, is it unequal).
+
+    >>> c = DictionaryColumn(var_spec("dictionary", nullable=True), 3)
+    >>> c[0:3] = np.array(["a", None, "b"], dtype=object)
+    >>> (c == "a").tolist(), (c != "a").tolist()
+    ([True, False, False], [False, False, True])
+    """
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> Any:
+        return self._rows_equal(other)
+
+    def __ne__(self, other: object) -> Any:
+        present = ~null_mask(self._values)
+        return present & ~self._rows_equal(other)
+
+    def _rows_equal(self, other: object) -> np.ndarray:
+        values = self._values
+        return np.fromiter((v is not None and v == other for v in values), np.bool_, len(values))
 
 
 def new_var_column(spec: VarSpec, capacity: int, values: np.ndarray | None = None) -> VarColumn:
     """An in-memory column of ``spec``'s kind, ``capacity`` rows (``values`` first)."""
+    if (hooks := _extra(spec)) is not None:
+        return hooks[1](spec, capacity, values)
     cls = DictionaryColumn if spec.kind == "dictionary" else VarColumn
     return cls(spec, capacity, values)
 
@@ -452,7 +484,9 @@ def save_var_column(storage: Any, key: str, column: VarColumn, n: int) -> None:
     :class:`~pyblosc2.ctable.storage.TableStorage`) in python-blosc2's layout."""
     spec = column.spec
     values = column._values[:n]
-    if spec.kind == "utf8":
+    if (hooks := _extra(spec)) is not None:
+        hooks[2](storage, key, column, n)
+    elif spec.kind == "utf8":
         encoded = [("" if v is None else v).encode("utf-8", "surrogatepass") for v in values]
         lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=n)
         offsets = np.zeros(n + 1, dtype=np.int64)
@@ -516,6 +550,8 @@ def load_var_column(
     """The stored column at ``key`` of a table of ``capacity`` physical rows, checked
     (a dictionary's codes on the ``live`` rows, a bool NDArray of them: the others may hold
     anything, python-blosc2 leaves them as they were)."""
+    if (hooks := _extra(spec)) is not None:
+        return hooks[3](storage, key, spec, capacity)
     if spec.kind == "utf8":
         offsets_arr = _open(storage, key, NDArray)
         data_arr = _open(storage, key + UTF8_SUFFIX, NDArray)

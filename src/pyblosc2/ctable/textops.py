@@ -13,7 +13,15 @@ import numpy as np
 from ..errors import ParamTypeError
 from .strings import is_var, null_mask
 
-__all__ = ["TextColumnMixin", "compare_values", "present_values", "sort_key"]
+__all__ = [
+    "TextColumnMixin",
+    "check_utf8_operand",
+    "compare_values",
+    "list_label",
+    "present_values",
+    "sort_key",
+]
+
 
 _OBJ = np.dtype(object)
 
@@ -91,6 +99,27 @@ def present_values(spec: Any, values: np.ndarray) -> Any:
     return values.tolist() if is_var(spec) and spec.kind != "utf8" else values
 
 
+def check_utf8_operand(name: str, spec: Any, other: Any, other_spec: Any = None) -> None:
+    """ParamTypeError (a TypeError) unless a ``utf8`` column is compared with text, None or
+    another ``utf8`` column (python-blosc2 refuses numbers and other text kinds)."""
+    if getattr(spec, "kind", None) != "utf8":
+        return
+    if other_spec is not None:
+        if getattr(other_spec, "kind", None) != "utf8":
+            kind = getattr(other_spec, "kind", "?")
+            raise ParamTypeError(f"utf8 column {name!r} compared with a {kind} column")
+    elif other is not None and not isinstance(other, str | np.ndarray):
+        raise ParamTypeError(
+            f"utf8 column {name!r} compared with {type(other).__name__} {other!r}: "
+            "compare it with text"
+        )
+
+
+def list_label(spec: Any) -> str | None:
+    """``<list[item]>`` for a list column's spec (python-blosc2's column preview), else None."""
+    return f"<{spec.display_label()}>" if getattr(spec, "kind", None) == "list" else None
+
+
 class TextColumnMixin:
     """What python-blosc2's ``Column`` adds for text columns (a mixin of
     :class:`~pyblosc2.ctable.column.Column`): ``isin``, ``is_dictionary``,
@@ -109,9 +138,20 @@ class TextColumnMixin:
         return getattr(self._spec(), "kind", None) == "dictionary"
 
     @property
+    def is_list(self) -> bool:
+        """Whether this is a ``list`` column."""
+        return getattr(self._spec(), "kind", None) == "list"
+
+    @property
+    def is_utf8(self) -> bool:
+        """Whether this is a ``utf8`` column."""
+        return getattr(self._spec(), "kind", None) == "utf8"
+
+    @property
     def is_varlen_scalar(self) -> bool:
-        """Whether this is a ``vlstring`` or ``vlbytes`` column."""
-        return getattr(self._spec(), "kind", None) in ("vlstring", "vlbytes")
+        """Whether this column holds variable-length scalars: ``vlstring``, ``vlbytes`` or
+        ``utf8`` (python-blosc2 counts utf8 among them)."""
+        return getattr(self._spec(), "kind", None) in ("vlstring", "vlbytes", "utf8")
 
     def isin(self, values: Any) -> np.ndarray:
         """A bool per live row: whether its value is one of ``values`` (a null is not).
