@@ -90,7 +90,8 @@ class TableViews(TableBase):
                 raise ParamTypeError(
                     f"Expected boolean blosc2.NDArray or LazyExpr, got {cond.dtype}"
                 )
-            cond = cond.compute()
+            found = self._index_condition(cond)  # through the table's indexes (indexes.py)
+            cond = cond.compute() if found is None else found
         if isinstance(cond, list):
             cond = np.asarray(cond)
         if not isinstance(cond, NDArray | np.ndarray) or cond.dtype != np.bool_:
