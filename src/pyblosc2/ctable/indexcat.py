@@ -103,6 +103,7 @@ class Anchor:
     ) -> None:
         self._read = read
         self.urlpath = urlpath
+        self.members: dict[str, tuple[str, int]] = {}  # pieces read in place from a .b2z
         self.schunk = _Meta()
         self.shape = (int(n),)
         self.dtype = np.dtype(dtype)

@@ -48,6 +48,8 @@ from .strings import DictionarySpec, is_var
 __all__ = ["TableIndexes"]
 
 _GRANULARITIES = ("block", "chunk")
+#: rows an index may cover past the table's physical rows (python-blosc2's default capacity)
+MAX_SPARE_ROWS = 1 << 20
 
 
 def _relative(d: Any, root: str) -> Any:
@@ -463,13 +465,16 @@ class TableIndexes(TableBase):
         if not catalog or any(getattr(cond, a, None) is not None for a in ("_filter", "_order")):
             return None
         epoch = root._storage.get_epoch_counters()[0]
+        # an index covers the rows written (and maybe spare capacity: python-blosc2 indexes
+        # the arrays whole, trimmed on close); a row count beyond that is never sized from
+        limit = max(root._physical_len(), MAX_SPARE_ROWS)
         current = {
             k: d
             for k, d in catalog.items()
             if not d.get("stale", False)
             and d.get("built_value_epoch", epoch) == epoch
             and "dict_rank" not in (d.get("full") or {})
-            and rows_of(d, f"index_catalog[{k!r}]") >= root._last_pos
+            and root._last_pos <= rows_of(d, f"index_catalog[{k!r}]") <= limit
         }
         if not current:
             return None

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..compute.api import ne_evaluate
+from ..errors import FormatError
 from ..indexes.descriptor import rows_of
 from ..indexes.query import (
     _FLIP,
@@ -43,7 +44,7 @@ from ..indexes.query import (
     _widen,
 )
 from ..ndarray.ndarray import NDArray
-from .indexcat import Anchor, query_store
+from .indexcat import WHERE, Anchor, query_store
 
 __all__ = ["plan_mask"]
 
@@ -80,7 +81,12 @@ class _Planner:
             if index_dir is not None:
                 name = "values.b2nd" if _is_expression(d) else "_anchor"
                 anchor = Anchor(None, os.path.join(index_dir, name), n, np.dtype("u1"), 1, 1)
+                anchor.members = self.root._storage.index_members(key)
                 out = anchor, query_store(anchor, key, d)
+        if out is not None and not _is_expression(d):
+            col = self.root._cols[key]
+            if np.dtype(out[1]["dtype"]) != np.dtype(col.dtype):
+                raise FormatError(WHERE, f"index_catalog[{key!r}].dtype", None, col.dtype, d["dtype"])
         self.found[key] = out
         return out
 

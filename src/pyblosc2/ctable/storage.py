@@ -278,6 +278,22 @@ class TableStorage:
         prefix = str(getattr(self.leaves, "prefix", "")).strip("/")
         return os.path.join(base, *prefix.split("/")) if prefix else base
 
+    def index_members(self, key: str) -> dict[str, tuple[str, int]]:
+        """In a ``.b2z`` read in place: the index ``key``'s pieces as ``{file name:
+        (archive, offset)}`` (its stored members; none when the store is a directory)."""
+        store = getattr(self.leaves, "store", None)
+        offsets = getattr(store, "offsets", None)
+        if not getattr(store, "is_zip_store", False) or not isinstance(offsets, dict):
+            return {}
+        prefix = str(getattr(self.leaves, "prefix", "")).strip("/")
+        prefix = f"{prefix}/{INDEXES_DIR}/{key}/" if prefix else f"{INDEXES_DIR}/{key}/"
+        out = {}
+        for name, m in offsets.items():
+            rest = name[len(prefix) :] if name.startswith(prefix) else ""
+            if rest and "/" not in rest and m.get("stored", False):
+                out[rest] = (str(store.b2z_path), int(m["offset"]))
+        return out
+
     def index_anchor_path(self, key: str) -> str | None:
         """python-blosc2's anchor of an index's sidecars: ``<root>/_indexes/<key>/_anchor``."""
         root = self.working_dir()

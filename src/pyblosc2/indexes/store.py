@@ -225,9 +225,14 @@ def open_sidecar(
             )
     else:
         file = _checked_file(array, token, kind, path, where)
-        if not os.path.exists(file):
+        # pieces in a .b2z read in place: the anchor names the members of its directory
+        member = (getattr(array, "members", None) or {}).get(os.path.basename(file))
+        if member is not None:
+            opened = open_array(member[0], mode="r", offset=member[1])
+        elif not os.path.exists(file):
             raise MissingPartError("index", where, None, "an existing sidecar file", file)
-        opened = open_array(file, mode="r")
+        else:
+            opened = open_array(file, mode="r")
         if not isinstance(opened, NDArray):
             raise FormatError("index sidecar", where, None, "a b2nd array", type(opened).__name__)
         handle = opened
