@@ -26,6 +26,7 @@ written, is never read.
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import shutil
 from typing import Any
@@ -43,6 +44,7 @@ from ..ndarray.ndarray import NDArray
 from .base import TableBase
 from .indexcat import Anchor, TableIndex, check_catalog
 from .indexplan import plan_mask
+from .nulls import NULL_MASK, NULL_SENTINEL, null_kind, sentinel_mask
 from .strings import DictionarySpec, is_var
 
 __all__ = ["TableIndexes"]
@@ -168,7 +170,6 @@ class TableIndexes(TableBase):
         d["name"] = name or key
         d["token"] = key
         d["built_value_epoch"] = self._storage.get_epoch_counters()[0]
-        d["null_aware"] = False  # summaries over the stored values, nulls included
         root = self._storage.working_dir()
         return _relative(d, root) if root is not None and d.get("persistent") else d
 
@@ -214,7 +215,8 @@ class TableIndexes(TableBase):
         spec = self._column_defs[col_name].spec if col_name in self._column_defs else None
         explicit = kind is not None
         if not explicit:
-            kind = IndexKind.FULL if isinstance(spec, DictionarySpec) else IndexKind.BUCKET
+            ranked = isinstance(spec, DictionarySpec) or getattr(spec, "kind", None) == "utf8"
+            kind = IndexKind.FULL if ranked else IndexKind.BUCKET
         elif isinstance(kind, str):  # python-blosc2's tables take the kind's name too
             try:
                 kind = IndexKind(kind.lower())
@@ -249,18 +251,18 @@ class TableIndexes(TableBase):
             )
         arr = self._cols[col_name]
         n = self._physical_len()
-        if isinstance(spec, DictionarySpec):
+        rank_meta: dict[str, Any] | None = None
+        flavour = getattr(spec, "kind", None) if is_var(spec) else None
+        if flavour in ("dictionary", "utf8"):
             if explicit and kind_s != "full":
                 raise ParamError(
-                    f"Column {col_name!r} is a dictionary column, indexed by alphabetical rank; "
+                    f"Column {col_name!r} is a {flavour} column, indexed by alphabetical rank; "
                     f"only kind='full' consults that index, kind={kind_s!r} would never be used."
                 )
-            ranks, chunk, block = self._dictionary_ranks(col_name, n), 1 << 16, 1 << 13
-            read, dtype = (lambda a, b: ranks[a:b]), ranks.dtype
+            ranks, rank_meta = self._text_ranks(col_name, n)
+            read, dtype, chunk, block = (lambda a, b: ranks[a:b]), ranks.dtype, 1 << 16, 1 << 13
         elif is_var(spec):
-            raise NotImplementedError(
-                f"CTable indexes of {getattr(spec, 'kind', 'variable-length')} column {col_name!r}"
-            )
+            raise NotImplementedError(f"CTable indexes of {flavour} column {col_name!r}")
         elif arr.ndim != 1:
             raise ParamError(f"Cannot create an index on ndarray column {col_name!r}")
         else:
@@ -278,10 +280,12 @@ class TableIndexes(TableBase):
             chunk,
             block,
         )
-        d = self._build(col_name, anchor, kind_s, optlevel, name, **kw)
+        validity, aware = (None, False) if rank_meta is not None else self._validity(col_name)
+        d = self._build(col_name, anchor, kind_s, optlevel, name, validity=validity, **kw)
+        d["null_aware"] = aware
         d["target"] = {"source": "field", "field": None}
-        if isinstance(spec, DictionarySpec):
-            d["full"]["dict_rank"] = {"dict_len": len(self._cols[col_name].dictionary)}
+        if rank_meta is not None:
+            d["full"]["dict_rank" if flavour == "dictionary" else "utf8_rank"] = rank_meta
         anchor._read = None  # the column is not read again through it
         if index_dir is None:
             self._index_anchors()[col_name] = anchor
@@ -290,22 +294,43 @@ class TableIndexes(TableBase):
         self._save_index_catalog(catalog)
         return TableIndex(self, col_name)
 
-    def _dictionary_ranks(self, name: str, n: int) -> np.ndarray:
-        """A dictionary column's codes as the alphabetical ranks of their values (nulls the
-        largest rank), so sorted ranks are sorted values."""
+    def _validity(self, name: str) -> tuple[Any, bool]:
+        """``(reader of which rows hold a value, null_aware)`` of column ``name``'s
+        summaries: a nullable column's are taken over its values only (python-blosc2's
+        null-aware indexes); a mask column with no null yet needs no reader."""
+        spec = self._column_defs[name].spec
+        how = null_kind(spec)
+        if how == NULL_MASK:
+            mask = getattr(self, "_null_mask")(name)  # noqa: B009  (nullstore's)
+            if mask is None:
+                return None, True
+            return (lambda a, b: np.asarray(mask[a:b], dtype=bool)), True
+        if how == NULL_SENTINEL:
+            arr, nv = self._cols[name], spec.null_value
+            return (lambda a, b: ~sentinel_mask(np.asarray(arr[a:b]), nv)), True
+        return None, False
+
+    def _text_ranks(self, name: str, n: int) -> tuple[np.ndarray, dict[str, Any]]:
+        """A text column's values as their alphabetical ranks (nulls the largest rank), so
+        sorted ranks are sorted values (python-blosc2's rank index of dictionary and utf8
+        columns), and the entry python-blosc2 keeps beside it."""
         column = self._cols[name]
-        dictionary = list(column.dictionary)
-        codes = np.asarray(column.codes[:n], dtype=np.int64)
-        rank = np.empty(len(dictionary) + 1, dtype=np.int32)
-        rank[np.argsort(np.asarray(dictionary, dtype=object), kind="stable")] = np.arange(
-            len(dictionary), dtype=np.int32
-        )
-        rank[-1] = len(dictionary)
-        ok = (codes >= 0) & (codes < len(dictionary))
-        out = np.full(n, len(dictionary), dtype=np.int32)
-        if len(dictionary):
-            out[: len(codes)][ok] = rank[codes[ok]]
-        return out
+        values = np.asarray(column._values[:n], dtype=object)
+        present = np.array([v is not None for v in values], dtype=bool)
+        found = values[present].astype(str)
+        uniq, inverse = np.unique(found, return_inverse=True)
+        out = np.full(n, len(uniq), dtype=np.int32)
+        out[present] = inverse.astype(np.int32).ravel()
+        meta: dict[str, Any] = {"null_rank": len(uniq)}
+        if isinstance(self._column_defs[name].spec, DictionarySpec):
+            digest = hashlib.sha1(usedforsecurity=False)
+            dictionary = list(column.dictionary)
+            for i, v in enumerate(dictionary):
+                digest.update(repr((i, v)).encode("utf-8"))
+            meta.update(dict_hash=digest.hexdigest(), dict_len=len(dictionary))
+        else:
+            meta.update(null_aware=True, vocab_len=len(uniq), n_rows=n, vocab=uniq.tolist())
+        return out, meta
 
     def _create_expression_index(
         self,
@@ -473,7 +498,7 @@ class TableIndexes(TableBase):
             for k, d in catalog.items()
             if not d.get("stale", False)
             and d.get("built_value_epoch", epoch) == epoch
-            and "dict_rank" not in (d.get("full") or {})
+            and not {"dict_rank", "utf8_rank"} & set(d.get("full") or {})
             and root._last_pos <= rows_of(d, f"index_catalog[{k!r}]") <= limit
         }
         if not current:

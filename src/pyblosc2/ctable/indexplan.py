@@ -45,6 +45,7 @@ from ..indexes.query import (
 )
 from ..ndarray.ndarray import NDArray
 from .indexcat import WHERE, Anchor, query_store
+from .nulls import NULL_MASK, NULL_SENTINEL, null_kind
 
 __all__ = ["plan_mask"]
 
@@ -64,6 +65,7 @@ class _Planner:
             d["target"].get("expression_key"): k for k, d in catalog.items() if _is_expression(d)
         }
         self.found: dict[str, tuple[Any, dict[str, Any]] | None] = {}
+        self.keys: dict[int, str] = {}
         self.used = False
 
     def _open(self, key: str) -> tuple[Any, dict[str, Any]] | None:
@@ -87,8 +89,27 @@ class _Planner:
             col = self.root._cols[key]
             if np.dtype(out[1]["dtype"]) != np.dtype(col.dtype):
                 raise FormatError(WHERE, f"index_catalog[{key!r}].dtype", None, col.dtype, d["dtype"])
+        if out is not None:
+            self.keys[id(out[0])] = key
         self.found[key] = out
         return out
+
+    def _unsafe(self, anchor: Any, d: dict[str, Any], lo: Any, hi: Any) -> bool:
+        """Whether null-aware summaries (their extrema over the valid rows only) could leave
+        out a null row the condition compares: a sentinel inside the interval, or a mask
+        column holding nulls."""
+        key = self.keys.get(id(anchor))
+        if d["kind"] != "summary" or not d.get("null_aware") or key not in self.root._cols:
+            return False
+        spec = self.root._column_defs[key].spec
+        how = null_kind(spec)
+        if how == NULL_MASK:
+            return getattr(self.root, "_null_mask")(key) is not None  # noqa: B009
+        if how != NULL_SENTINEL:
+            return False
+        nv = spec.null_value
+        with np.errstate(invalid="ignore"):
+            return bool((lo is None or not nv < lo) and (hi is None or not nv > hi))
 
     def _index_for(self, node: ast.AST) -> tuple[Any, dict[str, Any]] | None:
         if isinstance(node, ast.Name):
@@ -139,6 +160,8 @@ class _Planner:
             dtype = np.dtype(found[1]["dtype"])
             lo = _widen(dtype, v, False) if sym in (">", ">=", "==") else None
             hi = _widen(dtype, v, True) if sym in ("<", "<=", "==") else None
+            if self._unsafe(found[0], found[1], lo, hi):
+                continue  # as a term no index answers
             out.append((*found, lo, hi))
         return out
 

@@ -71,6 +71,7 @@ def create_index(
     cparams = kwargs.pop("cparams", None)
     method = kwargs.pop("method", None)
     cycles = kwargs.pop("opsi_max_cycles", None)
+    validity = kwargs.pop("validity", None)  # (start, stop) -> which rows hold a value
     if kwargs:
         raise ParamTypeError(f"unexpected keyword argument(s): {', '.join(sorted(kwargs))}")
     kind_s = normalize_kind(kind)
@@ -133,10 +134,10 @@ def create_index(
         "shape": tuple(array.shape),
         "chunks": tuple(array.chunks),
         "blocks": tuple(array.blocks),
-        "levels": build_levels(ctx, read, n, kind_s),
+        "levels": build_levels(ctx, read, n, kind_s, validity),
         **sections,
         "cparams": cparams,
-        "null_aware": False,
+        "null_aware": validity is not None,
     }
     store["indexes"][token] = descriptor
     save_store(array, store)
