@@ -257,3 +257,60 @@ def test_missing_sidecars_are_refused(tmp_path: Path) -> None:
     t = CTable.open(str(path))
     with pytest.raises(ValueError, match="sidecar"):
         t.where(t["id"] > 250)
+
+
+# -- summaries: null-aware, min/max --------------------------------------------------------
+@pytest.mark.parametrize(
+    "spec",
+    [pb.int64(null_storage="mask"), pb.int64(nullable=True, null_value=-1)],
+    ids=["mask", "sentinel"],
+)
+def test_min_max_from_null_aware_summaries(tmp_path: Path, spec: Any) -> None:
+    R = dataclasses.make_dataclass("R", [("a", int, pb.field(spec))])
+    vals = [None if i % 7 == 0 else (i * 3) % 977 + 5 for i in range(5000)]
+    if getattr(spec, "null_value", None) is not None:
+        vals = [-1 if v is None else v for v in vals]
+    t = CTable(R, urlpath=str(tmp_path / "t.b2d"), mode="w", expected_size=5000)
+    t.extend([(v,) for v in vals])
+    t.create_index("a", kind="summary")
+    assert t._get_index_catalog()["a"]["null_aware"] is True
+    live = [v for v in vals if v not in (None, -1)]
+    assert t["a"]._index_summary_minmax("min") == min(live) == 5
+    assert t["a"]._index_summary_minmax("max") == max(live)
+    t.delete(3)  # a hole: the summaries no longer describe the live rows
+    assert t["a"]._index_summary_minmax("min") is NotImplemented
+    # a null-aware summary is not asked for a term a null could satisfy
+    assert len(t.where("a < 10")) == sum(1 for i, v in enumerate(vals) if i != 3 and v in range(10))
+
+
+def test_null_aware_summaries_flag_all_null_segments() -> None:
+    from pyblosc2.indexing import FLAG_ALL_NULL, _compute_segment_summaries
+
+    s = _compute_segment_summaries(
+        np.array([-1, 7, 3, -1, 9, 9]), np.int64, 3, np.array([0, 1, 1, 0, 0, 0], bool)
+    )
+    assert s["min"].tolist() == [3, 0] and s["max"].tolist() == [7, 0]
+    assert s["flags"][1] & FLAG_ALL_NULL and not s["flags"][0] & FLAG_ALL_NULL
+
+
+@pytest.mark.parametrize("kind", ["utf8", "dictionary"])
+def test_text_columns_are_indexed_by_rank(tmp_path: Path, kind: str) -> None:
+    spec = pb.utf8() if kind == "utf8" else pb.dictionary()
+    R = dataclasses.make_dataclass("R", [("c", str, pb.field(spec))])
+    t = CTable(R, urlpath=str(tmp_path / "t.b2d"), mode="w")
+    t.extend({"c": [f"v{i % 50:03d}" for i in range(2000)]})
+    with pytest.raises(ValueError, match=f"{kind} column.*kind='full'"):
+        t.create_index("c", kind="bucket")
+    d = t.create_index("c").descriptor
+    assert d["kind"] == "full" and ("dict_rank" in d["full"] or "utf8_rank" in d["full"])
+    assert len(t[t["c"] == "v007"]) == 40
+
+
+def test_an_index_in_a_b2z_is_read_in_place(tmp_path: Path) -> None:
+    path = str(tmp_path / "t.b2z")
+    _table(2000).to_b2z(path)
+    with CTable.open(path, mode="a") as w:
+        w.create_index("id", kind="partial")
+    r = CTable.open(path)
+    assert r._index_condition(r["id"] > 1990) is not None
+    assert r.where(r["id"] > 1990)["id"][:].tolist() == list(range(1991, 2000))
