@@ -40,6 +40,7 @@ from .indexes import (
     will_use_index,
 )
 from .indexes import ordered_query_indices as _ordered
+from .indexes.build import summaries as _summaries
 from .indexes.cache import HOT, scope_of
 from .indexes.cache import CompressedCoords as _CompressedHotCoords
 from .indexes.cache import compress_coords as _compress_hot_coords
@@ -47,7 +48,6 @@ from .indexes.cache import decode_coords as _decode_coords_payload
 from .indexes.cache import digest as _query_cache_digest
 from .indexes.cache import encode_coords as _encode_coords_payload
 from .indexes.cache import query_descriptor as _normalize_query_descriptor
-from .indexes.build import summaries as _summaries
 from .indexes.kinds import FLAG_ALL_NAN, FLAG_ALL_NULL, FLAG_HAS_NAN
 from .indexes.kinds import VLMETA_KEY as INDEXES_VLMETA_KEY
 from .indexes.kinds import normalize_kind as _normalize_kind
@@ -92,6 +92,8 @@ def _compute_segment_summaries(
     [1, 2]
     """
     return _summaries(np.asarray(values, dtype=dtype), int(segment_len), valid)
+
+
 QUERY_CACHE_VLMETA_KEY = "_blosc2_query_cache"
 #: python-blosc2 keeps handles of stores it no longer writes; here always empty
 _QUERY_CACHE_STORE_HANDLES: dict[str, Any] = {}

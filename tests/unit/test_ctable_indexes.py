@@ -59,9 +59,12 @@ def test_an_expression_index_is_matched_by_its_canonical_form(tmp_path: Path) ->
     assert t.where(cond)["id"][:].tolist() == expected.tolist()
     t.close()
     reopened = CTable.open(str(tmp_path / "t.b2d"))
-    assert reopened.where(cond.expression and (reopened["value"] * reopened["category"]) >= 1000)[
-        "id"
-    ][:].tolist() == expected.tolist()
+    assert (
+        reopened.where(cond.expression and (reopened["value"] * reopened["category"]) >= 1000)[
+            "id"
+        ][:].tolist()
+        == expected.tolist()
+    )
 
 
 def test_writes_make_indexes_stale_and_a_stale_index_is_not_read() -> None:
@@ -230,7 +233,7 @@ def test_a_huge_row_count_is_never_allocated(tmp_path: Path) -> None:
 
 
 def test_a_sidecar_of_the_wrong_length_or_dtype_is_refused(tmp_path: Path) -> None:
-    path, entry = _stored_entry(tmp_path)
+    path, _ = _stored_entry(tmp_path)
     values = path / "_indexes" / "id" / "full.values.b2nd"
     pb.asarray(np.arange(7, dtype=np.int32), urlpath=str(values), mode="w")
     t = CTable.open(str(path))

@@ -77,9 +77,7 @@ print(json.dumps(1))
         assert t.where(expr)["id"][:].tolist() == want
 
 
-def test_our_indexes_are_listed_and_answer_in_python_blosc2(
-    cblosc2: Any, tmp_path: Path
-) -> None:
+def test_our_indexes_are_listed_and_answer_in_python_blosc2(cblosc2: Any, tmp_path: Path) -> None:
     paths = {k: str(tmp_path / f"{k}.b2d") for k in KINDS}
     for kind, path in paths.items():
         with pb.CTable(pb_row(), urlpath=path, mode="w", expected_size=N) as t:

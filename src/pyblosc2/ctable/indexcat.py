@@ -137,7 +137,9 @@ def query_store(anchor: Anchor, key: str, d: dict[str, Any]) -> dict[str, Any]:
     try:
         check_store(anchor, store)
     except FormatError as exc:  # say which entry of the catalog
-        raise FormatError(WHERE, f"index_catalog[{key!r}] {exc.field}", None, exc.expected, exc.got) from None
+        raise FormatError(
+            WHERE, f"index_catalog[{key!r}] {exc.field}", None, exc.expected, exc.got
+        ) from None
     anchor.schunk.vlmeta[VLMETA_KEY] = store
     return local
 
@@ -226,10 +228,10 @@ class TableIndex(Mapping[str, Any]):
         self._table.drop_index(**self._lookup())
 
     def rebuild(self) -> TableIndex:
-        return self._table.rebuild_index(**self._lookup())  # type: ignore[no-any-return]
+        return self._table.rebuild_index(**self._lookup())
 
     def compact(self) -> TableIndex:
-        return self._table.compact_index(**self._lookup())  # type: ignore[no-any-return]
+        return self._table.compact_index(**self._lookup())
 
     def _lookup(self) -> dict[str, Any]:
         target = self._descriptor.get("target") or {}

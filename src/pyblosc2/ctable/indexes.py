@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..compute.api import ne_evaluate
-from ..errors import FormatError, ParamError, ParamTypeError
+from ..errors import ParamError, ParamTypeError
 from ..indexes import manage as _manage
 from ..indexes.descriptor import rows_of
 from ..indexes.kinds import IndexKind, normalize_kind
@@ -83,7 +83,7 @@ class TableIndexes(TableBase):
         if cache is None or cache[0] != rev:
             cache = (rev, check_catalog(root._storage.load_index_catalog()))
             root._cached_index_catalog = cache
-        return cache[1]  # type: ignore[no-any-return]
+        return cache[1]
 
     def _save_index_catalog(self, catalog: dict[str, Any]) -> None:
         self._storage.save_index_catalog(catalog)
@@ -91,7 +91,7 @@ class TableIndexes(TableBase):
 
     def _index_anchors(self) -> dict[str, Any]:
         """In memory: the objects an in-memory index's pieces belong to, while it lives."""
-        return self.__dict__.setdefault("_mem_index_anchors", {})  # type: ignore[no-any-return]
+        return self.__dict__.setdefault("_mem_index_anchors", {})
 
     def _resolve_index(
         self, col_name: str | None, expression: str | None, name: str | None
@@ -225,7 +225,9 @@ class TableIndexes(TableBase):
         kind_s = normalize_kind(kind)
         if granularity is not None:
             if granularity not in _GRANULARITIES:
-                raise ParamError(f"granularity must be one of {_GRANULARITIES}, got {granularity!r}")
+                raise ParamError(
+                    f"granularity must be one of {_GRANULARITIES}, got {granularity!r}"
+                )
             if kind_s != "summary":
                 raise ParamError("granularity is only supported for kind=IndexKind.SUMMARY")
             if granularity != "block":
@@ -306,7 +308,7 @@ class TableIndexes(TableBase):
                 return None, True
             return (lambda a, b: np.asarray(mask[a:b], dtype=bool)), True
         if how == NULL_SENTINEL:
-            arr, nv = self._cols[name], spec.null_value
+            arr, nv = self._cols[name], getattr(spec, "null_value", None)
             return (lambda a, b: ~sentinel_mask(np.asarray(arr[a:b]), nv)), True
         return None, False
 
@@ -314,7 +316,7 @@ class TableIndexes(TableBase):
         """A text column's values as their alphabetical ranks (nulls the largest rank), so
         sorted ranks are sorted values (python-blosc2's rank index of dictionary and utf8
         columns), and the entry python-blosc2 keeps beside it."""
-        column = self._cols[name]
+        column: Any = self._cols[name]  # a VarColumn (strings.py)
         values = np.asarray(column._values[:n], dtype=object)
         present = np.array([v is not None for v in values], dtype=bool)
         found = values[present].astype(str)
@@ -364,6 +366,7 @@ class TableIndexes(TableBase):
         if values.ndim != 1:
             raise ParamError("expression indexes require expressions returning a 1-D scalar stream")
         index_dir = self._index_dir(token)
+        root = self._storage.working_dir() or ""
         geo = {"chunks": first.chunks, "blocks": first.blocks}
         if index_dir is not None:
             shutil.rmtree(index_dir, ignore_errors=True)
@@ -376,7 +379,7 @@ class TableIndexes(TableBase):
         d["target"] = target
         d["expr_values_path"] = None
         if index_dir is not None:
-            d["expr_values_path"] = _relative({"p_path": arr.urlpath}, self._storage.working_dir() or "")["p_path"]
+            d["expr_values_path"] = os.path.relpath(str(arr.urlpath), root).replace(os.sep, "/")
         else:
             self._index_anchors()[token] = arr
         catalog = dict(self._get_index_catalog())

@@ -88,7 +88,9 @@ class _Planner:
         if out is not None and not _is_expression(d):
             col = self.root._cols[key]
             if np.dtype(out[1]["dtype"]) != np.dtype(col.dtype):
-                raise FormatError(WHERE, f"index_catalog[{key!r}].dtype", None, col.dtype, d["dtype"])
+                raise FormatError(
+                    WHERE, f"index_catalog[{key!r}].dtype", None, col.dtype, d["dtype"]
+                )
         if out is not None:
             self.keys[id(out[0])] = key
         self.found[key] = out

@@ -281,7 +281,7 @@ class TableStorage:
     def index_members(self, key: str) -> dict[str, tuple[str, int]]:
         """In a ``.b2z`` read in place: the index ``key``'s pieces as ``{file name:
         (archive, offset)}`` (its stored members; none when the store is a directory)."""
-        store = getattr(self.leaves, "store", None)
+        store: Any = getattr(self.leaves, "store", None)
         offsets = getattr(store, "offsets", None)
         if not getattr(store, "is_zip_store", False) or not isinstance(offsets, dict):
             return {}

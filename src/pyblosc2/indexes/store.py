@@ -5,9 +5,9 @@ python-blosc2 4.x keeps, for a persistent array, the map ``{"version": 1, "index
 index in a ``.b2nd`` file next to the array named
 ``<root>.__index__[.<token>].<kind>.<category>.<name>.b2nd`` (the token left out for the
 array itself, ``__self__``; the category left out when it is the kind; a CTable's index,
-anchored at ``<table>/_indexes/<column>/_anchor``, without ``_anchor.__index__.``). An in-memory array
-keeps the same descriptors, with ``None`` paths, and the pieces as in-memory arrays, for as
-long as the array lives.
+anchored at ``<table>/_indexes/<column>/_anchor``, without ``_anchor.__index__.``). An
+in-memory array keeps the same descriptors, with ``None`` paths, and the pieces as in-memory
+arrays, for as long as the array lives.
 
 A descriptor read from a file is data from outside: :func:`load_store` checks the structure
 and every number this package later sizes or loops by (see :mod:`.descriptor`), and
