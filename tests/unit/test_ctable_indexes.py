@@ -131,12 +131,27 @@ def test_catalog_api(tmp_path: Path) -> None:
         t.drop_index("category")
 
 
-def test_unbuilt_paths_are_named() -> None:
+def test_bad_index_arguments() -> None:
     t = _table(10)
     with pytest.raises(ParamError, match="granularity must be one of"):
         t.create_index("id", kind="summary", granularity="bogus")
-    with pytest.raises(NotImplementedError, match="granularity='chunk'"):
-        t.create_index("id", kind="summary", granularity="chunk")
+    with pytest.raises(ParamError, match=r"only supported for kind=IndexKind\.SUMMARY"):
+        t.create_index("id", kind="bucket", granularity="block")
+
+
+@pytest.mark.parametrize("granularity", ["chunk", "block"])
+def test_summary_granularity(granularity: str) -> None:
+    @dataclasses.dataclass
+    class G:
+        v: float = pb.field(pb.float64(), chunks=(1000,), blocks=(250,))
+
+    t = CTable(G, new_data=[(float(x),) for x in range(5000)])
+    t.create_index("v", kind="summary", granularity=granularity)
+    assert list(t._get_index_catalog()["v"]["levels"]) == [granularity]
+    assert t._index_condition(t.v > 4990) is not None
+    assert t.where(t.v > 4990).v[:].tolist() == [float(x) for x in range(4991, 5000)]
+    t.rebuild_index("v")
+    assert list(t._get_index_catalog()["v"]["levels"]) == [granularity]
 
 
 @settings(
@@ -317,3 +332,19 @@ def test_an_index_in_a_b2z_is_read_in_place(tmp_path: Path) -> None:
     r = CTable.open(path)
     assert r._index_condition(r["id"] > 1990) is not None
     assert r.where(r["id"] > 1990)["id"][:].tolist() == list(range(1991, 2000))
+
+
+@pytest.mark.parametrize("kind", ["utf8", "dictionary"])
+def test_a_rank_index_answers_equality(tmp_path: Path, kind: str) -> None:
+    spec = pb.utf8() if kind == "utf8" else pb.dictionary()
+    R = dataclasses.make_dataclass("R", [("c", str, pb.field(spec))])
+    values = ["pear", "apple", "cherry", "apple", "banana", "apple"]
+    t = CTable(R, urlpath=str(tmp_path / "t.b2d"), mode="w")
+    t.extend({"c": values})
+    t.delete(0)
+    t.create_index("c")
+    m = t["c"]._dictionary_index_mask("apple")
+    assert np.flatnonzero(m).tolist() == [1, 3, 5]
+    assert not t["c"]._dictionary_index_mask("absent").any()
+    t.append({"c": "apple"})
+    assert t["c"]._dictionary_index_mask("apple") is None  # stale

@@ -20,7 +20,7 @@ from ..compute.lazyexpr import LazyExpr
 from ..errors import ParamError, ParamTypeError
 from ..ndarray.ndarray import NDArray
 from .base import mask_from_positions
-from .indexstats import summary_minmax, summary_minmax_source
+from .indexstats import rank_index_mask, summary_minmax, summary_minmax_source
 
 __all__ = ["ColumnStats"]
 
@@ -359,6 +359,11 @@ class ColumnStats:
         """min/max from the column index's block summaries, or NotImplemented where they
         are not the scan's answer (:mod:`.indexstats`)."""
         return summary_minmax(self, op)
+
+    def _dictionary_index_mask(self, value: Any) -> Any:
+        """python-blosc2's: the physical rows equal to ``value`` from the column's rank
+        index, or None (:func:`.indexstats.rank_index_mask`)."""
+        return rank_index_mask(self, value)
 
     def _summary_minmax_source(self) -> Any:
         """python-blosc2's: what :meth:`_index_summary_minmax` reads, or None."""

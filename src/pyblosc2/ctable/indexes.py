@@ -230,8 +230,7 @@ class TableIndexes(TableBase):
                 )
             if kind_s != "summary":
                 raise ParamError("granularity is only supported for kind=IndexKind.SUMMARY")
-            if granularity != "block":
-                raise NotImplementedError("CTable SUMMARY indexes with granularity='chunk'")
+            kwargs["summary_levels"] = (granularity,)
         kwargs.pop("precomputed_summaries", None)  # python-blosc2's build shortcut
         kw = {"build": build, "tmpdir": tmpdir, **kwargs}
         catalog = self._get_index_catalog()
@@ -417,6 +416,8 @@ class TableIndexes(TableBase):
             kw["name"] = d["name"]
         if d.get("cparams") is not None:
             kw["cparams"] = d["cparams"]
+        if d["kind"] == "summary" and list(d.get("levels") or ()) == ["chunk"]:
+            kw["granularity"] = "chunk"
         return kw
 
     def rebuild_index(

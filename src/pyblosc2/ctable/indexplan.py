@@ -85,12 +85,12 @@ class _Planner:
                 anchor = Anchor(None, os.path.join(index_dir, name), n, np.dtype("u1"), 1, 1)
                 anchor.members = self.root._storage.index_members(key)
                 out = anchor, query_store(anchor, key, d)
-        if out is not None and not _is_expression(d):
+        ranked = {"dict_rank", "utf8_rank"} & set(d.get("full") or {})
+        if out is not None and not _is_expression(d):  # a text column's: int32 ranks
             col = self.root._cols[key]
-            if np.dtype(out[1]["dtype"]) != np.dtype(col.dtype):
-                raise FormatError(
-                    WHERE, f"index_catalog[{key!r}].dtype", None, col.dtype, d["dtype"]
-                )
+            want = np.dtype(np.int32) if ranked else np.dtype(col.dtype)
+            if np.dtype(out[1]["dtype"]) != want:
+                raise FormatError(WHERE, f"index_catalog[{key!r}].dtype", None, want, d["dtype"])
         if out is not None:
             self.keys[id(out[0])] = key
         self.found[key] = out

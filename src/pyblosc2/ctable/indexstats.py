@@ -30,7 +30,7 @@ from ..indexes.query import _Rows
 from .indexplan import _Planner
 from .nulls import NULL_MASK, NULL_SENTINEL, null_kind, sentinel_mask
 
-__all__ = ["summary_minmax", "summary_minmax_source"]
+__all__ = ["rank_index_mask", "summary_minmax", "summary_minmax_source"]
 
 
 def _nan_sentinel(spec: Any) -> bool:
@@ -124,3 +124,32 @@ def summary_minmax(column: Any, op: str) -> Any:
     if vals.dtype.kind in "US":  # numpy has no min/max of strings
         return min(vals) if op == "min" else max(vals)
     return vals.min() if op == "min" else vals.max()
+
+
+def rank_index_mask(column: Any, value: Any) -> np.ndarray | None:
+    """The physical rows of a dictionary (or utf8) column equal to ``value``, read from its
+    current rank index (python-blosc2's ``_dictionary_index_mask``), or None without one. A
+    value the column does not hold matches no row."""
+    table, name = column._table._root_table(), column._col_name
+    d = table._get_index_catalog().get(name)
+    epoch = table._storage.get_epoch_counters()[0]
+    if not d or d.get("stale", False) or d.get("built_value_epoch", epoch) != epoch:
+        return None
+    full = d.get("full") or {}
+    if "dict_rank" in full:
+        vocab = sorted(str(v) for v in table._cols[name].dictionary)
+        if full["dict_rank"].get("dict_len") != len(vocab):
+            return None
+    elif "utf8_rank" in full and isinstance(full["utf8_rank"].get("vocab"), list):
+        vocab = [str(v) for v in full["utf8_rank"]["vocab"]]
+    else:
+        return None
+    n = table._physical_len()
+    i = int(np.searchsorted(np.asarray(vocab, dtype=object), str(value)))
+    if i >= len(vocab) or vocab[i] != str(value):
+        return np.zeros(n, bool)
+    found = _Planner(table, {name: d}, {})._open(name)
+    if found is None:
+        return None
+    m = _Rows(*found).mask(np.int32(i), np.int32(i))
+    return m[:n] if len(m) >= n else np.concatenate([m, np.zeros(n - len(m), bool)])

@@ -217,12 +217,18 @@ def build_threads(cparams: Any) -> int:
 
 
 def build_levels(
-    ctx: Any, read: Reader, n: int, kind: str, valid: Reader | None = None
+    ctx: Any,
+    read: Reader,
+    n: int,
+    kind: str,
+    valid: Reader | None = None,
+    levels: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """The summary levels a kind keeps, from one pass over the values (pieces of a length
     every segment length divides); ``valid`` reads which rows hold a value (null-aware
-    summaries)."""
-    segs = {lv: segment_len(lv, ctx.chunk_len, ctx.block_len) for lv in LEVELS_BY_KIND[kind]}
+    summaries); ``levels`` replaces the kind's (a SUMMARY index's ``granularity``)."""
+    chosen = LEVELS_BY_KIND[kind] if levels is None else levels
+    segs = {lv: segment_len(lv, ctx.chunk_len, ctx.block_len) for lv in chosen}
     step = math.lcm(*segs.values())
     step = step * max(1, ctx.chunk_len // step) if step <= 64 * ctx.chunk_len else max(1, n)
     parts: dict[str, list[np.ndarray]] = {lv: [] for lv in segs}
@@ -231,16 +237,16 @@ def build_levels(
         ok = None if valid is None else valid(a, min(n, a + step))
         for lv, seg in segs.items():
             parts[lv].append(summaries(values, seg, ok))
-    levels = {}
+    out = {}
     for lv, seg in segs.items():
         s = np.concatenate(parts[lv]) if parts[lv] else summaries(read(0, 0), seg)
-        levels[lv] = {
+        out[lv] = {
             "segment_len": seg,
             "nsegments": len(s),
             "path": ctx.write("summary", lv, s),
             "dtype": s.dtype.descr,
         }
-    return levels
+    return out
 
 
 def _chunk_local(

@@ -72,9 +72,12 @@ def create_index(
     method = kwargs.pop("method", None)
     cycles = kwargs.pop("opsi_max_cycles", None)
     validity = kwargs.pop("validity", None)  # (start, stop) -> which rows hold a value
+    levels = kwargs.pop("summary_levels", None)  # python-blosc2's granularity of SUMMARY
     if kwargs:
         raise ParamTypeError(f"unexpected keyword argument(s): {', '.join(sorted(kwargs))}")
     kind_s = normalize_kind(kind)
+    if levels is not None and (kind_s != "summary" or set(levels) - {"chunk", "block"}):
+        raise ParamError("summary_levels are 'chunk' or 'block' levels of a SUMMARY index")
     optlevel = check_optlevel(optlevel)
     if build not in ("auto", "memory", "ooc"):
         raise ParamError("build must be one of 'auto', 'memory', or 'ooc'")
@@ -134,7 +137,7 @@ def create_index(
         "shape": tuple(array.shape),
         "chunks": tuple(array.chunks),
         "blocks": tuple(array.blocks),
-        "levels": build_levels(ctx, read, n, kind_s, validity),
+        "levels": build_levels(ctx, read, n, kind_s, validity, levels),
         **sections,
         "cparams": cparams,
         "null_aware": validity is not None,
