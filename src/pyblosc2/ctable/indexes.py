@@ -477,8 +477,19 @@ class TableIndexes(TableBase):
             self._save_index_catalog(catalog)
 
     def _index_column_renamed(self, old: str, new: str) -> None:
-        """A column was renamed: its index is built again under the new name."""
-        catalog = self._get_index_catalog()
+        """A column was renamed: its index is built again under the new name; expression
+        indexes reading it (their text names it) are dropped."""
+        catalog = dict(self._get_index_catalog())
+        users = [
+            k
+            for k, d in catalog.items()
+            if old in ((d.get("target") or {}).get("dependencies") or ())
+        ]
+        for k in users:
+            catalog.pop(k)
+            self._drop_index_files(k)
+        if users:
+            self._save_index_catalog(catalog)
         if old not in catalog:
             return
         kw = self._index_kwargs(catalog[old])
