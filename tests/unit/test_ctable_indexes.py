@@ -349,3 +349,25 @@ def test_a_rank_index_answers_equality(tmp_path: Path, kind: str) -> None:
     assert not t["c"]._dictionary_index_mask("absent").any()
     t.append({"c": "apple"})
     assert t["c"]._dictionary_index_mask("apple") is None  # stale
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_index_whose_rows_are_in_most_blocks_is_not_read_through(kind: str) -> None:
+    @dataclasses.dataclass
+    class B:
+        a: int = pb.field(pb.int64(), chunks=(1024,), blocks=(128,))
+
+    n = 128 * 64
+    scattered = np.random.default_rng(1).permutation(n)
+    t = CTable(B, expected_size=n)
+    t.extend({"a": scattered})
+    t.create_index("a", kind=kind)
+    cond = (t["a"] >= 100) & (t["a"] < 400)  # 300 rows over most of the 64 blocks
+    assert t._index_condition(cond) is None
+    assert sorted(t.where(cond)["a"][:].tolist()) == list(range(100, 400))
+    clustered = CTable(B, expected_size=n)
+    clustered.extend({"a": np.arange(n)})
+    clustered.create_index("a", kind=kind)
+    cond = (clustered["a"] >= 100) & (clustered["a"] < 400)
+    assert clustered._index_condition(cond) is not None
+    assert clustered.where(cond)["a"][:].tolist() == list(range(100, 400))

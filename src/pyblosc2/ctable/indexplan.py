@@ -31,6 +31,7 @@ import numpy as np
 from ..compute.api import ne_evaluate
 from ..errors import FormatError
 from ..indexes.descriptor import rows_of
+from ..indexes.kinds import FLAG_ALL_NAN
 from ..indexes.query import (
     _FLIP,
     _OPS,
@@ -50,6 +51,8 @@ from .nulls import NULL_MASK, NULL_SENTINEL, null_kind
 __all__ = ["plan_mask"]
 
 _SCALARS = (np.generic, int, float, bool, str, bytes, complex)
+#: above this many blocks, an index whose rows are in most of them is not read through
+MIN_GATED_BLOCKS = 8
 
 
 def _is_expression(d: dict[str, Any]) -> bool:
@@ -139,8 +142,23 @@ class _Planner:
         key = self.exprs.get(text)
         return self._open(key) if ok[0] and key is not None else None
 
-    def _mask(self, anchor: Any, d: dict[str, Any], lo: Any, hi: Any) -> np.ndarray:
-        m = _Rows(anchor, d).mask(lo, hi)
+    @staticmethod
+    def _selective(rows: _Rows, lo: Any, hi: Any) -> bool:
+        """Whether the block summaries leave out most blocks for ``lo..hi`` (else reading
+        the sorted payload costs more than the scan it would spare)."""
+        levels = rows.d.get("levels") or {}
+        if "block" not in levels:
+            return True
+        s = rows.whole("summary.block")
+        ok = rows._overlap(s["min"], s["max"], lo, hi) & ((s["flags"] & FLAG_ALL_NAN) == 0)
+        return len(ok) <= MIN_GATED_BLOCKS or int(np.count_nonzero(ok)) <= len(ok) // 2
+
+    def _mask(self, anchor: Any, d: dict[str, Any], lo: Any, hi: Any) -> np.ndarray | None:
+        """The rows index ``d`` allows for ``lo..hi`` (None: it would not spare a scan)."""
+        rows = _Rows(anchor, d)
+        if d["kind"] != "summary" and not self._selective(rows, lo, hi):
+            return None
+        m = rows.mask(lo, hi)
         self.used = True
         if len(m) >= self.n:
             return m[: self.n]
@@ -184,7 +202,10 @@ class _Planner:
                 m = self.node(k)
                 if m is not None:
                     masks.append(m)
-        masks += [self._mask(a, d, lo, hi) for a, d, lo, hi in spans.values()]
+        for a, d, lo, hi in spans.values():
+            m = self._mask(a, d, lo, hi)
+            if m is not None:
+                masks.append(m)
         if not masks:
             return None
         out = masks[0].copy()
@@ -234,8 +255,12 @@ def plan_mask(
         return None
     if mask is None or not planner.used:
         return None
-    out = np.zeros(n, bool)
     block, chunk = max(1, int(arrays[0].blocks[0])), max(1, int(arrays[0].chunks[0]))
+    nblocks = -(-n // block)
+    touched = int(np.count_nonzero(np.logical_or.reduceat(mask, np.arange(0, n, block))))
+    if nblocks > MIN_GATED_BLOCKS and touched > nblocks // 2:
+        return None  # the allowed rows are in most blocks: reading them all is the scan
+    out = np.zeros(n, bool)
     for a, b in _spans(mask, block, chunk):
         parts = {k: (v[a:b] if isinstance(v, NDArray) else v) for k, v in operands.items()}
         out[a:b] = np.asarray(ne_evaluate(expression, parts), bool) & mask[a:b]
