@@ -245,6 +245,8 @@ class TableIndexes(TableBase):
             )
         if col_name not in self._cols:
             raise KeyError(f"No column named {col_name!r}. Available: {self.col_names}")
+        if "/" in col_name or "\\" in col_name:  # the catalog's keys name directories
+            raise NotImplementedError(f"CTable indexes of column {col_name!r} (a '/' in its name)")
         if col_name in catalog:
             raise ParamError(
                 f"Index already exists for column {col_name!r}. "
