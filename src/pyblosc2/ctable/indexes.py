@@ -189,8 +189,9 @@ class TableIndexes(TableBase):
         **kwargs: Any,
     ) -> TableIndex:
         """Build an index of a stored column (or an expression of stored columns) and
-        record it in the table's catalog; ``kind`` is BUCKET by default (FULL for a
-        dictionary column, indexed by the alphabetical rank of its values).
+        record it in the table's catalog; ``kind`` is BUCKET by default (FULL, the only
+        kind, for a dictionary or utf8 column, indexed by the alphabetical rank of its
+        values).
 
         >>> import dataclasses
         >>> from pyblosc2.ctable import CTable
