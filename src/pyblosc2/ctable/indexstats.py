@@ -15,7 +15,7 @@ only the blocks below the row count are reduced, the block straddling it is read
 ...     x: int = 0
 >>> t = CTable(Row, new_data=[(i,) for i in range(10, 60)])
 >>> _ = t.create_index("x", kind="summary")
->>> summary_minmax(t["x"], "min"), summary_minmax(t["x"], "max")
+>>> int(summary_minmax(t["x"], "min")), int(summary_minmax(t["x"], "max"))
 (10, 59)
 """
 
