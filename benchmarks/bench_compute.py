@@ -30,6 +30,11 @@ import time
 
 WORKER = r"""
 import json, sys, time
+import numpy as np
+def udf(inputs, output, offset):
+    x, y = inputs
+    np.multiply(x, 2, out=output)
+    output += y
 lib, row, d, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 blosc2 = __import__("blosc2" if lib == "C" else "pyblosc2")
 if lib != "C":
@@ -49,6 +54,9 @@ rows = {
         lambda: blosc2.where(a > 0.5, a, 0).compute(urlpath=f"{d}/w-{lib}.b2nd", mode="w"),
     "(a * 3 - b)[ten rows]": lambda: (a * 3 - b)[r0 : r0 + 10],
     "a[a > 0.9999][:]": lambda: a[a > 0.9999][:],
+    "lazyudf(a * 2 + b).compute(urlpath=...)":
+        lambda: blosc2.lazyudf(udf, (a, b), np.float64).compute(
+            urlpath=f"{d}/u-{lib}.b2nd", mode="w"),
 }
 t = time.perf_counter()
 res = rows[row]()
@@ -66,6 +74,7 @@ ROWS = [
     "where(a > 0.5, a, 0).compute(urlpath=...)",
     "(a * 3 - b)[ten rows]",
     "a[a > 0.9999][:]",
+    "lazyudf(a * 2 + b).compute(urlpath=...)",
 ]
 
 

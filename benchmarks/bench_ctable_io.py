@@ -1,4 +1,4 @@
-"""CTable ``group_by`` and Parquet/CSV/Arrow round trips of issue 34, pyblosc2 against
+"""CTable queries, ``group_by``, ``sort_by`` and Parquet/CSV/Arrow round trips of issue 34, pyblosc2 against
 python-blosc2, on the same in-memory table of ``--rows`` rows and 5 columns (an int key of
 1,000 values, a 6-character string key of 50 values, three float64 columns).
 
@@ -11,7 +11,9 @@ Every row runs in a fresh process per library and repeat, which builds the table
 timed), times the row and reports its wall time and peak RSS (``VmHWM``). A row reports the
 median time of each library, the ratio python-blosc2's time / ours (1.0 = parity, higher is
 better) and the largest peak RSS of each; the machine's load is printed with the table.
-Rows: ``groupby_mean`` (``group_by("k").mean("a")``), ``groupby_agg`` (a string key, four
+Rows: ``query`` (``where((t.a > 0.99) & (t.k < 500))``, its ``a`` column read),
+``groupby_mean`` (``group_by("k").mean("a")``), ``sort_by`` (``sort_by("b")``: a new sorted
+table), ``groupby_agg`` (a string key, four
 reductions), ``to_arrow``, ``parquet`` (``to_parquet`` then ``from_parquet``), ``csv``
 (``to_csv`` then ``from_csv``; a tenth of the rows: both are per-row Python in csv).
 """
@@ -26,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-ROWS = ("groupby_mean", "groupby_agg", "to_arrow", "parquet", "csv")
+ROWS = ("query", "groupby_mean", "sort_by", "groupby_agg", "to_arrow", "parquet", "csv")
 
 WORKER = r"""
 import dataclasses, json, sys, time
@@ -52,8 +54,14 @@ t.extend({
     "a": rng.random(n), "b": rng.normal(size=n), "c": np.arange(n, dtype=np.float64),
 }, validate=False)
 start = time.perf_counter()
-if row == "groupby_mean":
+if row == "query":
+    v = t.where((t.a > 0.99) & (t.k < 500))
+    out = v.a[:]
+elif row == "groupby_mean":
     out = t.group_by("k").mean("a")
+elif row == "sort_by":
+    out = t.sort_by("b")
+    out.b[-10:]
 elif row == "groupby_agg":
     out = t.group_by("city").agg({"a": ["sum", "max"], "b": ["mean", "argmin"]})
 elif row == "to_arrow":

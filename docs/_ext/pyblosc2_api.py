@@ -83,15 +83,23 @@ def members(cls: type) -> list[str]:
     return sorted(found)
 
 
-def _defining_modules() -> dict[str, str]:
-    """name -> the module ``pyblosc2/__init__.py`` imports it from (itself for its own)."""
-    init = Path(_package().__file__)
+def _defining_modules(module: str = PACKAGE) -> dict[str, str]:
+    """name -> the module ``pyblosc2/__init__.py`` imports it from (itself for its own); a
+    name it takes by ``from .m import *`` is looked up in ``m`` the same way."""
+    mod = importlib.import_module(module)
+    source = Path(mod.__file__ or "")
+    package = module if source.name == "__init__.py" else module.rpartition(".")[0]
     where: dict[str, str] = {}
-    for node in ast.walk(ast.parse(init.read_text())):
+    for node in ast.walk(ast.parse(source.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             for alias in node.names:
-                mod = f"{PACKAGE}.{node.module}" if node.module else f"{PACKAGE}.{alias.name}"
-                where[alias.asname or alias.name] = mod
+                sub = f"{package}.{node.module}" if node.module else f"{package}.{alias.name}"
+                if alias.name == "*":
+                    inner = _defining_modules(sub)
+                    names = importlib.import_module(sub).__all__
+                    where.update({n: inner.get(n, sub) for n in names})
+                else:
+                    where[alias.asname or alias.name] = sub
     return where
 
 

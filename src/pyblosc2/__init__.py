@@ -22,18 +22,9 @@ array([[ 4,  6],
        [ 8, 10]])
 """
 
-import builtins as _builtins
-import importlib as _importlib
-import importlib.abc as _importlib_abc
-import importlib.machinery as _importlib_machinery
 import importlib.util as _importlib_util
 import os as _os
-import sys as _sys
-import types as _types
-from collections import abc as _abc
 from dataclasses import fields as _fields
-
-import numpy as _np
 
 # -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
 from . import blosc2_ext as blosc2_ext  # python-blosc2's C-extension names
@@ -206,6 +197,7 @@ __all__ = [
     "Filter",
     "FormatError",
     "FrameChangedError",
+    "MemoryBudgetError",
     "NDArray",
     "NDField",
     "ParamError",
@@ -228,7 +220,6 @@ __all__ = [
     "decompress2",
     "dparams_dflts",
     "empty",
-    "evaluate",
     "from_dask",
     "frombuffer",
     "full",
@@ -402,369 +393,23 @@ __all__ += [
     "ProxySource",
 ]
 
-# -- issue 33: the compute engine (lazy expressions, reductions, where, filters) ----------------
-# importing pyblosc2.compute registers the engine behind the NDArray operators
-# numpy's names python-blosc2 re-exports for the array API
-from numpy import finfo, iinfo  # noqa: E402
-
-#: Euler's number (numpy's ``e``)
-e = _np.e  # type: ignore[misc]  # mypy 1.x reports "deleted variable" for this name here
-#: positive infinity (numpy's ``inf``)
-inf = _np.inf
-#: not a number (numpy's ``nan``)
-nan = _np.nan
-#: an index that adds an axis of length 1 (numpy's ``newaxis``, ``None``)
-newaxis = _np.newaxis
-#: pi (numpy's ``pi``)
-pi = _np.pi
-
-#: numpy's bool type (python-blosc2's ``blosc2.bool_``)
-bool_ = _np.bool_
-
-from . import compute as compute  # noqa: E402
-from . import exceptions as exceptions  # noqa: E402 - python-blosc2's blosc2.exceptions
-from .compute import (  # noqa: E402
-    FPAccuracy,
-    LazyArray,
-    LazyExpr,
-    MissingOperands,
-    abs,
-    acos,
-    acosh,
-    add,
-    all,
-    any,
-    arccos,
-    arccosh,
-    arcsin,
-    arcsinh,
-    arctan,
-    arctan2,
-    arctanh,
-    argmax,
-    argmin,
-    asin,
-    asinh,
-    atan,
-    atan2,
-    atanh,
-    bitwise_and,
-    bitwise_invert,
-    bitwise_left_shift,
-    bitwise_or,
-    bitwise_right_shift,
-    bitwise_xor,
-    can_cast,
-    ceil,
-    clip,
-    conj,
-    contains,
-    copysign,
-    cos,
-    cosh,
-    count_nonzero,
-    cumulative_prod,
-    cumulative_sum,
-    divide,
-    endswith,
-    equal,
-    evaluate,
-    exp,
-    expm1,
-    floor,
-    floor_divide,
-    get_expr_operands,
-    greater,
-    greater_equal,
-    hypot,
-    imag,
-    isdtype,
-    isfinite,
-    isinf,
-    isnan,
-    lazyexpr,
-    less,
-    less_equal,
-    log,
-    log1p,
-    log2,
-    log10,
-    logaddexp,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    lower,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    multiply,
-    negative,
-    nextafter,
-    not_equal,
-    positive,
-    pow,
-    prod,
-    real,
-    reciprocal,
-    remainder,
-    result_type,
-    round,
-    sign,
-    signbit,
-    sin,
-    sinh,
-    sqrt,
-    square,
-    startswith,
-    std,
-    subtract,
-    sum,
-    tan,
-    tanh,
-    trunc,
-    upper,
-    validate_expr,
-    var,
-    where,
-)
-from .ndarray.operand import Operand  # noqa: E402
-
-__all__ += [
-    "FPAccuracy",
-    "LazyArray",
-    "LazyExpr",
-    "MemoryBudgetError",
-    "MissingOperands",
-    "Operand",
-    "abs",
-    "acos",
-    "acosh",
-    "add",
-    "all",
-    "any",
-    "arccos",
-    "arccosh",
-    "arcsin",
-    "arcsinh",
-    "arctan",
-    "arctan2",
-    "arctanh",
-    "argmax",
-    "argmin",
-    "asin",
-    "asinh",
-    "atan",
-    "atan2",
-    "atanh",
-    "bitwise_and",
-    "bitwise_invert",
-    "bitwise_left_shift",
-    "bitwise_or",
-    "bitwise_right_shift",
-    "bitwise_xor",
-    "can_cast",
-    "ceil",
-    "clip",
-    "compute",
-    "conj",
-    "contains",
-    "copysign",
-    "cos",
-    "cosh",
-    "count_nonzero",
-    "cumulative_prod",
-    "cumulative_sum",
-    "divide",
-    "e",
-    "endswith",
-    "equal",
-    "exp",
-    "expm1",
-    "finfo",
-    "floor",
-    "floor_divide",
-    "get_expr_operands",
-    "greater",
-    "greater_equal",
-    "hypot",
-    "iinfo",
-    "imag",
-    "inf",
-    "isdtype",
-    "isfinite",
-    "isinf",
-    "isnan",
-    "lazyexpr",
-    "less",
-    "less_equal",
-    "log",
-    "log1p",
-    "log2",
-    "log10",
-    "logaddexp",
-    "logical_and",
-    "logical_not",
-    "logical_or",
-    "logical_xor",
-    "lower",
-    "max",
-    "maximum",
-    "mean",
-    "min",
-    "minimum",
-    "multiply",
-    "nan",
-    "negative",
-    "newaxis",
-    "nextafter",
-    "not_equal",
-    "pi",
-    "positive",
-    "pow",
-    "prod",
-    "real",
-    "reciprocal",
-    "remainder",
-    "result_type",
-    "round",
-    "sign",
-    "signbit",
-    "sin",
-    "sinh",
-    "sqrt",
-    "square",
-    "startswith",
-    "std",
-    "subtract",
-    "sum",
-    "tan",
-    "tanh",
-    "trunc",
-    "upper",
-    "validate_expr",
-    "var",
-    "where",
-]
-
-
-# -- issue 33: user functions (lazyudf, jit, DSL kernels) ------------------------------------------
+# -- issue 33: the compute engine (lazy expressions, reductions, where, UDFs, jit, linalg) -----
 #: python-blosc2's flag: whether numba is installed (the DSL's numba route, pyblosc2[fast])
 _HAS_NUMBA = _importlib_util.find_spec("numba") is not None
 
-from .compute import (  # noqa: E402
-    LazyUDF,
-    SimpleProxy,
-    as_simpleproxy,
-    group_reduce,
-    jit,
-    lazyudf,
-)
-from .dsl import (  # noqa: E402
-    DSLKernel,
-    DSLSyntaxError,
-    dsl_kernel,
-    validate_dsl,
-    validate_dsl_jit,
-)
-
-__all__ += [
-    "DSLKernel",
-    "DSLSyntaxError",
-    "LazyUDF",
-    "SimpleProxy",
-    "as_simpleproxy",
-    "dsl_kernel",
-    "group_reduce",
-    "jit",
-    "lazyudf",
-    "validate_dsl",
-    "validate_dsl_jit",
-]
-
-
-class _Package(_types.ModuleType):
-    """python-blosc2 has submodules named like its functions (``blosc2.lazyexpr`` is both):
-    importing such a submodule must not replace the function the package exports."""
-
-    def __setattr__(self, name: str, value: _builtins.object) -> None:
-        have = self.__dict__.get(name)
-        if (
-            isinstance(value, _types.ModuleType)
-            and callable(have)
-            and not isinstance(have, _types.ModuleType)
-        ):
-            return
-        super().__setattr__(name, value)
-
-
-class _AliasLoader(_importlib_abc.Loader):
-    def __init__(self, real: str) -> None:
-        self.real = real
-
-    def create_module(self, spec: _importlib_machinery.ModuleSpec) -> _types.ModuleType:
-        return _importlib.import_module(self.real)
-
-    def exec_module(self, module: _types.ModuleType) -> None:
-        pass
-
-
-class _AliasFinder(_importlib_abc.MetaPathFinder):
-    """``import pyblosc2 as blosc2`` made permanent (``sys.modules["blosc2"] = pyblosc2``, as
-    scripts moving from python-blosc2 do): ``import blosc2.lazyexpr`` is then
-    ``pyblosc2.lazyexpr`` itself, not a second copy of the package's modules under another
-    name (whose classes would not be pyblosc2's)."""
-
-    def find_spec(
-        self,
-        fullname: str,
-        path: _abc.Sequence[str] | None = None,
-        target: _types.ModuleType | None = None,
-    ) -> _importlib_machinery.ModuleSpec | None:
-        head, _, tail = fullname.partition(".")
-        if not tail or head == __name__ or _sys.modules.get(head) is not _sys.modules[__name__]:
-            return None
-        return _importlib_util.spec_from_loader(fullname, _AliasLoader(f"{__name__}.{tail}"))
-
-
-_sys.modules[__name__].__class__ = _Package
-_sys.meta_path.insert(0, _AliasFinder())
-
-# -- issue 33: linear algebra (python-blosc2's blosc2.linalg), squeeze -------------------------
+from . import _engine_names as _engine_names  # noqa: E402
+from . import compute as compute  # noqa: E402
+from . import exceptions as exceptions  # noqa: E402 - python-blosc2's blosc2.exceptions
 from . import linalg as linalg  # noqa: E402
-from .blosc2_ext import get_matmul_library  # noqa: E402
-from .linalg import (  # noqa: E402
-    diagonal,
-    matmul,
-    matrix_transpose,
-    outer,
-    permute_dims,
-    tensordot,
-    transpose,
-    vecdot,
-)
-from .linalg import linalg_funcs as _linalg_funcs  # noqa: E402
-from .ndarray.numpylike import squeeze  # noqa: E402
+from ._engine_names import *  # noqa: E402, F403
+from ._engine_names import bool_ as bool_  # noqa: E402 - numpy's, not in __all__
 
-#: the names of the linear-algebra functions (python-blosc2's ``linalg_funcs_list``)
-linalg_funcs_list = _linalg_funcs
+__all__ += _engine_names.__all__
+__all__ += ["compute", "linalg"]
 
-__all__ += [
-    "diagonal",
-    "get_matmul_library",
-    "linalg",
-    "linalg_funcs_list",
-    "matmul",
-    "matrix_transpose",
-    "outer",
-    "permute_dims",
-    "squeeze",
-    "tensordot",
-    "transpose",
-    "vecdot",
-]
+from ._aliasing import install as _install_aliasing  # noqa: E402
+
+_install_aliasing(__name__)
 
 # -- issue 34: NDArray indexes (python-blosc2's IndexKind, NDArray.create_index & co.) ------------
 from . import indexing as indexing  # noqa: E402

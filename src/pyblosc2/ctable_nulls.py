@@ -1,8 +1,7 @@
 """python-blosc2's ``blosc2.ctable_nulls`` module names (``from blosc2.ctable_nulls import
 is_na_marker`` works): the null kinds of a column spec and the value tests, over
-:mod:`pyblosc2.ctable.nulls`. python-blosc2's string-predicate rewriter
-(``rewrite_null_predicates``, ``sentinel_guard_expr``) is not provided: pyblosc2 evaluates
-string conditions over nullable columns leaf by leaf (:mod:`pyblosc2.ctable.kleene`).
+:mod:`pyblosc2.ctable.nulls`, and the string-predicate rewriter (``rewrite_null_predicates``,
+``sentinel_guard_expr``, :mod:`pyblosc2.ctable.nullrewrite`).
 
 >>> from pyblosc2.ctable_nulls import kind_of_spec
 >>> import pyblosc2
@@ -17,7 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from pyblosc2.ctable.nulls import NULL_MASK, NULL_NONE, NULL_SENTINEL, null_kind, sentinel_mask
+from pyblosc2.ctable.nullrewrite import rewrite_null_predicates, sentinel_guard_expr
+from pyblosc2.ctable.nulls import (
+    NULL_CODE,
+    NULL_MASK,
+    NULL_NATIVE,
+    NULL_NONE,
+    NULL_SENTINEL,
+    kind_of_spec,
+    sentinel_mask,
+)
 from pyblosc2.ctable.nulls import is_na as is_na_marker
 from pyblosc2.schema import fill_value_for
 
@@ -32,30 +40,10 @@ __all__ = [
     "is_nan_sentinel",
     "is_null_value",
     "kind_of_spec",
+    "rewrite_null_predicates",
+    "sentinel_guard_expr",
     "sentinel_mask",
 ]
-
-NULL_CODE = "code"  # a dictionary column's reserved code
-NULL_NATIVE = "native"  # variable-length kinds: a None cell
-_NATIVE_KINDS = frozenset({"vlstring", "vlbytes", "struct", "object"})
-
-
-def kind_of_spec(spec: Any) -> str:
-    """How a column of ``spec`` represents its nulls: ``"mask"``, ``"sentinel"``,
-    ``"code"`` (dictionary), ``"native"`` (``None`` cells) or ``"none"``."""
-    if spec is None:
-        return NULL_NONE
-    kind = getattr(spec, "kind", "")
-    if kind == "dictionary":
-        return NULL_CODE
-    if null_kind(spec) == NULL_MASK:
-        return NULL_MASK
-    if kind in _NATIVE_KINDS:
-        return NULL_NATIVE
-    options = getattr(spec, "options", {})
-    if getattr(spec, "null_value", options.get("null_value")) is not None:
-        return NULL_SENTINEL
-    return NULL_NONE
 
 
 def is_nan_sentinel(value: Any) -> bool:

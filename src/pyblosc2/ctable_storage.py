@@ -10,31 +10,16 @@ stored at a path (:class:`pyblosc2.ctable.storage.TableStorage` over them).
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from pyblosc2.ctable.nulls import NOTNULL_SUFFIX as _NOTNULL_SUFFIX
-from pyblosc2.ctable.storage import TableStorage, col_key, open_tree
+from pyblosc2.ctable.storage import TableStorage, open_tree
 
 __all__ = ["_NOTNULL_SUFFIX", "FileTableStorage"]
 
 
 class FileTableStorage(TableStorage):
-    """The leaves of the table stored at ``urlpath`` (a ``.b2d`` directory or ``.b2z``)."""
+    """The leaves of the table stored at ``urlpath`` (a ``.b2d`` directory or ``.b2z``);
+    the sidecar names (``has_null_mask``, ``delete_null_mask``) are every storage's."""
 
     def __init__(self, urlpath: str | os.PathLike[str], mode: str = "r") -> None:
         super().__init__(open_tree(os.fspath(urlpath), mode), owns_leaves=True)
-
-    def _col_key(self, name: str) -> str:
-        return col_key(name)
-
-    def _open_store(self) -> Any:
-        """The store holding the leaves (``key in store``, ``iter(store)``)."""
-        return getattr(self.leaves, "store", self.leaves)
-
-    def has_null_mask(self, name: str) -> bool:
-        """Whether column ``name`` has a stored validity sidecar."""
-        return self.leaves is not None and self.leaves.has(col_key(name) + _NOTNULL_SUFFIX)
-
-    def delete_null_mask(self, name: str) -> None:
-        """Remove column ``name``'s sidecar if it has one."""
-        self.delete_array(col_key(name) + _NOTNULL_SUFFIX)

@@ -78,6 +78,20 @@ class SchemaSpec:
         """The spec's name as python-blosc2 prints it (``int64``, ``list[int32]``...)."""
         return self.kind
 
+    @property
+    def _kind(self) -> str:  # python-blosc2's private name of ``kind``
+        return self.kind
+
+    @property
+    def uses_mask(self) -> builtins.bool:
+        """Whether nulls live in a validity sidecar (``null_storage="mask"``)."""
+        return getattr(self, "null_storage", None) == NULL_MASK
+
+    @property
+    def uses_sentinel(self) -> builtins.bool:
+        """Whether nulls are an in-band ``null_value`` (a resolved sentinel)."""
+        return getattr(self, "null_value", None) is not None
+
     def __eq__(self, other: object) -> builtins.bool:
         return type(other) is type(self) and (other.to_metadata_dict() == self.to_metadata_dict())
 
@@ -110,11 +124,6 @@ class _Nullable(SchemaSpec):
         )
         self.null_value = null_value.item() if isinstance(null_value, np.generic) else null_value
         self.null_storage = null_storage
-
-    @property
-    def uses_mask(self) -> builtins.bool:
-        """Whether nulls live in a validity sidecar (``null_storage="mask"``)."""
-        return self.null_storage == NULL_MASK
 
     def _null_metadata(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -621,6 +630,8 @@ class NDArraySpec(SchemaSpec):
         self.item_spec = dtype
         self.options = options
         self.nullable = builtins.bool(options.get("nullable", False))
+        self.null_value = options.get("null_value")
+        self.null_storage = options.get("null_storage")
         inner = dtype.dtype if isinstance(dtype, SchemaSpec) else dtype
         self.dtype = np.dtype(inner if inner is not None else np.float64)
 

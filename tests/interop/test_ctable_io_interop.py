@@ -106,12 +106,11 @@ def test_csv_same_text_and_read_both_ways(cblosc2: Any, tmp_path: Path) -> None:
 
 
 def test_group_by_a_dictionary_key_with_nulls_as_python_blosc2() -> None:
-    """A null key is left out (dropna=True, both libraries); keeping it as a group
-    (python-blosc2 puts it first) is not built here: NotImplementedError naming it."""
+    """A null key is left out (dropna=True, both libraries), or kept as a group of its own
+    with dropna=False, keyed null and first (both libraries)."""
     cblosc2 = pytest.importorskip("blosc2")
     at = pa.table({"x": [1, None, 3, 4], "d": pa.array(["x", None, "x", "y"]).dictionary_encode()})
-    ours = pb.CTable.from_arrow(at).group_by("d").agg({"x": "sum"})
-    theirs = cblosc2.CTable.from_arrow(at).group_by("d").agg({"x": "sum"})
-    assert ours.to_arrow().to_pylist() == theirs.to_arrow().to_pylist()
-    with pytest.raises(NotImplementedError, match="dropna=False over a text key with nulls"):
-        pb.CTable.from_arrow(at).group_by("d", dropna=False).agg({"x": "sum"})
+    for dropna in (True, False):
+        ours = pb.CTable.from_arrow(at).group_by("d", dropna=dropna).agg({"x": "sum"})
+        theirs = cblosc2.CTable.from_arrow(at).group_by("d", dropna=dropna).agg({"x": "sum"})
+        assert ours.to_arrow().to_pylist() == theirs.to_arrow().to_pylist()

@@ -126,7 +126,7 @@ def test_column_assign_and_table_setitem() -> None:
     t["id"] = np.arange(n) * 2
     np.testing.assert_array_equal(t.id[:], np.arange(n) * 2)
     t.id[0] = 2**31  # writes cast; python-blosc2 checks bounds on append and extend only
-    with pytest.raises(ParamError, match="needs"):
+    with pytest.raises(ParamError, match="requires"):
         t.score.assign([1.0])
     with pytest.raises(KeyError, match="does not exist"):
         t["nope"] = 1

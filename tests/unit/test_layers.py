@@ -29,6 +29,7 @@ SRC = Path(pyblosc2.__file__).resolve().parent  # the package under test
 LAYERS = {
     "errors": 0,
     "constants": 0.5,
+    "_aliasing": 0.6,  # pyblosc2 standing in for python-blosc2's package (no pyblosc2 imports)
     "_bytes": 1,
     "_threads": 1.1,
     "backends": 1.2,
@@ -80,6 +81,7 @@ LAYERS = {
     "compat": 9,
     "hdf5": 9.5,  # Blosc/Blosc2 in HDF5 through h5py (extra hdf5), over api and ndarray
     "xarray": 9.6,  # the xarray backend and writer (extra xarray), over ndarray
+    "_engine_names": 10,  # the engine's names at the top level (re-exports of compute, dsl, linalg)
     "__init__": 11,  # the public API: re-exports
     "cli": 12,  # a user of the public API
     "__main__": 12.5,

@@ -28,6 +28,7 @@ from .. import schema as specs
 from ..errors import FormatError, ParamError, ParamTypeError
 from . import kinds
 from .build import new_table, resolve_nulls
+from .nulls import get_null_policy
 from .schema import TableColumn
 
 __all__ = ["BATCH_SIZE", "TableArrow"]
@@ -102,7 +103,7 @@ def _spec_for(
     else:
         max_len = string_max_length
     null: dict[str, Any] = {"nullable": True} if nullable else {}
-    if nullable and null_storage is not None:
+    if nullable and null_storage is not None and name not in get_null_policy().column_null_values:
         null["null_storage"] = null_storage
     if t.is_boolean(typ):
         return specs.bool(**null)
@@ -114,7 +115,7 @@ def _spec_for(
     is_view = getattr(t, "is_string_view", lambda _: False)
     if t.is_string(typ) or t.is_large_string(typ) or is_view(typ):
         if max_len is None:
-            return kinds.utf8(nullable=nullable)
+            return kinds.utf8(**null)
         return specs.string(max_length=max(int(max_len), 1), **null)
     is_bview = getattr(t, "is_binary_view", lambda _: False)
     if t.is_binary(typ) or t.is_large_binary(typ) or is_bview(typ):
@@ -146,7 +147,16 @@ def _values(pa: Any, name: str, chunked: Any, spec: specs.SchemaSpec) -> Any:
     """The values of an Arrow column as the column of ``spec`` takes them."""
     if chunked.null_count:
         null_value = getattr(spec, "null_value", None)
-        if null_value is None:  # mask storage (or a kind that takes None)
+        if null_value is None and getattr(spec, "kind", "") in (
+            "timestamp",
+            "bool",
+            *_ARROW_NUMERIC,
+        ):
+            zero = pa.scalar(False if spec.kind == "bool" else 0).cast(chunked.type)
+            nulls = np.asarray(chunked.is_null().to_numpy(zero_copy_only=False), dtype=np.bool_)
+            filled = _values(pa, name, chunked.fill_null(zero), spec)  # no Python objects
+            return np.ma.MaskedArray(filled, mask=nulls)  # mask storage: the nulls aside
+        if null_value is None:  # a kind that takes None
             return chunked.to_pylist()
         chunked = chunked.fill_null(null_value)  # sentinel storage: the nulls as its value
     kind = getattr(spec, "kind", "")
@@ -363,10 +373,13 @@ class TableArrow:
         [1, 2]
         """
         pd = require("pandas", "to_pandas()")
+        from .nullpandas import pandas_values
+
         data = {}
         for name in self.col_names:
             values = np.asarray(self[name][:])  # type: ignore[index]
-            data[name] = values.astype(object) if values.dtype.kind in "US" else values
+            values = values.astype(object) if values.dtype.kind in "US" else values
+            data[name] = pandas_values(pd, self[name], values)  # type: ignore[index]  # nulls: NA
         return pd.DataFrame(data, columns=list(self.col_names))
 
     # -- import -----------------------------------------------------------------------------
@@ -431,7 +444,7 @@ class TableArrow:
                 pa,
                 field.name,
                 field.type,
-                chunked.null_count > 0,
+                chunked.null_count > 0 or (field.nullable and null_storage == "mask"),
                 string_max_length,
                 object_fallback,
                 null_storage,
@@ -534,13 +547,12 @@ class TableArrow:
         extra = [str(c) for c in df.columns if c not in names]
         if extra:
             raise ParamError(f"DataFrame has extra columns {extra} not in {row_cls.__name__}")
-        data = {}
-        for n in names:
-            series = df[n]
-            if series.isna().any() and series.dtype.kind not in "fcmM":
-                data[n] = [None if v is None or v != v else v for v in series.tolist()]
-            else:
-                data[n] = series.to_numpy()
+        from .nullpandas import pandas_cells
+        from .nulls import resolve_nullable
+        from .schema import compile_row_type
+
+        columns = {c.name: c for c in resolve_nullable(compile_row_type(row_cls))}
+        data = {n: pandas_cells(df[n], columns[n]) for n in names}  # NA: None or a sentinel
         factory: Any = cls
         return factory(row_cls, new_data=data)
 

@@ -394,11 +394,14 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
         >>> t.x[:]
         array([7, 8, 9])
         """
+        if data is None or isinstance(data, str | bytes | int | float | complex | np.generic):
+            raise ParamError(  # python-blosc2's words
+                f"assign() requires {len(self)} values (live rows), got a single value. "
+                "Use col[:] = value to write one value to every row."
+            )
         values = np.asarray(data[:] if isinstance(data, NDArray | LazyExpr) else list(data))
         if len(values) != len(self):
-            raise ParamError(
-                f"assign() needs {len(self)} values (the live rows), got {len(values)}"
-            )
+            raise ParamError(f"assign() requires {len(self)} values (live rows), got {len(values)}")
         self[:] = values
 
     # -- display --------------------------------------------------------------------------

@@ -147,4 +147,4 @@ def column_info_items(col: Any) -> list[tuple[str, object]]:
             ("cbytes", format_nbytes(int(raw.cbytes))),
             ("cratio", f"{raw.nbytes / raw.cbytes:.2f}x" if raw.cbytes else "inf"),
         ]
-    return items
+    return items + col._null_info_items()  # nullable, null_storage, null_sidecar

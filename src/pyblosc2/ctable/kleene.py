@@ -56,6 +56,7 @@ class NullableBoolExpr(LazyExpr):
     _true: Any
     _null: Any
     _table: Any
+    _defers_nulls = True  # ``ndarray & this`` is handed to this side (ndarray/operand.py)
 
     @classmethod
     def make(cls, true: Any, null: Any, table: Any) -> NullableBoolExpr:

@@ -15,7 +15,17 @@ import numpy as np
 
 from ..compute.api import lazyexpr
 from ..ndarray.constructors import asarray
-from .nulls import NULL_MASK, NULL_NONE, NULL_SENTINEL, null_kind, sentinel_mask
+from .nulls import (
+    NULL_CODE,
+    NULL_MASK,
+    NULL_NATIVE,
+    NULL_NONE,
+    NULL_SENTINEL,
+    kind_of_spec,
+    null_kind,
+    sentinel_mask,
+)
+from .strings import null_mask
 
 __all__ = ["ColumnNulls"]
 
@@ -57,15 +67,40 @@ class ColumnNulls:
 
     @property
     def null_storage(self) -> str:
-        """``"mask"`` (a validity sidecar), ``"sentinel"`` (an in-band value) or
-        ``"none"``."""
+        """``"mask"`` (a validity sidecar), ``"sentinel"`` (an in-band value), ``"code"``
+        (a dictionary's), ``"native"`` (``None`` cells: vlstring, vlbytes) or ``"none"``."""
+        return kind_of_spec(self._null_spec)
+
+    @property
+    def _store(self) -> str:
+        """Where the nulls of a fixed-width or utf8 column are: mask, sentinel or none."""
         return null_kind(self._null_spec)
+
+    def _cell_nulls(self) -> np.ndarray | None:
+        """A dictionary's or variable-length column's ``None`` cells over the physical rows
+        (None for the other kinds)."""
+        if self.null_storage not in (NULL_CODE, NULL_NATIVE):
+            return None
+        raw = self._table._cols[self._col_name]
+        return null_mask(np.asarray(raw._values, dtype=object))
+
+    def _null_info_items(self) -> list[tuple[str, object]]:
+        """``info_items``' null rows: whether nullable, where the nulls are, and for a
+        mask column whether its sidecar exists yet (it is made by the first null)."""
+        spec = self._null_spec
+        nullable = self.null_value is not None or bool(getattr(spec, "nullable", False))
+        items: list[tuple[str, object]] = [("nullable", nullable)]
+        if nullable:
+            items.append(("null_storage", self.null_storage))
+            if self._store == NULL_MASK:
+                items.append(("null_sidecar", self._table._null_mask(self._col_name) is not None))
+        return items
 
     # -- which rows are null --------------------------------------------------------------
     def _nulls_at(self, physical: np.ndarray, values: Any = None) -> np.ndarray | None:
         """Null flags of the rows at ``physical`` (their ``values`` if already read); None
         when none can be null."""
-        kind = self.null_storage
+        kind = self._store
         if kind == NULL_MASK:
             mask = self._table._null_mask(self._col_name)
             if mask is None:
@@ -94,9 +129,11 @@ class ColumnNulls:
         >>> blosc2.CTable(Row, new_data=[(1.0,), (None,)])["x"].is_null()
         array([False,  True])
         """
-        if self.null_storage == NULL_NONE:
+        if self.null_storage in (NULL_CODE, NULL_NATIVE):  # None cells
+            return null_mask(np.asarray(self[:], dtype=object))
+        if self._store == NULL_NONE:
             return np.zeros(len(self), dtype=np.bool_)
-        if self.null_storage == NULL_SENTINEL:
+        if self._store == NULL_SENTINEL:
             return sentinel_mask(np.asarray(self[:]), self.null_value)
         nulls = self._nulls_at(self._resolve_live_positions())
         return np.zeros(len(self), dtype=np.bool_) if nulls is None else nulls
@@ -109,7 +146,7 @@ class ColumnNulls:
         """How many live values are null (0 at once for a column that cannot hold one)."""
         if self.null_storage == NULL_NONE:
             return 0
-        if self.null_storage == NULL_MASK and self._table._null_mask(self._col_name) is None:
+        if self._store == NULL_MASK and self._table._null_mask(self._col_name) is None:
             return 0
         return int(self.is_null().sum())
 
@@ -124,13 +161,15 @@ class ColumnNulls:
         >>> blosc2.CTable(Row, new_data=[(1,), (-1,)])["x"].fillna(0)
         array([1, 0])
         """
+        if self.null_storage in (NULL_CODE, NULL_NATIVE):  # a list of cells, None the nulls
+            return [value if v is None else v for v in self[:]]  # type: ignore[return-value]
         out = np.array(self[:], copy=True)
         out[self.is_null()] = value
         return out
 
     # -- what the reductions and expressions ask ------------------------------------------
     def _may_have_nulls(self) -> bool:
-        kind = self.null_storage
+        kind = self._store
         return kind == NULL_SENTINEL or (
             kind == NULL_MASK and self._table._null_mask(self._col_name) is not None
         )
@@ -143,7 +182,10 @@ class ColumnNulls:
     def _null_pred(self) -> Any:
         """A lazy bool expression over the physical rows, True where the value is null;
         None when no row can be null."""
-        kind = self.null_storage
+        kind = self._store
+        cells = self._cell_nulls()
+        if cells is not None:
+            return asarray(cells) if cells.any() else None
         if kind == NULL_MASK:
             mask = self._table._null_mask(self._col_name)
             return None if mask is None else lazyexpr("~m", {"m": mask})
@@ -157,13 +199,26 @@ class ColumnNulls:
             return lazyexpr(f"c == {value!r}", {"c": raw})
         return None
 
+    _raw_null_pred = _null_pred  # python-blosc2's name
+
+    @property
+    def _defers_nulls(self) -> bool:
+        """Whether ``lazy & column`` is handed to this column (ndarray/operand.py): a
+        nullable column combines by Kleene's rules and keeps its nulls in arithmetic."""
+        return self._store != NULL_NONE
+
+    @property
+    def _is_nullable_bool(self) -> bool:
+        """Whether this is a sentinel bool column (``uint8``: 0, 1 and 255 for null)."""
+        return getattr(self._null_spec, "kind", "") == "bool" and self._store == NULL_SENTINEL
+
     def _kleene_operand(self) -> Any:
         """What this column is in a condition or arithmetic: a nullable bool column is
         three-valued (a :class:`~.kleene.NullableBoolExpr`), a nullable numeric one float64
         with NaN for its nulls (nulls propagate), any other its physical rows."""
         raw = self._table._cols.get(self._col_name)
         spec = self._null_spec
-        kind = self.null_storage
+        kind = self._store
         if raw is None or kind == NULL_NONE:
             return self._raw_col  # type: ignore[attr-defined]
         if getattr(spec, "kind", None) != "bool":
@@ -187,6 +242,8 @@ class ColumnNulls:
         """A comparison's values, three-valued when a nullable column takes part."""
         from .kleene import NullableBoolExpr
 
+        if other is None:  # ``col == None``: the null test itself, two-valued
+            return result
         nullable = self.null_storage != NULL_NONE
         null = self._null_pred()
         if isinstance(other, ColumnNulls):
@@ -219,19 +276,24 @@ class ColumnNulls:
         """
         from .nulls import is_na
 
-        if getattr(self._null_spec, "kind", "") in ("vlstring", "vlbytes", "dictionary", "utf8"):
-            return super().isin(values)  # type: ignore[misc]  # the text kinds'
         wanted = list(values)
         wants_null = any(is_na(v) for v in wanted)
+        if getattr(self._null_spec, "kind", "") in ("vlstring", "vlbytes", "dictionary", "utf8"):
+            found = super().isin(wanted)  # type: ignore[misc]  # the text kinds'
+            if self._store != NULL_NONE:  # a utf8 column's "" or sentinel in its nulls
+                found[self.is_null()] = wants_null
+            return found
         test = [v for v in wanted if not is_na(v)]
         live = np.asarray(self[:])
         if not test:
             found = np.zeros(live.shape[0], dtype=np.bool_)
         else:
-            try:
-                probe = np.asarray(test, dtype=live.dtype)
-            except (TypeError, ValueError, OverflowError):
-                probe = np.asarray(test, dtype=object)
+            probe = np.asarray(test)  # its own type: 255 is not True in a bool column
+            if probe.dtype.kind != live.dtype.kind and live.dtype.kind != "b":
+                try:
+                    probe = np.asarray(test, dtype=live.dtype)
+                except (TypeError, ValueError, OverflowError):
+                    probe = np.asarray(test, dtype=object)
             found = np.isin(live, probe)
         nulls = self.is_null()
         found[nulls] = wants_null

@@ -21,17 +21,21 @@ from .. import schema as specs
 from ..errors import ParamError
 from ..ndarray.constructors import zeros
 from .nulls import (
+    NULL_CODE,
     NULL_MASK,
+    NULL_NATIVE,
     NULL_NONE,
     NULL_SENTINEL,
     check_null_value,
     get_null_policy,
+    kind_of_spec,
     null_kind,
     sentinel_mask,
 )
 from .nulls import _policy_sentinel as policy_sentinel
 from .nullstore import TableNulls
 from .storage import col_key
+from .strings import is_var, var_spec
 
 __all__ = ["TableNullConvert"]
 
@@ -96,6 +100,14 @@ class TableNullConvert(TableNulls):
                 if col is None:
                     raise KeyError(f"Column {name!r} not found.")
                 kind = null_kind(col.spec)
+                held = kind_of_spec(col.spec)
+                if held in (NULL_CODE, NULL_NATIVE):
+                    raise ParamError(
+                        f"Column {name!r} keeps its nulls as "
+                        f"{'its null code' if held == NULL_CODE else 'None cells'}, the only "
+                        "representation its kind has: convert_nulls moves mask and sentinel "
+                        "columns."
+                    )
                 if kind == NULL_NONE:
                     raise ParamError(
                         f"Column {name!r} is not nullable, so it has no nulls to convert."
@@ -163,9 +175,13 @@ class TableNullConvert(TableNulls):
             meta["null_value"] = sentinel
             if isinstance(sentinel, str | bytes) and "max_length" in meta:
                 meta["max_length"] = max(int(meta["max_length"]), len(sentinel), 1)
+        if is_var(spec):  # a utf8 column: strings.py's spec
+            return var_spec(meta.pop("kind"), **meta)
         return specs.spec_from_metadata_dict(meta)
 
     def _converted_dtype(self, name: str, to: str, sentinel: Any) -> np.dtype[Any]:
+        if is_var(self._column_defs[name].spec):  # text in memory, either way
+            return np.dtype(self._cols[name].dtype)
         return np.dtype(self._converted_spec(name, to, sentinel).dtype)
 
     def _convert_in_place(self, targets: list[tuple[str, Any]], to: str) -> None:
@@ -174,8 +190,11 @@ class TableNullConvert(TableNulls):
             n = self._last_pos
             nulls = np.asarray(self[name]._physical_nulls(n))  # type: ignore[index]
             arr = self._cols[name]
-            values = np.asarray(arr[:n])
             fill = specs.fill_value_for(spec) if to == NULL_MASK else sentinel
+            if is_var(spec):  # a utf8 column's cells: the fill or the sentinel at the nulls
+                self._convert_text(name, spec, to, nulls, fill)
+                continue
+            values = np.asarray(arr[:n])
             if nulls.any():
                 values = values.copy() if values.dtype == spec.dtype else values.astype(spec.dtype)
                 values[nulls] = fill
@@ -197,3 +216,18 @@ class TableNullConvert(TableNulls):
                 arr[:n] = values  # the fill in the null slots, after the flip
         if targets:
             self._changed()
+
+    def _convert_text(self, name: str, spec: Any, to: str, nulls: np.ndarray, fill: Any) -> None:
+        n = int(nulls.size)
+        arr: Any = self._cols[name]  # a strings.VarColumn
+        if to == NULL_MASK and nulls.any():
+            self._ensure_null_mask(name)[:n] = ~nulls  # the sidecar first
+        values = np.array(arr._values[:n], dtype=object)
+        values[nulls] = fill
+        arr[:n] = values
+        self._set_columns(
+            [dataclasses.replace(c, spec=spec) if c.name == name else c for c in self._columns]
+        )
+        self._save_columns()
+        if to == NULL_SENTINEL:
+            self._drop_null_mask(name)

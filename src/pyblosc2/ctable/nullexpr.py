@@ -67,6 +67,8 @@ class NullableExpr(LazyExpr):
     _null: Any
     _table: Any
 
+    _defers_nulls = True  # ``ndarray + this`` is handed to this side (ndarray/operand.py)
+
     @classmethod
     def make(cls, expr: Any, null: Any, table: Any) -> Any:
         """``expr`` with the rows ``null`` null (a plain expression when None)."""

@@ -38,13 +38,16 @@ TableColumn = Any  # a :class:`~pyblosc2.ctable.schema.TableColumn` (that module
 
 __all__ = [
     "NOTNULL_SUFFIX",
+    "NULL_CODE",
     "NULL_MASK",
+    "NULL_NATIVE",
     "NULL_NONE",
     "NULL_SENTINEL",
     "NullPolicy",
     "check_null_spec",
     "get_null_policy",
     "is_na",
+    "kind_of_spec",
     "null_kind",
     "null_policy",
     "resolve_nullable",
@@ -63,6 +66,7 @@ _UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
 _NA_TYPE_NAMES = frozenset({"NAType", "NullScalar", "NaTType"})
 _RESOLVED_KINDS = _SIGNED | _UNSIGNED | {
     "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
+    "utf8",
 }  # fmt: skip
 
 
@@ -178,6 +182,31 @@ def null_kind(spec: Any) -> str:
     return NULL_NONE
 
 
+NULL_CODE = "code"  # a dictionary column's reserved code
+NULL_NATIVE = "native"  # vlstring, vlbytes (and python-blosc2's struct, object): a None cell
+_NATIVE_KINDS = frozenset({"vlstring", "vlbytes", "struct", "object"})
+
+
+def kind_of_spec(spec: Any) -> str:
+    """How a column of ``spec`` represents its nulls (python-blosc2's ``Column.null_storage``):
+    ``"mask"``, ``"sentinel"``, ``"code"`` (dictionary), ``"native"`` (``None`` cells of a
+    variable-length kind, nullable or not) or ``"none"``.
+
+    >>> kind_of_spec(specs.int64(null_value=-1)), kind_of_spec(None)
+    ('sentinel', 'none')
+    """
+    if spec is None:
+        return NULL_NONE
+    kind = getattr(spec, "kind", "")
+    if kind == "dictionary":
+        return NULL_CODE
+    if null_kind(spec) == NULL_MASK:
+        return NULL_MASK
+    if kind in _NATIVE_KINDS:
+        return NULL_NATIVE
+    return null_kind(spec)
+
+
 def _spec_kind(spec: Any) -> str:
     return str(getattr(spec, "kind", ""))
 
@@ -193,6 +222,7 @@ def _policy_sentinel(spec: Any, policy: NullPolicy) -> Any:
         "float64": policy.float_value,
         "bool": policy.bool_value,
         "string": policy.string_value,
+        "utf8": policy.string_value,
         "bytes": policy.bytes_value,
         "timestamp": policy.timestamp_value,
     }.get(kind)
@@ -201,8 +231,9 @@ def _policy_sentinel(spec: Any, policy: NullPolicy) -> Any:
 def _policy_implies_sentinel(spec: Any, policy: NullPolicy) -> bool:
     kind = _spec_kind(spec)
     field = {
-        "string": "string_value", "bytes": "bytes_value", "bool": "bool_value",
-        "timestamp": "timestamp_value", "float32": "float_value", "float64": "float_value",
+        "string": "string_value", "utf8": "string_value", "bytes": "bytes_value",
+        "bool": "bool_value", "timestamp": "timestamp_value", "float32": "float_value",
+        "float64": "float_value",
     }.get(kind)  # fmt: skip
     if kind in _SIGNED:
         field = "signed_int_strategy"
@@ -236,7 +267,7 @@ def check_null_value(name: str, spec: Any, value: Any) -> None:
     elif kind == "bool":
         if isinstance(value, bool) or value != 255:
             raise ParamError(f"Null sentinel for nullable bool column {name!r} must be 255")
-    elif kind == "string":
+    elif kind in ("string", "utf8"):
         if not isinstance(value, str):
             raise ParamTypeError(f"Null sentinel for string column {name!r} must be str")
     elif kind == "bytes":
@@ -305,7 +336,9 @@ def resolve_nullable(
                     value = _policy_sentinel(spec, policy)
                 if value is None:
                     raise ParamTypeError(
-                        f"Column {col.name!r} is nullable, but no null policy sentinel is available"
+                        f"Column {col.name!r} is nullable, but no null policy sentinel is "
+                        "available: give it a null_value, or use null_storage='mask' (a "
+                        "validity sidecar, which every type supports)"
                     )
                 check_null_value(col.name, spec, value)
                 spec.null_value = value.item() if isinstance(value, np.generic) else value

@@ -23,11 +23,12 @@ from ..ndarray.constructors import full
 from ..ndarray.ndarray import NDArray
 from .base import TableBase
 from .column import read_positions, write_positions
-from .nulls import NOTNULL_SUFFIX, NULL_MASK, null_kind
+from .nullrewrite import rewrite_table_predicates
+from .nulls import NOTNULL_SUFFIX, NULL_MASK, kind_of_spec, null_kind
 from .schema import TableColumn
 from .storage import TableStorage, col_key
 
-__all__ = ["TableNulls", "notnull_key"]
+__all__ = ["NullMasks", "TableNulls", "notnull_key"]
 
 
 def notnull_key(name: str) -> str:
@@ -39,8 +40,12 @@ def notnull_key(name: str) -> str:
     return col_key(name) + NOTNULL_SUFFIX
 
 
-def _new_mask(capacity: int, like: NDArray) -> NDArray:
-    """An all-valid sidecar of ``capacity`` rows on the grid of the column ``like``."""
+def _new_mask(capacity: int, like: NDArray | None) -> NDArray:
+    """An all-valid sidecar of ``capacity`` rows on the grid of the column ``like`` (the
+    default grid of a bool array, as ``_valid_rows``'s, when None: a text column, whose
+    offsets carry ``n + 1`` items, has no grid of rows to pin to)."""
+    if like is None:
+        return full((capacity,), True, dtype=np.bool_)
     chunks = (max(1, min(int(like.chunks[0]), capacity)),)
     blocks = (max(1, min(int(like.blocks[0]), chunks[0])),)
     return full((capacity,), True, dtype=np.bool_, chunks=chunks, blocks=blocks)
@@ -69,10 +74,68 @@ def open_null_masks(
     return masks
 
 
+class NullMasks(dict[str, NDArray]):
+    """A root table's open sidecars by column name (python-blosc2's ``_null_masks``)."""
+
+    def materialized(self) -> dict[str, NDArray]:
+        """The sidecars open now."""
+        return dict(self)
+
+    def set(self, name: str, mask: NDArray) -> None:
+        self[name] = mask
+
+
 class TableNulls(TableBase):
     """Sidecar upkeep (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
-    _null_masks: dict[str, NDArray]
+    @property
+    def _null_masks(self) -> NullMasks:
+        """The root table's open sidecars (a view shares its base's)."""
+        root = self._root_table()
+        masks = root.__dict__.get("_null_mask_cache")
+        if masks is None:
+            masks = root.__dict__["_null_mask_cache"] = NullMasks()
+        return masks
+
+    @_null_masks.setter
+    def _null_masks(self, masks: dict[str, NDArray]) -> None:
+        self.__dict__["_null_mask_cache"] = NullMasks(masks)
+
+    def _row_cells(self, pos: int, values: list[Any]) -> list[Any]:
+        """One row's cells (the values at physical row ``pos``, one per column) as Python
+        objects, ``None`` where a mask column is null (not its fill; a sentinel column shows
+        its sentinel, the value its writer chose)."""
+        out = [v.item() if hasattr(v, "item") else v for v in values]
+        for i, name in enumerate(self.col_names):
+            if name in self._null_masks and not self._null_masks[name][pos]:
+                out[i] = None
+        return out
+
+    def _iter_rows(self, row: Any, columns: list[Any]) -> Any:
+        """The rows (``row`` named tuples) of the live ``columns``, a chunk at a time,
+        ``None`` in a mask column's null cell."""
+        nulls = [c.is_null() if c._col_name in self._null_masks else None for c in columns]
+        start = 0
+        for parts in zip(*(c.iter_chunks() for c in columns), strict=True):
+            cells = []
+            for part, flags in zip(parts, nulls, strict=True):
+                items = part if isinstance(part, list) else part.tolist()
+                if flags is not None and flags[start : start + len(items)].any():
+                    for j in np.flatnonzero(flags[start : start + len(items)]).tolist():
+                        items[j] = None
+                cells.append(items)
+            start += len(cells[0]) if cells else 0
+            yield from (row(*v) for v in zip(*cells, strict=True))
+
+    def _rewrite_null_predicates(
+        self, expr: str, operands: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """python-blosc2's null guards of a ``where`` string (:mod:`.nullrewrite`)."""
+        return rewrite_table_predicates(self, expr, operands)
+
+    def _existing_null_masks(self) -> dict[str, NDArray]:
+        """Every sidecar this table has (all are opened with the table)."""
+        return self._null_masks.materialized()
 
     @property
     def _schema(self) -> Any:
@@ -85,16 +148,17 @@ class TableNulls(TableBase):
         return [c.name for c in self._columns if null_kind(c.spec) == NULL_MASK]
 
     def _masks(self) -> dict[str, NDArray]:
-        """The root table's open sidecars (a view shares its base's)."""
-        root = self._root_table()
-        masks = root.__dict__.get("_null_masks")
-        if masks is None:
-            masks = root._null_masks = {}
-        return masks
+        return self._null_masks
 
     def _null_mask(self, name: str) -> NDArray | None:
         """Column ``name``'s sidecar, or None when every row is valid."""
         return self._masks().get(name)
+
+    def _grid(self, name: str) -> NDArray:
+        """The array whose row grid column ``name``'s sidecar takes: the column's, or
+        ``_valid_rows``'s for a text column (held in memory, :mod:`.strings`)."""
+        arr = self._cols[name]
+        return arr if isinstance(arr, NDArray) else self._valid_rows
 
     def _ensure_null_mask(self, name: str) -> NDArray:
         masks = self._masks()
@@ -102,7 +166,7 @@ class TableNulls(TableBase):
         if mask is None:
             root = self._root_table()
             capacity = int(root._valid_rows.shape[0])
-            mask = root._storage.install(notnull_key(name), _new_mask(capacity, root._cols[name]))
+            mask = root._storage.install(notnull_key(name), _new_mask(capacity, root._grid(name)))
             masks[name] = mask
         return mask
 
@@ -152,8 +216,11 @@ class TableNulls(TableBase):
         saved whose columns are ``arrays``."""
         for name in list(self._masks()):
             nulls = self._null_flags(name, physical)
-            if name in arrays and nulls is not None and nulls.any():
-                mask = _new_mask(int(arrays[name].shape[0]), arrays[name])
+            if name in self._column_defs and nulls is not None and nulls.any():
+                like = arrays.get(name)  # None: a text column, on the table's grid
+                mask = _new_mask(
+                    max(int(physical.size), 1) if like is None else int(like.shape[0]), like
+                )
                 mask[: nulls.size] = ~nulls
                 storage.install(notnull_key(name), mask)
 
@@ -175,7 +242,7 @@ class TableNulls(TableBase):
             return
         values = np.asarray(mask[:])
         self._storage.delete_array(notnull_key(old))
-        fresh = _new_mask(int(values.size), self._cols[new])
+        fresh = _new_mask(int(values.size), self._grid(new))
         fresh[:] = values
         self._masks()[new] = self._storage.install(notnull_key(new), fresh)
 
@@ -194,7 +261,7 @@ class TableNulls(TableBase):
         """
         names = subset
         if names is None:
-            names = [c.name for c in self._columns if null_kind(c.spec) != "none"]
+            names = [c.name for c in self._columns if kind_of_spec(c.spec) != "none"]
         keep = np.ones(len(self), dtype=np.bool_)
         for name in names:
             keep &= self[name].notnull()  # type: ignore[index]

@@ -108,6 +108,8 @@ def to_column(
     dtype = col.dtype
     values, nulls = split_nulls(col, values)  # None/NA -> the sentinel or the mask's fill
     raw = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if dtype.kind == "u" and raw.dtype.kind == "f" and not isinstance(values, np.ndarray):
+        raw = _uint64_ints(values, raw)  # Python ints above 2**63: numpy takes them as floats
     if n is not None and raw.shape == (n, 0):  # an empty list per row
         raise ParamError(f"column {col.name!r}: empty values")
     if raw.ndim != 1:
@@ -138,6 +140,20 @@ def to_column(
     if nulls is None or null_kind(col.spec) != NULL_MASK:
         return arr
     return np.ma.MaskedArray(arr, mask=nulls)  # the nulls of a mask column ride along
+
+
+def _uint64_ints(values: Any, raw: np.ndarray) -> np.ndarray:
+    """``values`` as exact uint64 when they are all Python ints in its range, else ``raw``.
+
+    >>> _uint64_ints([1, 2**64 - 1], np.asarray([1, 2**64 - 1])).tolist()
+    [1, 18446744073709551615]
+    """
+    items = list(values)
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in items):
+        return raw
+    if items and not 0 <= min(items) <= max(items) < 2**64:
+        return raw
+    return np.asarray(items, dtype=np.uint64)
 
 
 def _check_text(col: TableColumn, raw: np.ndarray) -> None:

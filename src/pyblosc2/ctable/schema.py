@@ -109,9 +109,6 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     kind = getattr(spec, "kind", type(spec).__name__)
     if kind not in _STORED_KINDS:
         raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
-    sentinel = kind == "utf8" and getattr(spec, "null_value", None) is not None
-    if getattr(spec, "nullable", False) and kind == "utf8" and not sentinel:
-        raise NotImplementedError(f"CTable column {name!r}: nullable utf8 columns (mask storage)")
     if getattr(spec, "nullable", False) and kind not in VAR_KINDS:
         check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
@@ -170,8 +167,11 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
 
 
 def schema_to_dict(columns: list[TableColumn]) -> dict[str, Any]:
-    """The schema document of ``columns`` (as python-blosc2's ``schema_to_dict``)."""
-    return {"version": 1, "columns": [c.to_dict() for c in columns]}
+    """The schema document of ``columns`` (as python-blosc2's ``schema_to_dict``): version 3
+    when a column keeps its nulls in a mask (a reader before mask storage must not take such
+    a column's fill for values), else 1."""
+    mask = any(getattr(c.spec, "null_storage", None) == "mask" for c in columns)
+    return {"version": 3 if mask else 1, "columns": [c.to_dict() for c in columns]}
 
 
 def schema_from_dict(doc: Any) -> list[TableColumn]:
@@ -186,7 +186,9 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     version = doc.get("version", 1)
     if version not in SCHEMA_VERSIONS:
         raise ParamError(
-            f"Unsupported schema version {version!r}: this reader knows {SCHEMA_VERSIONS}"
+            f"Unsupported schema version {version!r}: this reader knows {SCHEMA_VERSIONS} "
+            "(a writer's table.convert_nulls(to='sentinel') gives a copy without version 3's "
+            "mask columns)"
         )
     if doc.get("materialized_columns"):  # computed_columns: the table reads them
         raise NotImplementedError("CTable materialized (generated) columns")

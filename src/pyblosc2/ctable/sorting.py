@@ -57,7 +57,10 @@ class TableSorting(TableBase):
             source = self._cols[name] if name in self._cols else self._computed_lazy(name)
             values = read_positions(source, live)
             if values.dtype.kind in "TO":  # variable-length text: a rank, nulls last
+                flags = self[name]._nulls_at(live, values) if live.size else None  # type: ignore[index]
                 values = sort_key(values)
+                if flags is not None:  # a mask's or a sentinel's nulls rank as None's
+                    values[flags] = np.iinfo(np.int64).max
                 if not asc:  # descending, nulls still last
                     values = np.where(values == np.iinfo(np.int64).max, values, -values)
                 keys.append(values)

@@ -35,6 +35,7 @@ from ..meta.jsondoc import loads_json
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from ..schunk import SChunk
+from .nulls import NOTNULL_SUFFIX
 
 __all__ = [
     "EmbedLeaves",
@@ -151,6 +152,22 @@ class TableStorage:
 
     def exists(self) -> bool:
         return self.leaves is not None and self.leaves.has(META_KEY)
+
+    # -- python-blosc2's names of the sidecar keys (its ``TableStorage``'s) ----------------
+    def _col_key(self, name: str) -> str:
+        return col_key(name)
+
+    def _open_store(self) -> Any:
+        """The store holding the leaves (``key in store``, ``iter(store)``)."""
+        return getattr(self.leaves, "store", self.leaves)
+
+    def has_null_mask(self, name: str) -> bool:
+        """Whether column ``name`` has a *stored* validity sidecar (never in memory)."""
+        return self.leaves is not None and self.leaves.has(col_key(name) + NOTNULL_SUFFIX)
+
+    def delete_null_mask(self, name: str) -> None:
+        """Remove column ``name``'s stored sidecar if it has one."""
+        self.delete_array(col_key(name) + NOTNULL_SUFFIX)
 
     # -- the manifest -------------------------------------------------------------------------
     def meta(self) -> SChunk:

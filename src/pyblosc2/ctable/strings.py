@@ -32,6 +32,7 @@ from ..ndarray.constructors import asarray, zeros
 from ..ndarray.ndarray import NDArray
 from ..schema import SchemaSpec
 from ..vlarrays.batcharray import BatchArray
+from .nulls import is_na
 
 __all__ = [
     "VAR_KINDS",
@@ -269,7 +270,9 @@ def is_var(spec: Any) -> bool:
 
 def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
     """``values`` as a 1-d object array of ``spec``'s Python type (``None`` for nulls),
-    checked: a wrong type or a null in a column that is not nullable is refused."""
+    checked: a wrong type or a null in a column that is not nullable is refused. A utf8
+    column with mask storage gets ``""`` at its nulls, in a ``numpy.ma.MaskedArray``
+    masked there (the nulls go to its validity sidecar, :mod:`.nullstore`)."""
     if isinstance(values, NDArray):
         values = values[:]
     if isinstance(values, np.ndarray):
@@ -282,8 +285,12 @@ def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
         items = list(values)
     want = spec.python_type
     out = np.empty(len(items), dtype=_OBJ)
+    masked = spec.kind == "utf8" and spec.null_storage == "mask"
+    nulls = np.zeros(len(items), dtype=np.bool_) if masked else None
     for i, v in enumerate(items):
-        if v is None and spec.null_value is not None:  # a utf8 sentinel
+        if nulls is not None and is_na(v):  # a utf8 mask column: "" here, the null aside
+            nulls[i], v = True, ""
+        elif v is None and spec.null_value is not None:  # a utf8 sentinel
             v = spec.null_value
         elif v is None:
             if not spec.nullable:
@@ -296,6 +303,8 @@ def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
                 f"got {type(v).__name__} {v!r}"
             )
         out[i] = v
+    if nulls is not None and nulls.any():  # the nulls ride along to the sidecar (.nullstore)
+        return np.ma.MaskedArray(out, mask=nulls)
     return out
 
 

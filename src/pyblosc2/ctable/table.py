@@ -404,7 +404,7 @@ class CTable(
             raise BoundsError(f"row {i} is out of range for a table of {n} rows")
         pos = int(self._live_positions()[i + n if i < 0 else i])
         values = [np.asarray(self._column_source(c)[pos : pos + 1])[0] for c in self.col_names]
-        return self._row_tuple()(*(v.item() if hasattr(v, "item") else v for v in values))
+        return self._row_tuple()(*self._row_cells(pos, values))  # a null cell: None
 
     def _column_source(self, name: str) -> Any:
         return self._computed_lazy(name) if name in self._computed_cols else self._cols[name]
@@ -413,10 +413,7 @@ class CTable(
         return collections.namedtuple("Row", self.col_names, rename=True)
 
     def __iter__(self) -> Iterator[Any]:
-        row = self._row_tuple()
-        chunks = [Column(self, name).iter_chunks() for name in self.col_names]
-        for parts in zip(*chunks, strict=True):
-            yield from (row(*v) for v in zip(*(p.tolist() for p in parts), strict=True))
+        yield from self._iter_rows(self._row_tuple(), [Column(self, n) for n in self.col_names])
 
     def __getattr__(self, name: str) -> Any:
         if not name.startswith("__"):

@@ -90,8 +90,10 @@ class TableViews(TableBase):
                 raise ParamTypeError(
                     f"Expected boolean blosc2.NDArray or LazyExpr, got {cond.dtype}"
                 )
+            if cond.ndim != 1:
+                raise ParamError("CTable.where() requires a 1-D row mask")
             found = self._index_condition(cond)  # through the table's indexes (indexes.py)
-            cond = cond.compute() if found is None else found
+            cond = cond[:] if found is None else found  # to numpy at once
         if isinstance(cond, list):
             cond = np.asarray(cond)
         if not isinstance(cond, NDArray | np.ndarray) or cond.dtype != np.bool_:

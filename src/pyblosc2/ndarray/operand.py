@@ -32,6 +32,9 @@ __all__ = ["Operand"]
 
 def _binary(op: str, reflected: bool = False) -> Any:
     def method(self: Operand, other: Any) -> Any:
+        defers = getattr(other, "_defers_nulls", 0) is True  # a nullable CTable operand
+        if defers and not reflected and not getattr(self, "_defers_nulls", 0):
+            return NotImplemented  # a nullable CTable expression combines by its own rules
         return engine().binary(op, other, self) if reflected else engine().binary(op, self, other)
 
     method.__name__ = f"__{'r' if reflected else ''}{op}__"

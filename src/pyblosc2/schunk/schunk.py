@@ -8,7 +8,6 @@ sparse (directories).
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ from ..chunk.encode import EncodeSpec, encode_chunk
 from ..constants import MAX_BUFFERSIZE, SplitMode
 from ..errors import BoundsError, FormatError, ParamError
 from ..frame.contiguous import FrameReader
-from ..frame.frame import HIDDEN_VLMETA, Frame
+from ..frame.frame import Frame
 from ..frame.header import CONTIGUOUS, POS_CODEC_FLAGS, SPARSE, FrameHeader
 from ..frame.location import REMOTE_OPTIONS, create_frame, exists, open_frame, remove_urlpath
 from ..frame.trailer import Trailer
@@ -38,6 +37,7 @@ from .edits import ChunkListEdits
 from .guards import reads, writes
 from .hooks import FilterHooks, apply_prefilter, postfiltered_decompress, postfiltered_read
 from .members import ChunkInfo, SChunkMembers
+from .sharing import SharingMembers
 
 __all__ = ["ChunkInfo", "SChunk", "remove_urlpath", "schunk_from_cframe"]
 
@@ -47,7 +47,7 @@ _READONLY = "Cannot do this action with reading mode"
 _STORAGE_ARGS = frozenset(Storage.__dataclass_fields__)
 
 
-class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
+class SChunk(ChunkListEdits, FilterHooks, SChunkMembers, SharingMembers):
     """A super-chunk.
 
     >>> s = SChunk(chunksize=400, cparams={"typesize": 4})
@@ -306,48 +306,6 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
     def __len__(self) -> int:
         return self.nbytes // self.typesize
 
-    # -- sharing with other handles and threads --------------------------------------------
-    @property
-    def locking(self) -> bool:
-        """Whether this handle uses C-Blosc2's cross-process frame lock."""
-        return self._frame.lock is not None
-
-    @contextlib.contextmanager
-    def holding_lock(self) -> Iterator[SChunk]:
-        """Hold the exclusive frame lock across several operations, atomic together to other
-        locking handles (re-entrant; the frame is re-read on entry when another handle
-        changed it). With ``locking`` off, this handle's threads and other pyblosc2 writers
-        are excluded; a handle whose frame changed raises ``FrameChangedError``.
-
-        >>> s = SChunk(chunksize=40, cparams={"typesize": 4})
-        >>> with s.holding_lock():
-        ...     s.append_data(bytes(40)); s.append_data(bytes(40))
-        1
-        2
-        """
-        with self._frame.writing():
-            yield self
-
-    @contextlib.contextmanager
-    def holding_shared_lock(self) -> Iterator[SChunk]:
-        """Hold the frame for reading across several reads, which see one state of it: with
-        locking, C-Blosc2's shared frame lock (other handles' changes wait; readers do not),
-        the frame re-read on entry when another handle changed it. A change cannot start
-        inside (:meth:`holding_lock` is the exclusive hold).
-
-        >>> s = SChunk(chunksize=40, data=bytes(80))
-        >>> with s.holding_shared_lock():
-        ...     s.nchunks, len(s.get_chunk(1)) > 0
-        (2, True)
-        """
-        with self._frame.reading():
-            yield self
-
-    def refresh(self) -> bool:
-        """Re-read the frame (what another handle wrote becomes visible); returns whether
-        anything changed (always False in memory), as python-blosc2's does."""
-        return self._frame.refresh()
-
     def __reduce__(self) -> tuple[Any, ...]:
         # A copy (pickle, copy, another process) reopens the frame: no handle state crosses.
         if self.urlpath is None:
@@ -358,46 +316,6 @@ class SChunk(ChunkListEdits, FilterHooks, SChunkMembers):
         elif storage.mode == "w":
             storage = replace(storage, mode="a")
         return (_reopen, (storage, self._offset, self.cparams, self.dparams, self._remote))
-
-    # -- the metadata interface used by Meta / VLMeta -------------------------------------
-    @property
-    @reads
-    def metalayers(self) -> tuple[tuple[str, bytes], ...]:
-        """The metalayers as ``(name, msgpack bytes)`` pairs (what ``Meta`` reads)."""
-        return self.header.metalayers
-
-    @writes
-    def update_metalayer(self, name: str, content: bytes) -> None:
-        """Replace the msgpack bytes of metalayer ``name`` by ``content`` of the same size."""
-        self._check_writable()
-        metas = dict(self.header.metalayers)
-        if name not in metas:
-            raise NotImplementedError("metalayers can only be added when the SChunk is created")
-        if len(content) != len(metas[name]):
-            raise ParamError("The length of the content in a metalayer cannot change.")
-        self._frame.update_metalayers(
-            tuple((k, content if k == name else v) for k, v in self.header.metalayers)
-        )
-
-    @property
-    @reads
-    def vlmeta_entries(self) -> tuple[tuple[str, bytes], ...]:
-        """The user's vlmeta entries as ``(name, compressed bytes)`` pairs."""
-        return tuple((k, v) for k, v in self._frame.trailer.vlmeta if k not in HIDDEN_VLMETA)
-
-    @writes
-    def set_vlmeta_entries(self, entries: tuple[tuple[str, bytes], ...]) -> None:
-        """Replace every vlmeta entry by ``entries`` (``(name, compressed bytes)``), one commit."""
-        self._check_writable()
-        hidden = sorted(HIDDEN_VLMETA & {k for k, _ in entries})
-        if hidden:
-            raise ParamError(f"vlmeta names {hidden} are reserved by pyblosc2")
-        self._frame.set_vlmeta(entries, self._requested_chunksize)
-
-    @property
-    def vlmeta_nthreads(self) -> int:
-        """The thread count vlmeta values are compressed with (``cparams.nthreads``)."""
-        return self.cparams.nthreads
 
     # -- chunks ---------------------------------------------------------------------------
     def append_chunk(self, chunk: Any) -> int:
