@@ -40,6 +40,7 @@ from .indexes import (
     will_use_index,
 )
 from .indexes import ordered_query_indices as _ordered
+from .indexes.build import summaries as _summaries
 from .indexes.cache import HOT, scope_of
 from .indexes.cache import CompressedCoords as _CompressedHotCoords
 from .indexes.cache import compress_coords as _compress_hot_coords
@@ -47,6 +48,7 @@ from .indexes.cache import decode_coords as _decode_coords_payload
 from .indexes.cache import digest as _query_cache_digest
 from .indexes.cache import encode_coords as _encode_coords_payload
 from .indexes.cache import query_descriptor as _normalize_query_descriptor
+from .indexes.kinds import FLAG_ALL_NAN, FLAG_ALL_NULL, FLAG_HAS_NAN
 from .indexes.kinds import VLMETA_KEY as INDEXES_VLMETA_KEY
 from .indexes.kinds import normalize_kind as _normalize_kind
 from .indexes.manage import mark_stale as mark_indexes_stale
@@ -54,6 +56,9 @@ from .indexes.ordered import keys_of
 from .indexes.query import Plan, plan
 
 __all__ = [
+    "FLAG_ALL_NAN",
+    "FLAG_ALL_NULL",
+    "FLAG_HAS_NAN",
     "INDEXES_VLMETA_KEY",
     "QUERY_CACHE_VLMETA_KEY",
     "SELF_TARGET_NAME",
@@ -75,6 +80,20 @@ __all__ = [
 ]
 
 explain_query = explain
+
+
+def _compute_segment_summaries(
+    values: np.ndarray, dtype: Any, segment_len: int, valid: np.ndarray | None = None
+) -> np.ndarray:
+    """python-blosc2's name: the ``(min, max, flags)`` of each segment of ``values``, over
+    the ``valid`` rows only when given.
+
+    >>> _compute_segment_summaries(np.array([3, 1, 2]), np.int64, 2)["min"].tolist()
+    [1, 2]
+    """
+    return _summaries(np.asarray(values, dtype=dtype), int(segment_len), valid)
+
+
 QUERY_CACHE_VLMETA_KEY = "_blosc2_query_cache"
 #: python-blosc2 keeps handles of stores it no longer writes; here always empty
 _QUERY_CACHE_STORE_HANDLES: dict[str, Any] = {}

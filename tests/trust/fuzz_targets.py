@@ -3,7 +3,8 @@ opening and every read of a frame (chunks, slices, meta, vlmeta, an NDArray's b2
 slices), the msgpack metadata conventions, metalayers/vlmeta from the index that names
 them to the values (``metadata``), a ``.b2z`` archive from its zip directory to its leaves,
 read in place and unpacked into a working copy (``b2z``), and a CTable's schema document
-from its JSON text to the columns it opens (``schema``). Each must either work or raise a
+from its JSON text to the columns it opens (``schema``), and a table's index catalog over
+real index pieces (``index``). Each must either work or raise a
 pyblosc2 error (or NotImplementedError naming a feature) — never another exception, a hang
 or an allocation sized by an unchecked field. Used by tools/fuzz.py (atheris,
 coverage-guided) and by the suite's smoke run (tests/trust/test_fuzz.py)."""
@@ -34,6 +35,7 @@ from pyblosc2.frame.header import MAX_METALAYERS, POS_METALAYERS
 from pyblosc2.frame.msgindex import parse_index
 from pyblosc2.frame.trailer import TRAILER_MINLEN, Trailer, locate_trailer
 from pyblosc2.meta import pack_vlmeta, packb, unpack_vlmeta, unpackb
+from pyblosc2.meta.jsondoc import loads_json
 from pyblosc2.meta.scan import scan
 from pyblosc2.ndarray.b2nd_meta import B2NDMeta
 from pyblosc2.stores.zipindex import ZipIndex
@@ -264,10 +266,61 @@ def schema_target(data: bytes) -> None:
         table[0]
 
 
+@dataclasses.dataclass
+class IndexRow:
+    x: int = 0
+    y: float = 0.0
+
+
+_INDEX_SEED: list[tuple[str, dict[str, Any]]] = []
+
+
+def _index_seed() -> tuple[str, dict[str, Any]]:
+    """A ``.b2d`` table with real index pieces (FULL on ``x``, SUMMARY on ``y``, BUCKET on
+    ``x * y``), made once, and its catalog."""
+    if not _INDEX_SEED:
+        path = os.path.join(_scratch(), "indexed.b2d")
+        t = pb.CTable(IndexRow, urlpath=path, mode="w", expected_size=600)
+        t.extend({"x": np.arange(600) % 97, "y": np.arange(600) * 0.5})
+        t.create_index("x", kind=pb.IndexKind.FULL)
+        t.create_index("y", kind=pb.IndexKind.SUMMARY)
+        t.create_index(expression="x * y", kind=pb.IndexKind.BUCKET)
+        catalog = t._storage.load_index_catalog()
+        t.close()
+        _INDEX_SEED.append((path, catalog))
+    return _INDEX_SEED[0]
+
+
+def index_target(data: bytes) -> None:
+    """The bytes are the JSON text of a table's index catalog (``_meta``'s vlmeta
+    ``index_catalog``, as a file could hold it) over a table whose index pieces are real
+    files: the indexes listed, queries and min/max answered through them, or refused."""
+    path, _ = _index_seed()
+    doc = loads_json(data, "index catalog", "fuzz input")
+    with pb.DictStore(path, mode="r") as ds:
+        leaves = {k: ds[k] for k in ("/_valid_rows", "/_cols/x", "/_cols/y")}
+        meta = pb.SChunk()
+        meta.vlmeta["kind"] = "ctable"
+        meta.vlmeta["version"] = 1
+        stored = ds["/_meta"].vlmeta
+        meta.vlmeta["schema"] = stored["schema"]
+        meta.vlmeta["value_epoch"] = stored.get("value_epoch", 0)  # the indexes' epoch
+        meta.vlmeta["index_catalog"] = doc
+        leaves["/_meta"] = meta
+        table_leaves = _TableLeaves(leaves)
+        table_leaves.store = ds  # type: ignore[attr-defined]  # where the pieces are
+        table = pb.CTable._from_storage(TableStorage(table_leaves))
+        [(i.col_name, i.kind, i.stale) for i in table.indexes]
+        table.where((table["x"] > 90) | (table["y"] < 3))["x"][:]
+        table.where((table["x"] * table["y"]) >= 20_000)["x"][:]
+        table["y"]._index_summary_minmax("min")
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "b2z": b2z_target,
     "chunk": chunk_target,
     "frame": frame_target,
+    "index": index_target,
     "meta": meta_target,
     "metadata": metadata_target,
     "schema": schema_target,
@@ -288,6 +341,7 @@ def seeds() -> dict[str, list[bytes]]:
         "b2z": b2z_seeds(),
         "chunk": chunks,
         "frame": frames,
+        "index": index_seeds(),
         "meta": metas,
         "metadata": metadata_seeds(frames),
         "schema": schema_seeds(),
@@ -335,6 +389,16 @@ def schema_seeds() -> list[bytes]:
         {**doc, "columns": [{**cols[1], "default": {"__complex__": True, "real": 1, "imag": 0}}]}
     )
     docs.append({**doc, "columns": [{**cols[4], "default": {"__bytes__": True, "base64": "eA=="}}]})
+    return [json.dumps(d).encode() for d in docs]
+
+
+def index_seeds() -> list[bytes]:
+    """The seed table's catalog as stored, and variants of its entries."""
+    catalog = _index_seed()[1]
+    docs = [catalog, {k: {**d, "stale": True} for k, d in catalog.items()}]
+    docs.append({k: {**d, "shape": [1 << 40]} for k, d in catalog.items()})
+    docs.append({k: {**d, "built_value_epoch": 99} for k, d in catalog.items()})
+    docs.append({"x": catalog["x"]})
     return [json.dumps(d).encode() for d in docs]
 
 

@@ -224,7 +224,7 @@ def test_delete_forms_and_column_indexing() -> None:
     assert t["x"][:].tolist() == [1]
 
 
-@pytest.mark.parametrize("name", ["create_index", "indexes", "iter_sorted", "sorted_slice"])
+@pytest.mark.parametrize("name", ["iter_sorted", "sorted_slice"])
 def test_features_not_built_are_named(name: str) -> None:
     with pytest.raises(NotImplementedError, match=name):
         getattr(CTable(Row), name)

@@ -14,7 +14,9 @@ cframes, vlmeta), :mod:`.computed` (computed columns, ``assign``, ``apply``),
 :mod:`.table` (``CTable``), :mod:`.groupby` (``group_by``), :mod:`.arrow_io` (Arrow, Parquet,
 pandas), :mod:`.csv_io` (CSV), :mod:`.build` (new tables from columns),
 :mod:`.nulls`, :mod:`.nullstore`, :mod:`.nullcol` and
-:mod:`.kleene` (nullable columns: their stored forms, null API and three-valued logic).
+:mod:`.kleene` (nullable columns: their stored forms, null API and three-valued logic),
+:mod:`.indexes`, :mod:`.indexcat`, :mod:`.indexplan` and :mod:`.indexstats` (table indexes:
+building, the catalog, ``where`` through them, min/max from their summaries).
 """
 
 from .base import TableSchema

@@ -228,5 +228,15 @@ class TableBase:
     def _rename_null_mask(self, old: str, new: str) -> None:
         raise NotImplementedError  # pragma: no cover
 
+    # (indexes': the table's indexes, kept current with its columns)
+    def _index_condition(self, cond: Any) -> np.ndarray | None:
+        return None  # pragma: no cover
+
+    def _index_column_dropped(self, name: str) -> None:
+        pass  # pragma: no cover
+
+    def _index_column_renamed(self, old: str, new: str) -> None:
+        pass  # pragma: no cover
+
     def _empty_mask(self) -> NDArray:
         return zeros((self._physical_len(),), dtype=np.bool_)

@@ -20,6 +20,7 @@ from ..compute.lazyexpr import LazyExpr
 from ..errors import ParamError, ParamTypeError
 from ..ndarray.ndarray import NDArray
 from .base import mask_from_positions
+from .indexstats import rank_index_mask, summary_minmax, summary_minmax_source
 
 __all__ = ["ColumnStats"]
 
@@ -355,6 +356,15 @@ class ColumnStats:
         return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
     def _index_summary_minmax(self, op: str) -> Any:
-        """python-blosc2 answers min/max from an index's block summaries; pyblosc2 builds no
-        table index, so there is never one to answer from."""
-        return NotImplemented
+        """min/max from the column index's block summaries, or NotImplemented where they
+        are not the scan's answer (:mod:`.indexstats`)."""
+        return summary_minmax(self, op)
+
+    def _dictionary_index_mask(self, value: Any) -> Any:
+        """python-blosc2's: the physical rows equal to ``value`` from the column's rank
+        index, or None (:func:`.indexstats.rank_index_mask`)."""
+        return rank_index_mask(self, value)
+
+    def _summary_minmax_source(self) -> Any:
+        """python-blosc2's: what :meth:`_index_summary_minmax` reads, or None."""
+        return summary_minmax_source(self)

@@ -178,6 +178,7 @@ class TableSchemaOps(TableBase):
         if is_var(spec):
             delete_var_column(self._storage, col_key(name), spec)  # type: ignore[arg-type]
         self._save_columns()
+        self._index_column_dropped(name)
         self._changed()
 
     def rename_column(self, old: str, new: str) -> None:
@@ -226,3 +227,4 @@ class TableSchemaOps(TableBase):
         self._rename_null_mask(old, new)
         self._save_columns()
         self._changed()
+        self._index_column_renamed(old, new)

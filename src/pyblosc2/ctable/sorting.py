@@ -128,4 +128,4 @@ class TableSorting(TableBase):
         valid[:n] = True
         self._valid_rows[:] = valid
         self._n_rows = self._last_pos = n
-        self._changed(rows_deleted=True)
+        self._changed()  # the rows moved: values changed (indexes stale), not just deletes

@@ -10,8 +10,8 @@ A table is a group of leaves under its root (a TreeStore of its own for a standa
 Rows are deleted by clearing their ``_valid_rows`` item (python-blosc2's tombstones); the
 arrays keep spare capacity past the last live row while a table is open, trimmed on close.
 ``_meta``'s vlmeta may also hold python-blosc2's index catalog (``index_catalog``) and the
-``value_epoch``/``visibility_epoch`` counters; pyblosc2 builds no index, and a change marks
-the catalog's indexes stale as python-blosc2 does, so they are never trusted after it. The
+``value_epoch``/``visibility_epoch`` counters (:mod:`.indexes` builds and reads them); a
+change of values marks the catalog's indexes stale as python-blosc2 does. The
 schema document is JSON from a file: it is bounded (size, nesting) before it is decoded
 (:func:`pyblosc2.meta.jsondoc.loads_json`).
 
@@ -22,7 +22,9 @@ standalone table asks the registered opener for its TreeStore.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
+import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -48,6 +50,8 @@ META_KEY = "/_meta"
 VALID_ROWS_KEY = "/_valid_rows"
 COLS_DIR = "/_cols/"
 KIND = "ctable"
+CATALOG_KEY = "index_catalog"  # _meta vlmeta: {key: descriptor} (python-blosc2's)
+INDEXES_DIR = "_indexes"  # the root's directory of index sidecars
 MODES = ("r", "a", "w")
 
 
@@ -120,6 +124,8 @@ class TableStorage:
         self.read_only = leaves is not None and leaves.mode == "r"
         self._meta: SChunk | None = None
         self._stale_marked = False
+        self._mem: dict[str, Any] = {}  # an in-memory table's catalog and counters
+        self._catalog_revision = 0
 
     # -- arrays -------------------------------------------------------------------------------
     def install(self, key: str, array: NDArray) -> NDArray:
@@ -216,28 +222,99 @@ class TableStorage:
             self.leaves.touch()
 
     def mark_changed(self, *, rows_deleted: bool = False) -> None:
-        """The values or the live rows changed: python-blosc2's indexes of this table are
-        stale from now on (its epochs bumped, each catalog entry flagged)."""
-        if self.leaves is None or self.read_only:
+        """The values or the live rows changed: the ``value_epoch`` (or, for deleted rows
+        only, the ``visibility_epoch``) counter is bumped, and after a value change every
+        index of the catalog is stale (python-blosc2's rule: a delete leaves an index
+        usable, its rows being checked against ``_valid_rows``)."""
+        if self.read_only:
             return
-        vlmeta = self.meta().vlmeta
-        counter = "visibility_epoch" if rows_deleted else "value_epoch"
-        vlmeta[counter] = int(vlmeta.get(counter, 0) or 0) + 1
-        if not self._stale_marked:
-            catalog = vlmeta.get("index_catalog")
-            if isinstance(catalog, dict) and catalog:
+        self.bump_visibility_epoch() if rows_deleted else self.bump_value_epoch()
+        if not rows_deleted and not self._stale_marked:
+            catalog = self._raw_catalog()
+            if catalog:
                 for desc in catalog.values():
                     if isinstance(desc, dict):
                         desc["stale"] = True
-                vlmeta["index_catalog"] = catalog
+                self._put_raw_catalog(catalog)
             self._stale_marked = True
-        self.leaves.touch()
+        if self.leaves is not None:
+            self.leaves.touch()
 
     def has_indexes(self) -> bool:
-        if self.leaves is None:
-            return False
-        catalog = self.meta().vlmeta.get("index_catalog")
-        return isinstance(catalog, dict) and bool(catalog)
+        return bool(self._raw_catalog())
+
+    # -- the index catalog (python-blosc2's; ctable/indexes.py builds and reads it) ----------
+    def _counters(self) -> Any:
+        return self._mem if self.leaves is None else self.meta().vlmeta
+
+    def _raw_catalog(self) -> dict[str, Any] | None:
+        raw = self._counters().get(CATALOG_KEY)
+        return raw if isinstance(raw, dict) else None
+
+    def _put_raw_catalog(self, catalog: dict[str, Any]) -> None:
+        self._counters()[CATALOG_KEY] = catalog
+        self._catalog_revision += 1
+
+    def load_index_catalog(self) -> dict[str, Any]:
+        """The index catalog as stored (``{key: descriptor}``, unchecked: see
+        :func:`pyblosc2.ctable.indexcat.check_catalog`)."""
+        return copy.deepcopy(self._raw_catalog() or {})
+
+    def save_index_catalog(self, catalog: dict[str, Any]) -> None:
+        if self.read_only:
+            raise ParamError("Table is read-only (opened with mode='r').")
+        self._put_raw_catalog(copy.deepcopy(catalog))
+        self._stale_marked = False
+        if self.leaves is not None:
+            self.leaves.touch()
+
+    def index_catalog_revision(self) -> int:
+        return self._catalog_revision
+
+    def get_epoch_counters(self) -> tuple[int, int]:
+        """``(value_epoch, visibility_epoch)``."""
+        c = self._counters()
+        return int(c.get("value_epoch", 0) or 0), int(c.get("visibility_epoch", 0) or 0)
+
+    def bump_value_epoch(self) -> int:
+        c = self._counters()
+        c["value_epoch"] = int(c.get("value_epoch", 0) or 0) + 1
+        return int(c["value_epoch"])
+
+    def bump_visibility_epoch(self) -> int:
+        c = self._counters()
+        c["visibility_epoch"] = int(c.get("visibility_epoch", 0) or 0) + 1
+        return int(c["visibility_epoch"])
+
+    def working_dir(self) -> str | None:
+        """The directory of this table's root in its store (None: no files of its own)."""
+        store = getattr(self.leaves, "store", None)
+        base = getattr(store, "working_dir", None)
+        if not isinstance(base, str):
+            return None
+        prefix = str(getattr(self.leaves, "prefix", "")).strip("/")
+        return os.path.join(base, *prefix.split("/")) if prefix else base
+
+    def index_members(self, key: str) -> dict[str, tuple[str, int]]:
+        """In a ``.b2z`` read in place: the index ``key``'s pieces as ``{file name:
+        (archive, offset)}`` (its stored members; none when the store is a directory)."""
+        store: Any = getattr(self.leaves, "store", None)
+        offsets = getattr(store, "offsets", None)
+        if not getattr(store, "is_zip_store", False) or not isinstance(offsets, dict):
+            return {}
+        prefix = str(getattr(self.leaves, "prefix", "")).strip("/")
+        prefix = f"{prefix}/{INDEXES_DIR}/{key}/" if prefix else f"{INDEXES_DIR}/{key}/"
+        out = {}
+        for name, m in offsets.items():
+            rest = name[len(prefix) :] if name.startswith(prefix) else ""
+            if rest and "/" not in rest and m.get("stored", False):
+                out[rest] = (str(store.b2z_path), int(m["offset"]))
+        return out
+
+    def index_anchor_path(self, key: str) -> str | None:
+        """python-blosc2's anchor of an index's sidecars: ``<root>/_indexes/<key>/_anchor``."""
+        root = self.working_dir()
+        return None if root is None else os.path.join(root, INDEXES_DIR, key, "_anchor")
 
     def close(self) -> None:
         if self.leaves is not None and self.owns_leaves:

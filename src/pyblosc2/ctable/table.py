@@ -36,6 +36,7 @@ from .computed import TableComputed, computed_entries
 from .csv_io import TableCSV
 from .display import TableDisplay
 from .groupby import TableGrouping
+from .indexes import TableIndexes
 from .nullconvert import TableNullConvert
 from .nulls import resolve_nullable
 from .nullstore import open_null_masks
@@ -66,13 +67,7 @@ MAX_GROWTH = 1 << 20  # rows added at most per growth step (python-blosc2's _MAX
 
 #: python-blosc2 CTable members pyblosc2 does not provide, and what they are
 NOT_BUILT = {
-    "create_index": "CTable indexes (create_index)",
     "create_expr_index": "CTable indexes (create_expr_index)",
-    "drop_index": "CTable indexes (drop_index)",
-    "rebuild_index": "CTable indexes (rebuild_index)",
-    "compact_index": "CTable indexes (compact_index)",
-    "index": "CTable indexes (index)",
-    "indexes": "CTable indexes (indexes)",
     "iter_sorted": "CTable sorting (iter_sorted)",
     "add_materialized_column": "CTable materialized columns",
     "materialize_computed_column": "CTable materialized (generated) columns",
@@ -94,6 +89,7 @@ class CTable(
     TableArrow,
     TableCSV,
     TableNullConvert,
+    TableIndexes,
 ):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 

@@ -92,7 +92,8 @@ class TableViews(TableBase):
                 )
             if cond.ndim != 1:
                 raise ParamError("CTable.where() requires a 1-D row mask")
-            cond = cond[:]  # to numpy at once: no compressed NDArray read back whole
+            found = self._index_condition(cond)  # through the table's indexes (indexes.py)
+            cond = cond[:] if found is None else found  # to numpy at once
         if isinstance(cond, list):
             cond = np.asarray(cond)
         if not isinstance(cond, NDArray | np.ndarray) or cond.dtype != np.bool_:

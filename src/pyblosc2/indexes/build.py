@@ -30,6 +30,7 @@ from ..api import _state
 from .descriptor import boundary_dtype, summary_dtype
 from .kinds import (
     FLAG_ALL_NAN,
+    FLAG_ALL_NULL,
     FLAG_HAS_NAN,
     LEVELS_BY_KIND,
     bucket_value_lossy_bits,
@@ -70,7 +71,58 @@ def _rows(values: np.ndarray, seg: int) -> list[np.ndarray]:
     return out
 
 
-def summaries(values: np.ndarray, seg: int) -> np.ndarray:
+def _fill(dtype: np.dtype, high: bool) -> Any:
+    """A value of ``dtype`` no other compares above (``high``) or below: what a null row
+    holds while a segment's extrema are taken over its valid rows."""
+    if dtype.kind == "f":
+        return np.inf if high else -np.inf
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.max if high else info.min
+    if dtype.kind == "b":
+        return high
+    if dtype.kind == "U":
+        return chr(0x10FFFF) * (dtype.itemsize // 4) if high else ""
+    if dtype.kind == "S":
+        return b"\xff" * dtype.itemsize if high else b""
+    return np.array(np.iinfo(np.int64).max if high else np.iinfo(np.int64).min + 1).view(dtype)
+
+
+def summaries(values: np.ndarray, seg: int, valid: np.ndarray | None = None) -> np.ndarray:
+    """min, max and flags of each segment of ``seg`` rows (NaNs left out and flagged); with
+    ``valid``, the extrema of the valid rows only, a segment without any flagged
+    ``FLAG_ALL_NULL | FLAG_ALL_NAN`` with zeros (python-blosc2's null-aware summaries).
+
+    >>> s = summaries(np.array([-1, 7, 3, -1]), 2, np.array([False, True, True, False]))
+    >>> s["min"].tolist(), s["max"].tolist()
+    ([7, 3], [7, 3])
+    """
+    if valid is None:
+        return _summaries(values, seg)
+    valid = np.asarray(valid, dtype=bool)
+    dtype = values.dtype
+    out = np.empty(math.ceil(values.shape[0] / seg), dtype=summary_dtype(dtype))
+    nan = np.isnan(values) & valid if dtype.kind == "f" else np.zeros(len(values), bool)
+    real = valid & ~nan
+    lows = _summaries(np.where(real, values, _fill(dtype, True)).astype(dtype), seg)
+    highs = _summaries(np.where(real, values, _fill(dtype, False)).astype(dtype), seg)
+    at = 0
+    for rv, nv, vv in zip(_rows(real, seg), _rows(nan, seg), _rows(valid, seg), strict=True):
+        k = rv.shape[0]
+        anyreal, anynan, anyvalid = rv.any(axis=1), nv.any(axis=1), vv.any(axis=1)
+        flags = np.zeros(k, np.uint8)
+        flags[anynan] |= FLAG_HAS_NAN
+        flags[~anyreal] |= FLAG_ALL_NAN
+        flags[~anyvalid] |= FLAG_ALL_NULL
+        zero = np.zeros(1, dtype)[0]
+        out["min"][at : at + k] = np.where(anyreal, lows["min"][at : at + k], zero)
+        out["max"][at : at + k] = np.where(anyreal, highs["max"][at : at + k], zero)
+        out["flags"][at : at + k] = flags
+        at += k
+    return out
+
+
+def _summaries(values: np.ndarray, seg: int) -> np.ndarray:
     """min, max and flags of each segment of ``seg`` rows (NaNs left out and flagged)."""
     dtype = values.dtype
     out = np.empty(math.ceil(values.shape[0] / seg), dtype=summary_dtype(dtype))
@@ -164,27 +216,37 @@ def build_threads(cparams: Any) -> int:
     return max(1, int(_state["nthreads"]))
 
 
-def build_levels(ctx: Any, read: Reader, n: int, kind: str) -> dict[str, Any]:
+def build_levels(
+    ctx: Any,
+    read: Reader,
+    n: int,
+    kind: str,
+    valid: Reader | None = None,
+    levels: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
     """The summary levels a kind keeps, from one pass over the values (pieces of a length
-    every segment length divides)."""
-    segs = {lv: segment_len(lv, ctx.chunk_len, ctx.block_len) for lv in LEVELS_BY_KIND[kind]}
+    every segment length divides); ``valid`` reads which rows hold a value (null-aware
+    summaries); ``levels`` replaces the kind's (a SUMMARY index's ``granularity``)."""
+    chosen = LEVELS_BY_KIND[kind] if levels is None else levels
+    segs = {lv: segment_len(lv, ctx.chunk_len, ctx.block_len) for lv in chosen}
     step = math.lcm(*segs.values())
     step = step * max(1, ctx.chunk_len // step) if step <= 64 * ctx.chunk_len else max(1, n)
     parts: dict[str, list[np.ndarray]] = {lv: [] for lv in segs}
     for a in range(0, n, step):
         values = read(a, min(n, a + step))
+        ok = None if valid is None else valid(a, min(n, a + step))
         for lv, seg in segs.items():
-            parts[lv].append(summaries(values, seg))
-    levels = {}
+            parts[lv].append(summaries(values, seg, ok))
+    out = {}
     for lv, seg in segs.items():
         s = np.concatenate(parts[lv]) if parts[lv] else summaries(read(0, 0), seg)
-        levels[lv] = {
+        out[lv] = {
             "segment_len": seg,
             "nsegments": len(s),
             "path": ctx.write("summary", lv, s),
             "dtype": s.dtype.descr,
         }
-    return levels
+    return out
 
 
 def _chunk_local(

@@ -71,9 +71,13 @@ def create_index(
     cparams = kwargs.pop("cparams", None)
     method = kwargs.pop("method", None)
     cycles = kwargs.pop("opsi_max_cycles", None)
+    validity = kwargs.pop("validity", None)  # (start, stop) -> which rows hold a value
+    levels = kwargs.pop("summary_levels", None)  # python-blosc2's granularity of SUMMARY
     if kwargs:
         raise ParamTypeError(f"unexpected keyword argument(s): {', '.join(sorted(kwargs))}")
     kind_s = normalize_kind(kind)
+    if levels is not None and (kind_s != "summary" or set(levels) - {"chunk", "block"}):
+        raise ParamError("summary_levels are 'chunk' or 'block' levels of a SUMMARY index")
     optlevel = check_optlevel(optlevel)
     if build not in ("auto", "memory", "ooc"):
         raise ParamError("build must be one of 'auto', 'memory', or 'ooc'")
@@ -133,10 +137,10 @@ def create_index(
         "shape": tuple(array.shape),
         "chunks": tuple(array.chunks),
         "blocks": tuple(array.blocks),
-        "levels": build_levels(ctx, read, n, kind_s),
+        "levels": build_levels(ctx, read, n, kind_s, validity, levels),
         **sections,
         "cparams": cparams,
-        "null_aware": False,
+        "null_aware": validity is not None,
     }
     store["indexes"][token] = descriptor
     save_store(array, store)

@@ -4,9 +4,10 @@ python-blosc2 4.x keeps, for a persistent array, the map ``{"version": 1, "index
 {token: descriptor}}`` in the array's vlmeta entry ``"blosc2_indexes"``, and each piece of an
 index in a ``.b2nd`` file next to the array named
 ``<root>.__index__[.<token>].<kind>.<category>.<name>.b2nd`` (the token left out for the
-array itself, ``__self__``; the category left out when it is the kind). An in-memory array
-keeps the same descriptors, with ``None`` paths, and the pieces as in-memory arrays, for as
-long as the array lives.
+array itself, ``__self__``; the category left out when it is the kind; a CTable's index,
+anchored at ``<table>/_indexes/<column>/_anchor``, without ``_anchor.__index__.``). An
+in-memory array keeps the same descriptors, with ``None`` paths, and the pieces as in-memory
+arrays, for as long as the array lives.
 
 A descriptor read from a file is data from outside: :func:`load_store` checks the structure
 and every number this package later sizes or loops by (see :mod:`.descriptor`), and
@@ -50,6 +51,8 @@ __all__ = [
     "write_sidecar",
 ]
 
+#: the file name a CTable's index pieces are named after (it does not exist)
+ANCHOR_ROOT = "_anchor"
 _MEMORY: dict[int, dict[str, Any]] = {}  # id(array) -> store, while the array lives
 _HANDLES: dict[tuple[int, str, str], NDArray] = {}  # (id(array), token, label) -> piece
 _FINALIZERS: dict[int, weakref.finalize] = {}
@@ -110,7 +113,16 @@ def sidecar_path(array: Any, token: str, kind: str, category: str, name: str) ->
     """
     path, root = _root(array.urlpath)
     label = f"{category}.{name}".removeprefix(f"{kind}.")
-    return str(path.parent / f"{root}.__index__{_token_part(token)}.{kind}.{label}.b2nd")
+    return str(path.parent / f"{_prefix(root, token, kind)}{label}.b2nd")
+
+
+def _prefix(root: str, token: str, kind: str) -> str:
+    """The start of a piece's file name: ``<root>.__index__[.<token>].<kind>.``, or for a
+    CTable's anchor (the ``_indexes/<column>/`` directory names the column) ``<kind>[.<token>].``
+    (python-blosc2's rule)."""
+    if root == ANCHOR_ROOT:
+        return f"{kind}{_token_part(token)}."
+    return f"{root}.__index__{_token_part(token)}.{kind}."
 
 
 def _label(token: str, category: str, name: str) -> str:
@@ -185,7 +197,7 @@ def _checked_file(array: Any, token: str, kind: str, path: object, where: str) -
     if not isinstance(path, str) or not path:
         raise FormatError("index descriptor", where, None, "a sidecar path", repr(path))
     base = os.path.basename(path.replace("\\", "/"))
-    prefix = f"{_root(array.urlpath)[1]}.__index__{_token_part(token)}.{kind}."
+    prefix = _prefix(_root(array.urlpath)[1], token, kind)
     if not base.startswith(prefix) or not base.endswith(".b2nd") or base in (".", ".."):
         raise FormatError(
             "index descriptor", where, None, f"a file named {prefix}*.b2nd", repr(path)
@@ -213,9 +225,14 @@ def open_sidecar(
             )
     else:
         file = _checked_file(array, token, kind, path, where)
-        if not os.path.exists(file):
+        # pieces in a .b2z read in place: the anchor names the members of its directory
+        member = (getattr(array, "members", None) or {}).get(os.path.basename(file))
+        if member is not None:
+            opened = open_array(member[0], mode="r", offset=member[1])
+        elif not os.path.exists(file):
             raise MissingPartError("index", where, None, "an existing sidecar file", file)
-        opened = open_array(file, mode="r")
+        else:
+            opened = open_array(file, mode="r")
         if not isinstance(opened, NDArray):
             raise FormatError("index sidecar", where, None, "a b2nd array", type(opened).__name__)
         handle = opened
