@@ -1,6 +1,6 @@
-"""CTable queries, ``group_by``, ``sort_by`` and Parquet/CSV/Arrow round trips of issue 34, pyblosc2 against
-python-blosc2, on the same in-memory table of ``--rows`` rows and 5 columns (an int key of
-1,000 values, a 6-character string key of 50 values, three float64 columns).
+"""CTable queries, ``group_by``, ``sort_by`` and Parquet/CSV/Arrow round trips of issue 34,
+pyblosc2 against python-blosc2, on the same in-memory table of ``--rows`` rows and 5 columns
+(an int key of 1,000 values, a 6-character string key of 50 values, three float64 columns).
 
 Run::
 
