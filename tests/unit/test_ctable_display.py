@@ -65,7 +65,9 @@ ROWS = st.lists(
 @settings(max_examples=40, deadline=None)
 def test_str_is_python_blosc2s(rows: list[Any], nrows: int, index: bool, digits: int) -> None:
     ours, theirs = _tables(rows)
-    opts = dict(display_rows=nrows, display_index=index, display_precision=digits, display_width=-1)
+    opts: dict[str, Any] = dict(
+        display_rows=nrows, display_index=index, display_precision=digits, display_width=-1
+    )
     pb.set_printoptions(**opts)
     blosc2.set_printoptions(**opts)
     assert str(ours) == str(theirs)
@@ -101,7 +103,9 @@ def test_narrow_width_drops_middle_columns() -> None:
     assert text.endswith("[3 rows x 5 columns]")
 
 
-@pytest.mark.parametrize(("nrows", "max_rows"), [(0, 0), (5, 0), (5, -1), (11, 10), (100, 3), (7, 7)])
+@pytest.mark.parametrize(
+    ("nrows", "max_rows"), [(0, 0), (5, 0), (5, -1), (11, 10), (100, 3), (7, 7)]
+)
 def test_shown_rows(nrows: int, max_rows: int) -> None:
     head, tail, hidden = shown_rows(nrows, max_rows)
     assert head.size + tail.size + hidden == nrows

@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pyblosc2 as pb
-import pyblosc2.groupby as gb
+import pyblosc2.groupby as _gb
 from pyblosc2.ctable import CTable, groupkeys
 from pyblosc2.errors import ParamTypeError
 
+gb: Any = _gb  # python-blosc2's module name: ctable.groupkeys itself
 TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=6)
 
 
@@ -97,7 +98,12 @@ def test_group_by_text_key_matches_pandas(rows: list[tuple[str, float]]) -> None
 def test_udf_results_go_through_python_scalar(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[type] = []
     real = gb._python_scalar
-    monkeypatch.setattr(gb, "_python_scalar", lambda v: (seen.append(type(v)), real(v))[1])
+
+    def spy(value: Any) -> Any:
+        seen.append(type(value))
+        return real(value)
+
+    monkeypatch.setattr(gb, "_python_scalar", spy)
     t = CTable(Sale, new_data=[("a", 1.0), ("b", 2.0)])
     t.group_by("city").agg(x=("amount", lambda a: a.sum()))
     assert seen == [np.float64, np.float64]

@@ -79,7 +79,7 @@ def row_column(row: Any, label: Any) -> np.ndarray:
 
 
 class RowProxy(Operand):
-    """"The current row" of ``df.apply(f, axis=1)``, backed by whole columns: ``row["a"]``
+    """ "The current row" of ``df.apply(f, axis=1)``, backed by whole columns: ``row["a"]``
     is column ``a`` as an operand, so ``row["a"] + row["b"]`` is one expression over all
     rows. Only access by a column label is supported.
 

@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
+from . import printopts
 from .base import TableBase
 from .column import Column
-from . import printopts
 from .info import InfoReporter, table_info_items
 from .render import render
 
 __all__ = ["TableDisplay"]
+
 
 def _cell(value: Any) -> str:
     if isinstance(value, np.floating):
@@ -66,7 +67,9 @@ class TableDisplay(TableBase):
         if not isinstance(index_name, str):
             raise ParamTypeError(f"index_name must be a str, got {index_name!r}")
         if show_dimensions not in (True, False, "truncate"):
-            raise ParamError(f"show_dimensions must be True, False or 'truncate', got {show_dimensions!r}")
+            raise ParamError(
+                f"show_dimensions must be True, False or 'truncate', got {show_dimensions!r}"
+            )
         limits = {}
         for arg, value in (("max_rows", max_rows), ("max_width", max_width)):
             if value is not None and (
