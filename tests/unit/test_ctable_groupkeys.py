@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import pyblosc2 as pb
 import pyblosc2.groupby as _gb
 from pyblosc2.ctable import CTable, groupkeys
-from pyblosc2.errors import ParamTypeError
+from pyblosc2.errors import ParamError, ParamTypeError
 
 gb: Any = _gb  # python-blosc2's module name: ctable.groupkeys itself
 TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=6)
@@ -107,3 +107,13 @@ def test_udf_results_go_through_python_scalar(monkeypatch: pytest.MonkeyPatch) -
     t = CTable(Sale, new_data=[("a", 1.0), ("b", 2.0)])
     t.group_by("city").agg(x=("amount", lambda a: a.sum()))
     assert seen == [np.float64, np.float64]
+
+
+def test_extend_with_a_key_that_is_no_column_is_refused() -> None:
+    """python-blosc2 4.14.1 drops a dict key that is no column and extends with the rest
+    (its test_extend_dict_uses_known_column_lengths); pyblosc2 refuses it: the values under
+    that key would be lost without a word."""
+    t = CTable(Sale)
+    with pytest.raises(ParamError, match="not columns of the table"):
+        t.extend({"city": ["a"], "amount": [1.0], "unknown": [0]})
+    assert len(t) == 0
