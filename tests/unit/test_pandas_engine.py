@@ -159,6 +159,15 @@ def test_row_proxy_refusals() -> None:
         RowProxy(dup)["a"]
     with pytest.raises(ParamError, match="contains nulls"):
         RowProxy(pd.DataFrame({"s": ["x", None]}))["s"]
+    with pytest.raises(ParamError, match="cannot vectorize"):  # not text, as in python-blosc2
+        RowProxy(pd.DataFrame({"c": pd.Categorical(["x", "y"])}))["c"]
+
+
+def test_row_idiom_over_text_columns_traced() -> None:
+    df = pd.DataFrame({"s": ["ab", "c"], "o": np.array(["x", "yz"], dtype=object)})
+    assert RowProxy(df)["s"].dtype.kind == "U" and RowProxy(df)["o"].dtype.kind == "U"
+    got = PandasUdfEngine.apply(df, lambda r: r["s"] + "-" + r["o"], (), {}, pb.jit, 1)
+    assert got.tolist() == ["ab-x", "c-yz"]
 
 
 @needs_pandas3

@@ -42,15 +42,11 @@ _AXES = (0, 1, "index", "columns", None)
 def _is_string_column(col: Any) -> bool:
     """A pandas string column: pandas 3's ``str`` dtype (kind ``"O"``, named ``"str"``),
     ``StringDtype`` (``"string"``), an object column (as pandas' ``is_string_dtype``), or a
-    numpy ``U``/``S`` array."""
+    numpy ``U``/``S`` array (a categorical is not one)."""
     dtype = getattr(col, "dtype", None)
-    if dtype is None:
-        return False
-    return getattr(dtype, "name", None) in ("str", "string") or getattr(dtype, "kind", "") in (
-        "O",
-        "U",
-        "S",
-    )
+    if getattr(dtype, "name", None) in ("str", "string"):
+        return True
+    return isinstance(dtype, np.dtype) and dtype.kind in "OUS"
 
 
 def _string_values(col: Any, label: Any) -> np.ndarray:
