@@ -102,7 +102,14 @@ def get_printoptions() -> dict[str, Any]:
 
 @contextlib.contextmanager
 def printoptions(**kwargs: Any) -> Iterator[None]:
-    """The options of :func:`set_printoptions` for a ``with`` block, restored after it."""
+    """The options of :func:`set_printoptions` for a ``with`` block, restored after it.
+
+    >>> with printoptions(display_index=False, display_precision=2):
+    ...     get_printoptions()["display_precision"]
+    2
+    >>> get_printoptions()["display_precision"]
+    6
+    """
     global _options
     saved = _options
     try:
