@@ -43,8 +43,9 @@ OPTIONAL_DOCTESTS.update(
     }
 )
 
-# a module-name alias (it *is* pyblosc2.proxies.byterange, whose doctests run there)
-collect_ignore: list[str] = ["src/pyblosc2/proxy_source.py"]
+# module-name aliases (each *is* another module, whose doctests run there:
+# pyblosc2.proxies.byterange, pyblosc2.ctable.groupkeys)
+collect_ignore: list[str] = ["src/pyblosc2/proxy_source.py", "src/pyblosc2/groupby.py"]
 
 #: the optional packages a doctest may import (``>>> import fsspec``); a module whose doctests do is
 #: treated as if listed above, so a new adapter's doctest cannot break a run without its extra

@@ -425,6 +425,11 @@ from .ctable.utf8array import UTF8Array, from_utf8, to_utf8, utf8_array  # noqa:
 
 __all__ += ["NullPolicy", "get_null_policy", "null_policy"]
 
+# -- issue 34: CTable display options (python-blosc2's set_printoptions & co.) ---------------
+from .ctable.printopts import get_printoptions, printoptions, set_printoptions  # noqa: E402
+
+__all__ += ["get_printoptions", "printoptions", "set_printoptions"]
+
 __all__ += [
     "Column",
     "DictionarySpec",

@@ -67,6 +67,7 @@ LAYERS = {
     "utils": 8.6,  # python-blosc2's blosc2.utils names (index keys)
     "ctable": 8.7,  # CTable as storage: schema, columns, _valid_rows (the stores plug in)
     "ctable_storage": 8.72,  # python-blosc2's blosc2.ctable_storage names (ctable.storage)
+    "groupby": 8.73,  # python-blosc2's blosc2.groupby: ctable.groupkeys under that name
     "ctable_nulls": 8.71,  # python-blosc2's blosc2.ctable_nulls names (re-exports of ctable.nulls)
     "stores": 8.8,  # DictStore/TreeStore/EmbedStore (.b2d/.b2z/.b2e) and open() over them
     "dict_store": 8.91,  # python-blosc2's module names for the stores (re-exports)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -48,6 +49,7 @@ from ..ndarray.constructors import asarray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.operand import Operand
 from .lazyarray import _STORAGE_KEYS, LazyArray
+from .pandas_engine import PandasUdfEngine, row_column, wide_frame_hint
 from .plan import memory_bound
 from .simpleproxy import SimpleProxy
 from .udf import lazyudf
@@ -85,10 +87,14 @@ def _values(kernel: DSLKernel, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
     sig = kernel._sig
     if sig is None:
         raise ParamTypeError(f"@jit: cannot introspect the signature of {kernel.__name__!r}")
+    if kernel.row_columns and len(args) == 1 and not kwargs:
+        # pandas' row idiom: one parameter per column the kernel reads (:mod:`..dsl.rowidiom`)
+        return tuple(row_column(args[0], label) for label in kernel.row_columns.values())
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as exc:
-        raise TypeError(f"{kernel.__name__}() {exc}") from None
+        hint = wide_frame_hint(exc, kernel.__name__, kernel.input_names or sig.parameters)
+        raise TypeError(f"{kernel.__name__}() {exc}" + (f"\n{hint}" if hint else "")) from None
     bound.apply_defaults()
     values = tuple(bound.arguments[n] for n in kernel.input_names or ())
     return tuple(
@@ -159,6 +165,13 @@ def _jit_dsl_wrapper(kernel: DSLKernel, out: Any, kwargs: dict[str, Any]) -> Cal
     return dsl_wrapper
 
 
+def _params(func: Any) -> list[str]:
+    try:
+        return list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
 def _trace_wrapper(func: Any, out: Any, kwargs: dict[str, Any], hint: str | None) -> Any:
     """The tracing route: ``func`` called once with operands; its expression computed."""
     storage, _, max_memory = _split(kwargs)
@@ -176,8 +189,10 @@ def _trace_wrapper(func: Any, out: Any, kwargs: dict[str, Any], hint: str | None
             retval = func(*[wrap(a) for a in args], **{k: wrap(v) for k, v in fkwargs.items()})
         except Exception as exc:
             add_note = getattr(exc, "add_note", None)  # Python 3.11+
-            if hint is not None and add_note is not None:
-                add_note(hint)
+            name = getattr(func, "__name__", "the function")
+            for note in (wide_frame_hint(exc, name, _params(func)), hint):
+                if note is not None and add_note is not None:
+                    add_note(note)
             raise
         run = {} if max_memory is None else {"max_memory": max_memory}
         if isinstance(retval, np.ndarray):
@@ -246,4 +261,10 @@ def jit(
         wrapper._blosc2_jit_wrapped = f
         return wrapper
 
+    # pandas takes any engine with __pandas_udf__ and uses the engine itself as the decorator:
+    # so does a configured jit(strict=True)
+    decorator.__pandas_udf__ = PandasUdfEngine  # type: ignore[attr-defined]
     return decorator if func is None else decorator(func)
+
+
+jit.__pandas_udf__ = PandasUdfEngine  # type: ignore[attr-defined]

@@ -6,18 +6,19 @@ and bool columns), and the sizes ``cbytes``/``nbytes``/``cratio``.
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
+from . import printopts
 from .base import TableBase
 from .column import Column
 from .info import InfoReporter, table_info_items
+from .render import render
 
 __all__ = ["TableDisplay"]
-
-DISPLAY_ROWS = 10  # more rows than this print as the first and last five
 
 
 def _cell(value: Any) -> str:
@@ -33,48 +34,74 @@ def _cell(value: Any) -> str:
 class TableDisplay(TableBase):
     """Text and statistics (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
-    def _lines(self, rows: np.ndarray, display_index: bool, index_name: str) -> list[str]:
-        columns = [[_cell(v) for v in Column(self, n)[rows]] for n in self.col_names]
-        if display_index:
-            columns.insert(0, [str(int(i)) if i >= 0 else "..." for i in rows])
-        names = ([index_name] if display_index else []) + list(self.col_names)
-        widths = [
-            max([len(h)] + [len(c) for c in col]) for h, col in zip(names, columns, strict=True)
-        ]
-        lines = ["  ".join(h.rjust(w) for h, w in zip(names, widths, strict=True))]
-        lines.extend(
-            "  ".join(col[i].rjust(w) for col, w in zip(columns, widths, strict=True))
-            for i in range(len(rows))
-        )
-        return lines
-
-    def to_string(self, *, display_index: bool = False, index_name: str = "") -> str:
-        """Every row as text, one line each, under a header of the column names.
+    def to_string(
+        self,
+        *,
+        max_rows: int | None = None,
+        max_width: int | None = None,
+        show_dimensions: bool | str = False,
+        display_index: bool | None = None,
+        index_name: str = "",
+    ) -> str:
+        """The table as text (python-blosc2's): every row and column unless ``max_rows``
+        (``-1`` all) or ``max_width`` (a character budget; ``-1`` all) say otherwise; the
+        row index as :func:`~.printopts.set_printoptions` says unless ``display_index``
+        does; a ``[N rows x M columns]`` footer with ``show_dimensions=True`` (or
+        ``"truncate"``: when something was left out).
 
         >>> import dataclasses
         >>> from pyblosc2.ctable import CTable
         >>> @dataclasses.dataclass
         ... class Row:
         ...     x: int = 0
-        >>> print(CTable(Row, new_data=[(1,), (22,)]).to_string())
+        >>> print(CTable(Row, new_data=[(1,), (22,)]).to_string(display_index=False))
          x
          1
         22
         """
-        rows = np.arange(len(self))
-        return "\n".join(self._lines(rows, display_index, index_name))
+        opts = printopts.current()
+        if display_index is None:
+            display_index = opts.display_index
+        if not isinstance(display_index, bool):
+            raise ParamTypeError(f"display_index must be a bool or None, got {display_index!r}")
+        if not isinstance(index_name, str):
+            raise ParamTypeError(f"index_name must be a str, got {index_name!r}")
+        if show_dimensions not in (True, False, "truncate"):
+            raise ParamError(
+                f"show_dimensions must be True, False or 'truncate', got {show_dimensions!r}"
+            )
+        limits = {}
+        for arg, value in (("max_rows", max_rows), ("max_width", max_width)):
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < -1
+            ):
+                raise ParamTypeError(f"{arg} must be None, -1 or a non-negative int, got {value!r}")
+            limits[arg] = -1 if value is None else value
+        if opts.fancy:
+            raise NotImplementedError(
+                "CTable display with fancy=True (python-blosc2's rules, dtype row and footer)"
+            )
+        return render(
+            list(self.col_names),
+            len(self),
+            lambda name, rows: Column(self, name)[rows],
+            max_rows=limits["max_rows"],
+            max_width=limits["max_width"],
+            show_dimensions=show_dimensions,
+            display_index=display_index,
+            index_name=index_name,
+            precision=opts.display_precision,
+        )
 
     def __str__(self) -> str:
-        n = len(self)
-        if n <= DISPLAY_ROWS:
-            lines = self._lines(np.arange(n), False, "")
-        else:
-            head = self._lines(np.arange(5), False, "")
-            tail = self._lines(np.arange(n - 5, n), False, "")
-            lines = [*head, "...", *tail[1:]]
-        lines.append("")
-        lines.append(f"[{n} rows x {len(self.col_names)} columns]")
-        return "\n".join(lines)
+        """The table truncated as :func:`~.printopts.set_printoptions` says."""
+        opts = printopts.current()
+        width = opts.display_width
+        if width is None:  # the terminal's
+            width = shutil.get_terminal_size((120, 20)).columns
+        return self.to_string(
+            max_rows=opts.display_rows, max_width=width, show_dimensions="truncate"
+        )
 
     def __repr__(self) -> str:
         return str(self)

@@ -29,6 +29,7 @@ import numpy as np
 from .. import schema as specs
 from ..errors import ParamError
 from .build import column, new_table
+from .groupkeys import factorize_fixed_width_str, python_scalar
 from .nullgroups import null_empty_groups, null_group_keys, null_key_codes, null_keys
 
 __all__ = ["CTableGroupBy", "TableGrouping"]
@@ -320,7 +321,10 @@ class CTableGroupBy:
         codes = np.zeros(rows.size, dtype=np.int64)
         radix = 1
         for v in cols:
-            uniq, inv = np.unique(v[rows], return_inverse=True)
+            if v.dtype.kind in "US" and v.ndim == 1:  # hashed, not every string sorted
+                uniq, inv = factorize_fixed_width_str(v[rows])
+            else:
+                uniq, inv = np.unique(v[rows], return_inverse=True)
             if radix * max(len(uniq), 1) >= 1 << 62:  # too many combinations: pack by unique
                 _, codes = np.unique(codes, return_inverse=True)
                 radix = int(codes.max(initial=0)) + 1
@@ -414,7 +418,7 @@ class CTableGroupBy:
                 raise RuntimeError(
                     f"UDF aggregation {a.out!r} raised for group {key!r}: {exc!r}"
                 ) from exc
-            results[i] = value.item() if isinstance(value, np.generic) else value
+            results[i] = python_scalar(value)
         spec = a.dtype if a.dtype is not None else _infer_spec(a.out, results)
         dtype = np.dtype(spec.dtype)
         null = 0 if dtype.kind in "biu" else np.nan

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
+from .rowidiom import rewrite_row_subscripts
 from .run import Runner, numba_enabled, widen
 from .syntax import (
     DSLRuntimeError,
@@ -86,7 +87,8 @@ class DSLKernel:
             and positional[1].name.lower() in ("output", "out")
             and positional[2].name.lower() == "offset"
         )
-        #: python-blosc2's pandas row idiom (``row["col"]``): not supported, always None
+        #: pandas' row idiom (``row["col"]``, :mod:`.rowidiom`): the row parameter, and the
+        #: kernel's parameters -> the column labels they stand for (None: not a row kernel)
         self.row_param: str | None = None
         self.row_columns: dict[str, str] | None = None
         self.dsl_source: str | None = None
@@ -104,6 +106,13 @@ class DSLKernel:
             except DSLSyntaxError as exc:
                 self.dsl_error = exc
                 return
+            try:
+                rows = rewrite_row_subscripts(source, inputs)
+            except DSLSyntaxError:
+                rows = None
+            if rows is not None:
+                self.row_param, (source, self.row_columns) = inputs[0], rows
+                inputs = tuple(self.row_columns)
             try:
                 checked: Program | DSLSyntaxError = parse_program(source)
             except DSLSyntaxError as exc:
