@@ -17,7 +17,7 @@ from pyblosc2.schema import NDArraySpec, ObjectSpec
 def test_the_ndarray_package_is_also_the_column_spec() -> None:
     spec = pb.ndarray((2, 3), pb.float32())
     assert isinstance(spec, NDArraySpec) and spec.item_shape == (2, 3)
-    assert spec.to_metadata_dict() == {"kind": "ndarray", "item_shape": [2, 3]}
+    assert spec.to_metadata_dict() == {"kind": "ndarray", "item_shape": [2, 3], "dtype_str": "<f4"}
     assert pb.ndarray(4).item_shape == (4,) and pb.ndarray((3,)).dtype == np.float64
     assert pb.ndarray.NDArray is pb.NDArray  # the package is still the package
     from pyblosc2.ndarray.ndarray import NDArray
@@ -29,7 +29,11 @@ def test_the_same_metadata_as_python_blosc2() -> None:
     cblosc2 = pytest.importorskip("blosc2")
     theirs = cblosc2.ndarray((2, 3), dtype=cblosc2.float32()).to_metadata_dict()
     ours = pb.ndarray((2, 3), dtype=pb.float32()).to_metadata_dict()
-    assert ours["kind"] == theirs["kind"] and ours["item_shape"] == list(theirs["item_shape"])
+    assert ours == theirs
+    for kwargs in ({"nullable": True}, {"null_value": -1}, {"null_storage": "mask"}):
+        for dtype in (np.int16, np.bool_, np.float64):
+            theirs = cblosc2.ndarray((4, 1), dtype, **kwargs).to_metadata_dict()
+            assert pb.ndarray((4, 1), dtype, **kwargs).to_metadata_dict() == theirs
     assert pb.object().to_metadata_dict()["kind"] == cblosc2.object().to_metadata_dict()["kind"]
 
 

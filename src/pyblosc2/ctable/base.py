@@ -39,6 +39,7 @@ class TableSchema:
     """
 
     columns: tuple[TableColumn, ...]
+    row_cls: Any = None  # the dataclass compiled (None when read from a document)
 
     @property
     def columns_by_name(self) -> dict[str, TableColumn]:

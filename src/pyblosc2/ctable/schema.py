@@ -76,6 +76,11 @@ class TableColumn:
         return np.dtype(object if dtype is None else dtype)  # None: a text kind (strings.py)
 
     @property
+    def py_type(self) -> Any:
+        """The Python type of the column's values (the spec's)."""
+        return getattr(self.spec, "python_type", object)
+
+    @property
     def config(self) -> TableColumn:
         """The storage options (python-blosc2's ``CompiledColumn.config``): this column's
         ``cparams``, ``dparams``, ``chunks`` and ``blocks``."""
@@ -146,7 +151,7 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
             expected = getattr(spec, "python_type", None)
             if expected not in (None, object) and annotation is not expected:
                 raise ParamTypeError(
-                    f"column {name!r}: annotation {annotation!r} does not match its "
+                    f"column {name!r}: annotation {annotation!r} is incompatible with its "
                     f"{spec.kind} spec (expected {expected.__name__})"
                 )
         else:
@@ -210,7 +215,7 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
             raise ParamTypeError(f"CTable column {name!r}: kind must be a str, got {kind!r}")
         if kind not in _STORED_KINDS:
             if kind not in _KNOWN_KINDS:
-                raise ParamError(f"CTable column {name!r}: unknown column kind {kind!r}")
+                raise ParamError(f"CTable column {name!r}: Unknown column kind {kind!r}")
             raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
         var = kind in VAR_KINDS  # strings.py's kinds
         spec = var_spec(**entry) if var else specs.spec_from_metadata_dict(entry)

@@ -333,7 +333,7 @@ class CTable(
     @property
     def schema(self) -> TableSchema:
         """The table's columns (``columns``, ``columns_by_name``)."""
-        return TableSchema(tuple(self._columns))
+        return TableSchema(tuple(self._columns), self._row_type)
 
     def column_schema(self, name: str) -> TableColumn:
         """The stored column ``name`` (its spec, default and storage options).
