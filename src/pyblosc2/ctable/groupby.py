@@ -29,6 +29,7 @@ import numpy as np
 from .. import schema as specs
 from ..errors import ParamError
 from .build import column, new_table
+from .ndcells import refuse_cells
 
 __all__ = ["CTableGroupBy", "TableGrouping"]
 
@@ -568,6 +569,7 @@ class TableGrouping:
         >>> t.group_by("k").mean("v").v_mean[:]
         array([2., 5.])
         """
+        refuse_cells(self, keys, "group by")
         return CTableGroupBy(
             self, keys, sort=sort, dropna=dropna, engine=engine, chunk_size=chunk_size
         )

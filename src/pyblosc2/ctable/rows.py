@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParamError, ParamTypeError
+from .ndcells import coerce_cells, is_cells
 from .nulls import NULL_MASK, null_kind, split_nulls, value_nulls
 from .schema import TableColumn
 from .strings import coerce_values, is_var
@@ -105,6 +106,8 @@ def to_column(
     not when values are written into a column)."""
     if is_var(col.spec):  # utf8, vlstring, vlbytes, dictionary: strings.py's
         return coerce_values(col.name, col.spec, values)  # type: ignore[arg-type]
+    if is_cells(col.spec):  # N-d cells: ndcells.py's
+        return coerce_cells(col.name, col.spec, values, n)  # type: ignore[arg-type]
     dtype = col.dtype
     values, nulls = split_nulls(col, values)  # None/NA -> the sentinel or the mask's fill
     raw = np.asarray(values) if not isinstance(values, np.ndarray) else values

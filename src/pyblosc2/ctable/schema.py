@@ -49,7 +49,7 @@ _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
-        *VAR_KINDS,
+        "ndarray", *VAR_KINDS,
     }
 )  # fmt: skip
 
@@ -117,6 +117,8 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     sentinel = kind == "utf8" and getattr(spec, "null_value", None) is not None
     if getattr(spec, "nullable", False) and kind == "utf8" and not sentinel:
         raise NotImplementedError(f"CTable column {name!r}: nullable utf8 columns (mask storage)")
+    if getattr(spec, "nullable", False) and kind == "ndarray":
+        raise NotImplementedError(f"CTable column {name!r}: nullable ndarray columns")
     if getattr(spec, "nullable", False) and kind not in VAR_KINDS:
         check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
@@ -208,8 +210,11 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
         name = check_column_name(entry.pop("name"))
         default = _default_from_json(entry.pop("default")) if "default" in entry else MISSING
         options = {k: entry.pop(k, None) for k in ("cparams", "dparams")}
-        chunks = _shape(name, "chunks", entry.pop("chunks", None))
-        blocks = _shape(name, "blocks", entry.pop("blocks", None))
+        ndim = 1 + len(entry["item_shape"]) if entry.get("kind") == "ndarray" else 1
+        if not isinstance(entry.get("item_shape", []), list):  # refused with its spec below
+            ndim = 1
+        chunks = _shape(name, "chunks", entry.pop("chunks", None), ndim)
+        blocks = _shape(name, "blocks", entry.pop("blocks", None), ndim)
         kind = entry.get("kind")
         if not isinstance(kind, str):
             raise ParamTypeError(f"CTable column {name!r}: kind must be a str, got {kind!r}")
@@ -232,17 +237,18 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     return columns
 
 
-def _shape(name: str, key: str, value: Any) -> tuple[int, ...] | None:
-    """A column's ``chunks``/``blocks`` entry: None or a list of one positive int."""
+def _shape(name: str, key: str, value: Any, ndim: int = 1) -> tuple[int, ...] | None:
+    """A column's ``chunks``/``blocks`` entry: None or a list of ``ndim`` positive ints."""
     if value is None:
         return None
     if (
         not isinstance(value, list)
-        or len(value) != 1
+        or len(value) != ndim
         or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in value)
     ):
         raise ParamTypeError(
-            f"column {name!r}: {key} must be a list of one positive int: {value!r}"
+            f"column {name!r}: {key} must be a list of "
+            f"{'one positive int' if ndim == 1 else f'{ndim} positive ints'}: {value!r}"
         )
     return tuple(value)
 

@@ -36,6 +36,7 @@ from .computed import TableComputed, computed_entries
 from .csv_io import TableCSV
 from .display import TableDisplay
 from .groupby import TableGrouping
+from .ndcells import check_cells_array, is_cells, physical_shape
 from .nullconvert import TableNullConvert
 from .nulls import resolve_nullable
 from .nullstore import open_null_masks
@@ -195,7 +196,8 @@ class CTable(
             if is_var(c.spec):  # kept in memory, stored on close (strings.py)
                 self._cols[c.name] = new_var_column(c.spec, capacity)  # type: ignore[assignment,arg-type]
                 continue
-            arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks, **kwargs)
+            shape = physical_shape(c.spec, capacity)
+            arr = zeros(shape, dtype=c.dtype, chunks=c.chunks, blocks=c.blocks, **kwargs)
             self._cols[c.name] = storage.install(col_key(c.name), arr)
         storage.save_schema(schema_to_dict(columns))
         self._store_var_columns(storage, 0)
@@ -241,6 +243,9 @@ class CTable(
             for c in self._columns:
                 arr = self._cols[c.name]
                 if is_var(c.spec):
+                    continue
+                if is_cells(c.spec):
+                    check_cells_array(col_key(c.name), c.spec, arr, valid.shape[0])  # type: ignore[arg-type]
                     continue
                 if arr.ndim != 1 or arr.shape[0] < valid.shape[0] or arr.dtype != c.dtype:
                     raise FormatError(
@@ -408,7 +413,7 @@ class CTable(
             raise BoundsError(f"row {i} is out of range for a table of {n} rows")
         pos = int(self._live_positions()[i + n if i < 0 else i])
         values = [np.asarray(self._column_source(c)[pos : pos + 1])[0] for c in self.col_names]
-        return self._row_tuple()(*(v.item() if hasattr(v, "item") else v for v in values))
+        return self._row_tuple()(*(v.item() if isinstance(v, np.generic) else v for v in values))
 
     def _column_source(self, name: str) -> Any:
         return self._computed_lazy(name) if name in self._computed_cols else self._cols[name]
@@ -420,7 +425,8 @@ class CTable(
         row = self._row_tuple()
         chunks = [Column(self, name).iter_chunks() for name in self.col_names]
         for parts in zip(*chunks, strict=True):
-            yield from (row(*v) for v in zip(*(p.tolist() for p in parts), strict=True))
+            cells = (list(p) if p.ndim > 1 else p.tolist() for p in parts)  # N-d: arrays
+            yield from (row(*v) for v in zip(*cells, strict=True))
 
     def __getattr__(self, name: str) -> Any:
         if not name.startswith("__"):
@@ -452,7 +458,7 @@ class CTable(
         if pos + n > capacity:
             new = max(pos + n, capacity + min(max(capacity, 1), MAX_GROWTH))
             for arr in self._cols.values():
-                arr.resize((new,))
+                arr.resize((new, *arr.shape[1:]))  # an N-d cell column keeps its cell axes
             self._resize_null_masks(new)
             self._valid_rows.resize((new,))  # the mask last, as in close
         return pos
@@ -532,7 +538,7 @@ class CTable(
                     0 < target < self._valid_rows.shape[0]
                 ):  # the mask first: never longer than a column
                     for arr in (self._valid_rows, *self._cols.values(), *self._masks().values()):
-                        arr.resize((target,))
+                        arr.resize((target, *arr.shape[1:]))
                 self._store_var_columns(storage, self._last_pos)
                 built = bool(storage.load_schema().get("summary_indexes_built", False))
                 storage.update_schema(n_rows=self._n_rows, summary_indexes_built=built)

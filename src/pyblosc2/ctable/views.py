@@ -27,6 +27,7 @@ from .base import TableBase, mask_from_positions
 from .colexpr import ColExpr
 from .column import read_positions
 from .kleene import kleene_condition
+from .ndcells import refuse_cells_in_expr
 from .textexpr import mentions_text, text_condition
 
 __all__ = ["TableViews"]
@@ -79,6 +80,7 @@ class TableViews(TableBase):
         if isinstance(cond, ColExpr):
             cond = cond._bind(self)
         if isinstance(cond, str):
+            refuse_cells_in_expr(self, cond)  # ndcells.py: scalar columns only
             kleene = kleene_condition(self, cond)  # over nullable columns: three-valued
             cond = self._string_condition(cond) if kleene is None else kleene
         if hasattr(cond, "_col_name") and hasattr(cond, "_raw_col"):  # a bool Column
@@ -112,6 +114,18 @@ class TableViews(TableBase):
         out = np.zeros(total, dtype=np.bool_)
         out[live] = mask[live]
         return out
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """The live rows as a structured array (text and list values as objects, an N-d
+        cell column as a subarray field)."""
+        columns = {name: np.asarray(self[name][:]) for name in self.col_names}  # type: ignore[index]
+        fields = [
+            (n, v.dtype, v.shape[1:]) if v.ndim > 1 else (n, v.dtype) for n, v in columns.items()
+        ]
+        out = np.empty(len(self), dtype=np.dtype(fields))
+        for name, values in columns.items():
+            out[name] = values
+        return out if dtype is None else out.astype(dtype)
 
     def where(self, expr_result: Any, *, columns: list[str] | None = None) -> Any:
         """A view of the rows where the condition holds: a lazy expression over columns,
