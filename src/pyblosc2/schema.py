@@ -347,6 +347,10 @@ class ListSpec(SchemaSpec):
             raise ParamError(f"serializer must be 'msgpack' or 'arrow', got {serializer!r}")
         if storage == "vl" and serializer != "msgpack":
             raise ParamError("storage='vl' only supports serializer='msgpack'")
+        _count("batch_rows", batch_rows)
+        _count("items_per_block", items_per_block)
+        if not isinstance(nullable, builtins.bool):
+            raise ParamTypeError(f"ListSpec nullable must be a bool, got {nullable!r}")
         self.item_spec = item_spec
         self.nullable = nullable
         self.storage = storage
@@ -414,16 +418,11 @@ def spec_from_metadata_dict(data: Any) -> SchemaSpec:
         raise ParamTypeError(f"a spec's metadata must be a mapping with a 'kind', got {data!r}")
     rest = dict(data)
     kind = rest.pop("kind")
-    if kind == "list":
-        rest.setdefault("batch_rows", None)  # before ListArray V2: caller-managed batches
-        return ListSpec(spec_from_metadata_dict(rest.pop("item")), **rest)
-    if kind == "struct":
-        fields = {}
-        for entry in rest.pop("fields"):
-            entry = dict(entry)
-            name = entry.pop("name")
-            fields[name] = spec_from_metadata_dict(entry)
-        return StructSpec(fields, **rest)
+    if kind in ("list", "struct"):
+        try:
+            return _nested_from_dict(kind, rest)
+        except (TypeError, KeyError, AttributeError) as exc:  # a missing or odd entry
+            raise ParamTypeError(f"bad {kind} spec metadata {data!r}: {exc!r}") from None
     if kind == "ndarray":
         return NDArraySpec.from_metadata_dict(data)
     if kind in _CTABLE_ONLY:
@@ -435,6 +434,26 @@ def spec_from_metadata_dict(data: Any) -> SchemaSpec:
         return cls(**rest)
     except TypeError as exc:
         raise ParamTypeError(f"bad {kind} spec metadata {data!r}: {exc}") from None
+
+
+def _nested_from_dict(kind: str, rest: dict[str, Any]) -> SchemaSpec:
+    if kind == "list":
+        rest.setdefault("batch_rows", None)  # before ListArray V2: caller-managed batches
+        return ListSpec(spec_from_metadata_dict(rest.pop("item")), **rest)
+    fields = {}
+    for entry in rest.pop("fields"):
+        entry = dict(entry)
+        name = entry.pop("name")
+        fields[name] = spec_from_metadata_dict(entry)
+    return StructSpec(fields, **rest)
+
+
+def _count(name: str, value: Any) -> None:
+    """Refuse a batch size that is not None or a positive int (at most 2**31)."""
+    if value is None:
+        return
+    if isinstance(value, builtins.bool) or not isinstance(value, int) or not 0 < value <= 1 << 31:
+        raise ParamError(f"{name} must be positive (at most 2**31) or None, got {value!r}")
 
 
 def struct(fields: dict[str, SchemaSpec], *, nullable: builtins.bool = False) -> StructSpec:

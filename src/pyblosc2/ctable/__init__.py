@@ -42,6 +42,7 @@ from .base import TableSchema
 from .colexpr import ColExpr, col
 from .column import Column, ColumnViewIndexer
 from .kleene import NullableBoolExpr
+from .listcol import ListColumn  # list columns: registered with strings.py on import
 from .nulls import NullPolicy, get_null_policy, null_policy
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import Leaves, TableStorage, register_tree_opener
@@ -56,6 +57,7 @@ __all__ = [
     "ColumnViewIndexer",
     "DictionarySpec",
     "Leaves",
+    "ListColumn",
     "ListSpec",
     "NDArraySpec",
     "NullPolicy",

@@ -11,7 +11,9 @@ text would be cut by the fixed-width dtype), and the cast to the column's dtype.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import MISSING
 from typing import Any
@@ -24,7 +26,7 @@ from .nulls import NULL_MASK, null_kind, split_nulls, value_nulls
 from .schema import TableColumn
 from .strings import coerce_values, is_var
 
-__all__ = ["batch_to_columns", "row_to_values"]
+__all__ = ["batch_to_columns", "row_class", "row_to_values"]
 
 
 def _default(col: TableColumn) -> Any:
@@ -188,3 +190,34 @@ def _check_bounds(col: TableColumn, arr: np.ndarray) -> None:
                 f"column {col.name!r}: value {worst!r} violates constraint {attr}={limit} "
                 f"(must be {sign} {limit})"
             )
+
+
+class _RowBase:
+    """What python-blosc2's rows add to a named tuple: ``row["name"]`` and ``as_dict()``."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...]
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            try:
+                return tuple.__getitem__(self, self._fields.index(key))  # type: ignore[call-overload]
+            except ValueError:
+                raise KeyError(key) from None
+        return tuple.__getitem__(self, key)  # type: ignore[call-overload]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as a mapping of column names to values."""
+        return dict(zip(self._fields, self, strict=True))  # type: ignore[call-overload]
+
+
+@functools.lru_cache(maxsize=64)
+def row_class(names: tuple[str, ...]) -> type:
+    """The named-tuple class of a table's rows (``row.x``, ``row["x"]``, ``row[0]``).
+
+    >>> r = row_class(("x", "y"))(1, 2)
+    >>> r.y, r["x"], r[1], r.as_dict()
+    (2, 1, 2, {'x': 1, 'y': 2})
+    """
+    base = collections.namedtuple("Row", names, rename=True)  # type: ignore[misc]
+    return type("Row", (_RowBase, base), {"__slots__": ()})

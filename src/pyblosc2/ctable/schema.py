@@ -49,7 +49,7 @@ _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
-        "ndarray", *VAR_KINDS,
+        "ndarray", "list", *VAR_KINDS,
     }
 )  # fmt: skip
 
@@ -117,9 +117,11 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     sentinel = kind == "utf8" and getattr(spec, "null_value", None) is not None
     if getattr(spec, "nullable", False) and kind == "utf8" and not sentinel:
         raise NotImplementedError(f"CTable column {name!r}: nullable utf8 columns (mask storage)")
+    if kind == "list" and getattr(spec, "serializer", "msgpack") != "msgpack":
+        raise NotImplementedError(f"CTable column {name!r}: list columns with Arrow batches")
     if getattr(spec, "nullable", False) and kind == "ndarray":
         raise NotImplementedError(f"CTable column {name!r}: nullable ndarray columns")
-    if getattr(spec, "nullable", False) and kind not in VAR_KINDS:
+    if getattr(spec, "nullable", False) and kind not in (*VAR_KINDS, "list"):
         check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
 
@@ -151,7 +153,8 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
             spec = check_stored_spec(name, meta["spec"])  # an unbuilt kind is named first
             options = {k: meta.get(k) for k in ("cparams", "dparams", "chunks", "blocks")}
             expected = getattr(spec, "python_type", None)
-            if expected not in (None, object) and annotation is not expected:
+            base = typing.get_origin(annotation) or annotation  # list[int]: list
+            if expected not in (None, object) and base is not expected:
                 raise ParamTypeError(
                     f"column {name!r}: annotation {annotation!r} is incompatible with its "
                     f"{spec.kind} spec (expected {expected.__name__})"

@@ -262,14 +262,26 @@ def var_spec(kind: Any = None, **options: Any) -> VarSpec:
     return cls(**options)
 
 
+#: other column kinds kept in memory as this module's are (spec type -> a handler with
+#: ``new``, ``coerce``, ``save`` and ``load``), registered by their modules (:mod:`.listcol`)
+_MEMORY_KINDS: dict[type, Any] = {}
+
+
+def register_memory_kind(spec_type: type, handler: Any) -> None:
+    """Keep the columns of ``spec_type`` in memory and store them with ``handler``."""
+    _MEMORY_KINDS[spec_type] = handler
+
+
 def is_var(spec: Any) -> bool:
-    """Whether ``spec`` is one of this module's column kinds."""
-    return isinstance(spec, VarSpec)
+    """Whether ``spec`` is one of this module's column kinds (or a registered one)."""
+    return isinstance(spec, VarSpec) or type(spec) in _MEMORY_KINDS
 
 
 def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
     """``values`` as a 1-d object array of ``spec``'s Python type (``None`` for nulls),
     checked: a wrong type or a null in a column that is not nullable is refused."""
+    if type(spec) in _MEMORY_KINDS:
+        return _MEMORY_KINDS[type(spec)].coerce(name, spec, values)
     if isinstance(values, NDArray):
         values = values[:]
     if isinstance(values, np.ndarray):
@@ -415,6 +427,8 @@ class DictionaryColumn(VarColumn):
 
 def new_var_column(spec: VarSpec, capacity: int, values: np.ndarray | None = None) -> VarColumn:
     """An in-memory column of ``spec``'s kind, ``capacity`` rows (``values`` first)."""
+    if type(spec) in _MEMORY_KINDS:
+        return _MEMORY_KINDS[type(spec)].new(spec, capacity, values)
     cls = DictionaryColumn if spec.kind == "dictionary" else VarColumn
     return cls(spec, capacity, values)
 
@@ -442,6 +456,9 @@ def save_var_column(storage: Any, key: str, column: VarColumn, n: int) -> None:
     """Write the first ``n`` physical rows of ``column`` at ``key`` of ``storage`` (a
     :class:`~pyblosc2.ctable.storage.TableStorage`) in python-blosc2's layout."""
     spec = column.spec
+    if type(spec) in _MEMORY_KINDS:
+        _MEMORY_KINDS[type(spec)].save(storage, key, column, n)
+        return
     values = column._values[:n]
     if spec.kind == "utf8":
         encoded = [("" if v is None else v).encode("utf-8", "surrogatepass") for v in values]
@@ -507,6 +524,8 @@ def load_var_column(
     """The stored column at ``key`` of a table of ``capacity`` physical rows, checked
     (a dictionary's codes on the ``live`` rows, a bool NDArray of them: the others may hold
     anything, python-blosc2 leaves them as they were)."""
+    if type(spec) in _MEMORY_KINDS:
+        return _MEMORY_KINDS[type(spec)].load(storage, key, spec, capacity, live)
     if spec.kind == "utf8":
         offsets_arr = _open(storage, key, NDArray)
         data_arr = _open(storage, key + UTF8_SUFFIX, NDArray)

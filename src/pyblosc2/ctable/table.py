@@ -16,7 +16,6 @@ naming it (:data:`NOT_BUILT`).
 
 from __future__ import annotations
 
-import collections
 import os
 import shutil
 from collections.abc import Iterator
@@ -41,7 +40,7 @@ from .nullconvert import TableNullConvert
 from .nulls import resolve_nullable
 from .nullstore import open_null_masks
 from .persist import TablePersist
-from .rows import batch_to_columns, row_to_values, to_column
+from .rows import batch_to_columns, row_class, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .schema_ops import TableSchemaOps
 from .sorting import TableSorting
@@ -419,7 +418,7 @@ class CTable(
         return self._computed_lazy(name) if name in self._computed_cols else self._cols[name]
 
     def _row_tuple(self) -> Any:
-        return collections.namedtuple("Row", self.col_names, rename=True)
+        return row_class(tuple(self.col_names))
 
     def __iter__(self) -> Iterator[Any]:
         row = self._row_tuple()

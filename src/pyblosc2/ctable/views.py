@@ -52,6 +52,16 @@ def _take_indices(indices: Any, size: int) -> np.ndarray:
     return out
 
 
+def _as_array(values: Any) -> np.ndarray:
+    """A column's values as an array (a list of texts or lists as a 1-d object array)."""
+    if isinstance(values, np.ndarray):
+        return values
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
 class TableViews(TableBase):
     """Row selections (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
@@ -118,7 +128,7 @@ class TableViews(TableBase):
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         """The live rows as a structured array (text and list values as objects, an N-d
         cell column as a subarray field)."""
-        columns = {name: np.asarray(self[name][:]) for name in self.col_names}  # type: ignore[index]
+        columns = {name: _as_array(self[name][:]) for name in self.col_names}  # type: ignore[index]
         fields = [
             (n, v.dtype, v.shape[1:]) if v.ndim > 1 else (n, v.dtype) for n, v in columns.items()
         ]
