@@ -425,6 +425,8 @@ def spec_from_metadata_dict(data: Any) -> SchemaSpec:
             raise ParamTypeError(f"bad {kind} spec metadata {data!r}: {exc!r}") from None
     if kind == "ndarray":
         return NDArraySpec.from_metadata_dict(data)
+    if kind == "object":
+        return ObjectSpec.from_metadata_dict(data)
     if kind in _CTABLE_ONLY:
         raise NotImplementedError(f"the CTable column kind {kind!r} is not implemented by pyblosc2")
     cls = _KINDS.get(kind)

@@ -30,27 +30,66 @@ MAX_ITEM_SIZE = 1 << 31
 
 
 class ObjectSpec(SchemaSpec):
-    """python-blosc2's object (msgpack) column kind (``blosc2.object()``), declared so that the
-    name exists; a CTable refuses such a column with :class:`NotImplementedError`.
+    """python-blosc2's object column kind (``blosc2.object()``): any msgpack value per row
+    (``None`` if nullable), stored in msgpack batches (:mod:`pyblosc2.ctable.objcol`).
 
     >>> ObjectSpec(nullable=True).to_metadata_dict()
-    {'kind': 'object', 'nullable': True}
+    {'kind': 'object', 'nullable': True, 'serializer': 'msgpack', 'batch_rows': 2048}
     """
 
     kind = "object"
     python_type = builtins.object
     dtype = None
 
-    def __init__(self, **options: Any) -> None:
-        self.options = options
-        self.nullable = builtins.bool(options.get("nullable", False))
+    def __init__(
+        self,
+        *,
+        nullable: builtins.bool = False,
+        serializer: str = "msgpack",
+        batch_rows: int | None = 2048,
+        items_per_block: int | None = None,
+    ) -> None:
+        if serializer != "msgpack":
+            raise ParamError("object currently only supports serializer='msgpack'")
+        for name, value in (("batch_rows", batch_rows), ("items_per_block", items_per_block)):
+            if value is not None and (
+                isinstance(value, builtins.bool)
+                or not isinstance(value, int)
+                or not 0 < value <= MAX_ITEM_SIZE
+            ):
+                raise ParamError(f"{name} must be positive (at most 2**31) or None, got {value!r}")
+        if not isinstance(nullable, builtins.bool):
+            raise ParamTypeError(f"object nullable must be a bool, got {nullable!r}")
+        self.nullable = nullable
+        self.serializer = serializer
+        self.batch_rows = batch_rows
+        self.items_per_block = items_per_block
 
     def to_metadata_dict(self) -> dict[str, Any]:
-        """The kind and the options given."""
-        return {"kind": "object", **self.options}
+        """The spec as python-blosc2 stores it."""
+        out: dict[str, Any] = {
+            "kind": "object",
+            "nullable": self.nullable,
+            "serializer": self.serializer,
+        }
+        if self.batch_rows is not None:
+            out["batch_rows"] = self.batch_rows
+        if self.items_per_block is not None:
+            out["items_per_block"] = self.items_per_block
+        return out
 
-    def __repr__(self) -> str:
-        return f"object({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
+    @classmethod
+    def from_metadata_dict(cls, data: dict[str, Any]) -> ObjectSpec:
+        """The spec of a stored column entry, checked.
+
+        >>> ObjectSpec.from_metadata_dict({"kind": "object", "nullable": False}).batch_rows
+        """
+        rest = {k: v for k, v in data.items() if k != "kind"}
+        rest.setdefault("batch_rows", None)
+        try:
+            return cls(**rest)
+        except TypeError as exc:
+            raise ParamTypeError(f"bad object spec metadata {data!r}: {exc}") from None
 
 
 def _item_shape(item_shape: Any) -> tuple[int, ...]:

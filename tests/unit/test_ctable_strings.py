@@ -96,19 +96,13 @@ def test_specs_and_their_metadata() -> None:
         var_spec("utf8", nope=1)
 
 
-def test_nullable_utf8_and_object_columns_are_named() -> None:
+def test_nullable_utf8_columns_are_named() -> None:
     @dataclasses.dataclass
     class N:
         s: str = pb.field(pb.utf8(nullable=True))
 
-    @dataclasses.dataclass
-    class Obj:
-        o: object = pb.field(pb.object())
-
     with pytest.raises(NotImplementedError, match="nullable"):
         CTable(N)
-    with pytest.raises(NotImplementedError, match="object"):
-        CTable(Obj)
 
 
 # -- in memory ----------------------------------------------------------------------------------

@@ -1,12 +1,9 @@
 """python-blosc2's schema names beside the scalar specs: ``blosc2.ndarray(item_shape, dtype)``
 (N-d cells, stored: tests/unit/test_ctable_ndcells.py; ``pyblosc2.ndarray`` is also the
 array's package) and ``blosc2.schema.ObjectSpec`` / ``blosc2.object()`` (msgpack objects,
-declared: a CTable with such a column is NotImplementedError naming it). Their metadata is
-python-blosc2's."""
+stored: tests/unit/test_ctable_objects.py). Their metadata is python-blosc2's."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
@@ -35,19 +32,16 @@ def test_the_same_metadata_as_python_blosc2() -> None:
         for dtype in (np.int16, np.bool_, np.float64):
             theirs = cblosc2.ndarray((4, 1), dtype, **kwargs).to_metadata_dict()
             assert pb.ndarray((4, 1), dtype, **kwargs).to_metadata_dict() == theirs
-    assert pb.object().to_metadata_dict()["kind"] == cblosc2.object().to_metadata_dict()["kind"]
+    for kwargs in ({}, {"nullable": True, "batch_rows": 7}, {"items_per_block": 3}):
+        assert pb.object(**kwargs).to_metadata_dict() == cblosc2.object(**kwargs).to_metadata_dict()
 
 
 def test_object_spec() -> None:
     spec = pb.object(nullable=True)
     assert isinstance(spec, ObjectSpec) and spec.nullable and spec.dtype is None
-    assert spec.to_metadata_dict() == {"kind": "object", "nullable": True}
-
-
-def test_a_table_with_an_object_column_is_not_implemented() -> None:
-    @dataclasses.dataclass
-    class Row:
-        x: object = pb.field(pb.object())
-
-    with pytest.raises(NotImplementedError, match="'x': object columns"):
-        pb.CTable(Row)
+    assert spec.to_metadata_dict() == {
+        "kind": "object",
+        "nullable": True,
+        "serializer": "msgpack",
+        "batch_rows": 2048,
+    }

@@ -44,6 +44,7 @@ from .column import Column, ColumnViewIndexer
 from .kleene import NullableBoolExpr
 from .listcol import ListColumn  # list columns: registered with strings.py on import
 from .nulls import NullPolicy, get_null_policy, null_policy
+from .objcol import ObjectColumn  # object columns: registered with strings.py on import
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import Leaves, TableStorage, register_tree_opener
 from .strings import DictionarySpec, UTF8Spec, VLBytesSpec, VLStringSpec
@@ -62,6 +63,7 @@ __all__ = [
     "NDArraySpec",
     "NullPolicy",
     "NullableBoolExpr",
+    "ObjectColumn",
     "ObjectSpec",
     "SchemaSpec",
     "StructSpec",

@@ -49,7 +49,7 @@ _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
-        "ndarray", "list", *VAR_KINDS,
+        "ndarray", "list", "object", *VAR_KINDS,
     }
 )  # fmt: skip
 
@@ -121,7 +121,7 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
         raise NotImplementedError(f"CTable column {name!r}: list columns with Arrow batches")
     if getattr(spec, "nullable", False) and kind == "ndarray":
         raise NotImplementedError(f"CTable column {name!r}: nullable ndarray columns")
-    if getattr(spec, "nullable", False) and kind not in (*VAR_KINDS, "list"):
+    if getattr(spec, "nullable", False) and kind not in (*VAR_KINDS, "list", "object"):
         check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
 

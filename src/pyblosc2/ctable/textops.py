@@ -110,8 +110,8 @@ class TextColumnMixin:
 
     @property
     def is_varlen_scalar(self) -> bool:
-        """Whether this is a ``vlstring`` or ``vlbytes`` column."""
-        return getattr(self._spec(), "kind", None) in ("vlstring", "vlbytes")
+        """Whether this is a ``vlstring``, ``vlbytes`` or ``object`` column."""
+        return getattr(self._spec(), "kind", None) in ("vlstring", "vlbytes", "object")
 
     def isin(self, values: Any) -> np.ndarray:
         """A bool per live row: whether its value is one of ``values`` (a null is not).
