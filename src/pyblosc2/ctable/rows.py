@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import ParamError, ParamTypeError
 from .ndcells import coerce_cells, is_cells
+from .nested import flatten_mapping
 from .nulls import NULL_MASK, null_kind, split_nulls, value_nulls
 from .schema import TableColumn
 from .strings import coerce_values, is_var
@@ -52,6 +53,7 @@ def row_to_values(columns: list[TableColumn], row: Any) -> list[Any]:
             raise ParamError(f"row fields {sorted(extra)} are not columns of the table")
         return [getattr(row, c.name) if c.name in found else _default(c) for c in columns]
     if isinstance(row, Mapping):
+        row = flatten_mapping(row, names)  # nested mappings: dotted names (nested.py)
         extra = set(row) - set(names)
         if extra:
             raise ParamError(f"row keys {sorted(extra)} are not columns of the table {names}")
@@ -77,6 +79,7 @@ def batch_to_columns(
     if isinstance(data, np.ndarray) and data.dtype.names:
         data = {k: data[k] for k in data.dtype.names}
     if isinstance(data, Mapping):
+        data = flatten_mapping(data, [c.name for c in columns])
         extra = set(data) - {c.name for c in columns}
         if extra and len(extra) == len(data):
             raise ParamError(f"No known stored columns in {sorted(extra)}: the table has none")

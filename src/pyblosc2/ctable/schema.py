@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import schema as specs
 from ..errors import ParamError, ParamTypeError
+from .nested import relpath
 from .nulls import check_null_spec
 from .strings import VAR_KINDS, var_spec
 
@@ -106,6 +107,7 @@ def check_column_name(name: Any) -> str:
         raise ParamError(f"a column name must be a non-empty str, got {name!r}")
     if name.startswith("_") or name in RESERVED_NAMES:
         raise ParamError(f"column name {name!r}: names starting with '_' are reserved")
+    relpath(name)  # a dotted name: no empty segment (nested.py)
     return name
 
 

@@ -33,6 +33,7 @@ from ..meta.jsondoc import loads_json
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from ..schunk import SChunk
+from .nested import relpath
 
 __all__ = [
     "EmbedLeaves",
@@ -100,14 +101,13 @@ def open_embed(cframe: Any, copy: bool = True) -> EmbedLeaves:
 
 
 def col_key(name: str) -> str:
-    """The key of column ``name``: python-blosc2 percent-encodes ``%``, ``/``, ``\\``.
+    """The key of column ``name``: python-blosc2 percent-encodes ``%``, ``/``, ``.``, ``\\``
+    in each segment of a dotted name (``trip.lon`` is ``/_cols/trip/lon``).
 
     >>> col_key("a/b")
     '/_cols/a%2Fb'
     """
-    if "." in name or "\\" in name:
-        raise NotImplementedError(f"CTable column {name!r}: dotted (nested) column names")
-    return COLS_DIR + name.replace("%", "%25").replace("/", "%2F")
+    return COLS_DIR + relpath(name)  # a dotted name: one level per segment (nested.py)
 
 
 class TableStorage:

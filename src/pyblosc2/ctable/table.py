@@ -36,6 +36,7 @@ from .csv_io import TableCSV
 from .display import TableDisplay
 from .groupby import TableGrouping
 from .ndcells import check_cells_array, is_cells, physical_shape
+from .nested import namespace_of
 from .nullconvert import TableNullConvert
 from .nulls import resolve_nullable
 from .nullstore import open_null_masks
@@ -433,6 +434,9 @@ class CTable(
             computed = self.__dict__.get("_computed_cols") or {}
             if (cols is not None and name in cols) or name in computed:
                 return Column(self, name)
+            nested = namespace_of(self, (name,)) if cols is not None else None
+            if nested is not None:  # t.trip.lon: the dotted column trip.lon (nested.py)
+                return nested
         what = NOT_BUILT.get(name)
         if what is not None:
             raise NotImplementedError(f"CTable.{name}: {what} is not implemented by pyblosc2")

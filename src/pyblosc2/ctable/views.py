@@ -28,6 +28,7 @@ from .colexpr import ColExpr
 from .column import read_positions
 from .kleene import kleene_condition
 from .ndcells import refuse_cells_in_expr
+from .nested import with_dotted_aliases
 from .textexpr import mentions_text, text_condition
 
 __all__ = ["TableViews"]
@@ -74,8 +75,7 @@ class TableViews(TableBase):
 
     def _string_condition(self, expr: str) -> Any:
         """A string expression over this table's columns, as a lazy expression."""
-        ops = self._expression_operands()
-        text = expr.strip()
+        text, ops = with_dotted_aliases(expr.strip(), self._expression_operands())
         if mentions_text(text, ops):  # text columns: textexpr.py's walker
             return text_condition(text, ops, self._physical_len())
         for name, kind in ((n, a.dtype.kind) for n, a in ops.items()):
