@@ -81,7 +81,7 @@ def test_segments_escaped_and_refused() -> None:
     t = pb.CTable(Flat)
     with pytest.raises(ParamError, match="empty segment"):
         t.rename_column("a", "x.")
-    with pytest.raises(ParamError, match="not columns|deeper"):  # bounded, never a recursion
+    with pytest.raises(ParamError, match=r"not columns|deeper"):  # bounded, never a recursion
         deep: Any = 1.0
         for _ in range(70):
             deep = {"trip": deep}
