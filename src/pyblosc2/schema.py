@@ -7,9 +7,10 @@ the constraints set, in python-blosc2's key order): numbers (``int8`` ... ``uint
 ``float32``, ``float64``, ``complex64``, ``complex128``), ``bool``, ``timestamp``, fixed-width
 ``string`` and ``bytes``, ``struct`` (named fields) and ``list`` (a :class:`ListSpec`: item
 spec, nullability, backend, serializer, ``batch_rows``, ``items_per_block``).
-:func:`spec_from_metadata_dict` rebuilds a spec from its dict. The CTable-only kinds
-(``utf8``, ``vlstring``, ``vlbytes``, ``object``, ``ndarray``, ``dictionary``) are not
-implemented by pyblosc2 and are refused by name.
+:func:`spec_from_metadata_dict` rebuilds a spec from its dict (``object`` and ``ndarray``
+too: :mod:`pyblosc2.schema_declared`, importable from here; the text kinds ``utf8``,
+``vlstring``, ``vlbytes``, ``dictionary`` are :mod:`pyblosc2.ctable.strings`').
+:class:`SchemaSpec` and the null handling are :mod:`pyblosc2.schema_base`'s.
 
 The spec classes shadow ``bool``, ``bytes`` and ``list`` in this module, as in python-blosc2.
 """

@@ -88,13 +88,55 @@ def test_bad_cells_refused_before_writing() -> None:
     with pytest.raises(ValueError, match="axis"):
         pb.take(t, [0], axis=0)
     assert len(t) == 2 and t.vec[:].tolist() == _data(2)["vec"].tolist()
-    with pytest.raises(NotImplementedError, match="nullable ndarray columns"):
+    for spec in (pb.ndarray((2,), nullable=True), pb.ndarray((2,), null_storage="mask")):
 
         @dataclasses.dataclass
         class N:
-            x: object = pb.field(pb.ndarray((2,), nullable=True))
+            x: object = pb.field(spec)
 
-        pb.CTable(N)
+        with pytest.raises(NotImplementedError, match="nullable ndarray columns with mask"):
+            pb.CTable(N)
+    for spec, says in (
+        (pb.ndarray((2,), np.int8, null_value=300), "outside int8"),
+        (pb.ndarray((2,), np.int8, null_value=1.5), "outside int8"),
+        (pb.ndarray((2,), np.bool_, null_value=1), "must be 255"),
+        (pb.ndarray((2,), np.complex64, null_storage="sentinel"), "no null sentinel"),
+    ):
+
+        @dataclasses.dataclass
+        class S:
+            x: object = pb.field(spec)
+
+        with pytest.raises(ParamError, match=says):
+            pb.CTable(S)
+
+
+@dataclasses.dataclass
+class NullRow:
+    f: object = pb.field(pb.ndarray((3,), np.float32, null_storage="sentinel"))
+    i: object = pb.field(pb.ndarray((2,), np.int16, null_value=-7))
+    b: object = pb.field(pb.ndarray((2,), np.bool_, null_storage="sentinel"))
+
+
+def test_sentinel_cells(tmp_path: Path) -> None:
+    path = str(tmp_path / "n.b2d")
+    with pb.CTable(NullRow, urlpath=path, mode="w") as t:
+        t.append(([1, 2, 3], [4, 5], [True, False]))
+        t.append((None, None, None))
+        t.extend({"f": [None, [4, 5, 6]], "i": [[6, 7], None], "b": [None, [False, False]]})
+        t.i[0] = None
+    back = pb.CTable.open(path)
+    assert back.f.is_null().tolist() == [False, True, True, False]
+    assert back.i.null_count() == 3 and back.b.dtype == np.uint8
+    np.testing.assert_array_equal(back.i[1], [-7, -7])
+    np.testing.assert_array_equal(back.b[1], [255, 255])
+    np.testing.assert_array_equal(back.f.sum(axis=0), [5, 7, 9])  # null rows left out
+    spec = back.schema_dict()["columns"]
+    assert spec[1] == {
+        "name": "i", "kind": "ndarray", "item_shape": [2], "dtype_str": "<i2",
+        "nullable": True, "null_value": -7,
+    }  # fmt: skip
+    assert spec[2]["bool_widened_to_uint8"] is True and spec[2]["null_value"] == 255
 
 
 @pytest.mark.parametrize("form", ["b2d", "b2z"])

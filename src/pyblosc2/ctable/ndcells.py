@@ -11,6 +11,7 @@ nullable form (an in-band sentinel cell or a validity mask) is :class:`NotImplem
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from ..errors import FormatError, ParamError, ParamTypeError
 from ..schema_declared import NDArraySpec
+from .nulls import get_null_policy, sentinel_mask
 
 __all__ = [
     "ColumnCells",
@@ -29,6 +31,7 @@ __all__ = [
     "physical_shape",
     "refuse_cells",
     "refuse_cells_in_expr",
+    "resolve_cells",
 ]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -52,6 +55,50 @@ def physical_shape(spec: Any, capacity: int) -> tuple[int, ...]:
     return (capacity, *spec.item_shape) if is_cells(spec) else (capacity,)
 
 
+def resolve_cells(name: str, spec: NDArraySpec) -> NDArraySpec:
+    """``spec`` with its null sentinel fixed (a copy; the policy's sentinel when only
+    ``null_storage="sentinel"`` is given) and checked; mask storage is
+    :class:`NotImplementedError`.
+
+    >>> resolve_cells("v", NDArraySpec((2,), np.int16, null_storage="sentinel")).null_value
+    -32768
+    """
+    if not spec.nullable:
+        return spec
+    if spec.uses_mask or (spec.null_value is None and spec.null_storage is None):
+        raise NotImplementedError(
+            f"CTable column {name!r}: nullable ndarray columns with mask storage "
+            "(give null_storage='sentinel' or a null_value)"
+        )
+    dtype, value = spec.dtype, spec.null_value
+    if value is None:
+        policy = get_null_policy()
+        if spec.bool_widened_to_uint8:
+            value = 255
+        elif dtype.kind == "i":
+            info = np.iinfo(dtype)
+            value = int(info.min if policy.signed_int_strategy == "min" else info.max)
+        elif dtype.kind == "u":
+            info = np.iinfo(dtype)
+            value = int(info.min if policy.unsigned_int_strategy == "min" else info.max)
+        elif dtype.kind == "f":
+            value = policy.float_value
+        else:
+            raise ParamTypeError(f"column {name!r}: {dtype} cells have no null sentinel")
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        raise ParamTypeError(f"Null sentinel for column {name!r} must be a number: {value!r}")
+    if spec.bool_widened_to_uint8 and value != 255:
+        raise ParamError(f"Null sentinel for nullable bool column {name!r} must be 255")
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not float(value).is_integer() or not info.min <= value <= info.max:
+            raise ParamError(f"Null sentinel for column {name!r}={value!r} is outside {dtype}")
+    out = copy.copy(spec)
+    out.null_value = value.item() if isinstance(value, np.generic) else value
+    out.null_storage = None  # a sentinel is sentinel storage
+    return out
+
+
 def coerce_cells(name: str, spec: NDArraySpec, values: Any, n: int | None = None) -> np.ndarray:
     """``values`` (``n`` cells, or one array of shape ``(n, *item_shape)``) as an array of
     the cell dtype, checked: shape, no ``None``, integral values within an integer dtype.
@@ -64,9 +111,11 @@ def coerce_cells(name: str, spec: NDArraySpec, values: Any, n: int | None = None
         raw = values
     else:
         cells = list(values)
-        for cell in cells:
-            if cell is None:
+        if any(cell is None for cell in cells):
+            if spec.null_value is None:
                 raise ParamTypeError(f"Column {name!r} is not nullable; received None.")
+            null = np.full(item, spec.null_value, dtype=spec.dtype)
+            cells = [null if cell is None else cell for cell in cells]
         try:
             raw = np.array(cells) if cells else np.empty((0, *item), dtype=spec.dtype)
         except ValueError:  # ragged cells
@@ -146,6 +195,14 @@ class ColumnCells:
     def is_ndarray(self) -> bool:
         """Whether the column holds N-d cells."""
         return self._cell_spec() is not None
+
+    def is_null(self) -> np.ndarray:
+        """True where the live row is null (a cell all of its sentinel, for N-d cells)."""
+        spec = self._cell_spec()
+        if spec is None:
+            return super().is_null()  # type: ignore[misc,no-any-return]
+        values = np.asarray(self[:])  # type: ignore[index]
+        return sentinel_mask(values, spec.null_value, item_ndim=len(spec.item_shape))
 
     def sum(self, dtype: Any = None, axis: Any = None, **kwargs: Any) -> Any:
         """The sum (over the logical ``(rows, *item_shape)`` array for N-d cells)."""
@@ -237,6 +294,8 @@ def cells_reduce(column: Any, op: str, axis: Any, kwargs: dict[str, Any]) -> Any
     if kwargs.get("where") is not None:
         raise NotImplementedError(f"{op}(where=...) of an ndarray column")
     values = np.asarray(column[:])
+    if column._cell_spec().null_value is not None:  # null rows are left out
+        values = values[~column.is_null()]
     if op == "norm":
         return np.linalg.norm(values, axis=axis)
     return getattr(np, op)(values, axis=axis)

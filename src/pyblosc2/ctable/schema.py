@@ -10,10 +10,10 @@ are kept as they are. A plain annotation becomes a spec as in python-blosc2: ``i
 ``int64``, ``float`` → ``float64``, ``bool``, ``complex`` → ``complex128``, ``str`` →
 ``string`` (``U32``), ``bytes`` (``S32``).
 
-pyblosc2 stores the columns whose values have one NumPy dtype (numbers, ``bool``, fixed-width
-``string`` and ``bytes``); the other kinds (lists, structs, variable-length text, objects,
-dictionaries, N-d cells) raise :class:`NotImplementedError` naming them; nullable
-columns are :mod:`.nulls`'.
+pyblosc2 stores numbers, ``bool``, ``timestamp``, fixed-width ``string`` and ``bytes``, the
+text kinds (:mod:`.strings`), N-d cells (:mod:`.ndcells`), lists (:mod:`.listcol`) and objects
+(:mod:`.objcol`); struct columns and python-blosc2's nested schema metadata raise
+:class:`NotImplementedError` naming them; nullable columns are :mod:`.nulls`'.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import schema as specs
 from ..errors import ParamError, ParamTypeError
+from .ndcells import resolve_cells
 from .nested import relpath
 from .nulls import check_null_spec
 from .strings import VAR_KINDS, var_spec
@@ -121,8 +122,8 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
         raise NotImplementedError(f"CTable column {name!r}: nullable utf8 columns (mask storage)")
     if kind == "list" and getattr(spec, "serializer", "msgpack") != "msgpack":
         raise NotImplementedError(f"CTable column {name!r}: list columns with Arrow batches")
-    if getattr(spec, "nullable", False) and kind == "ndarray":
-        raise NotImplementedError(f"CTable column {name!r}: nullable ndarray columns")
+    if kind == "ndarray":
+        return resolve_cells(name, spec)  # type: ignore[arg-type]  # its null sentinel
     if getattr(spec, "nullable", False) and kind not in (*VAR_KINDS, "list", "object"):
         check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
