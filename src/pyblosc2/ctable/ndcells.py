@@ -200,7 +200,7 @@ class ColumnCells:
         """True where the live row is null (a cell all of its sentinel, for N-d cells)."""
         spec = self._cell_spec()
         if spec is None:
-            return super().is_null()  # type: ignore[misc,no-any-return]
+            return super().is_null()  # type: ignore[misc]
         values = np.asarray(self[:])  # type: ignore[index]
         return sentinel_mask(values, spec.null_value, item_ndim=len(spec.item_shape))
 
