@@ -234,6 +234,6 @@ def check_mode(mode: Any) -> str:
     return str(mode)
 
 
-def new_valid_rows(capacity: int) -> NDArray:
-    """An all-deleted ``_valid_rows`` mask of ``capacity`` rows."""
-    return zeros((capacity,), dtype=np.bool_)
+def new_valid_rows(capacity: int, chunks: Any = None, blocks: Any = None) -> NDArray:
+    """An all-deleted ``_valid_rows`` mask of ``capacity`` rows (on a grid if given)."""
+    return zeros((capacity,), dtype=np.bool_, chunks=chunks, blocks=blocks)

@@ -8,10 +8,8 @@ rows, deleted by clearing their ``_valid_rows`` item, and read by logical row th
 capacity; ``close`` trims it and records the row count (``n_rows``) in the schema, as
 python-blosc2 does. Between the first change and ``close`` the stored schema has no
 ``n_rows``, so a reader counts the live rows instead of trusting an old count.
-
-What python-blosc2's CTable does beyond storage (queries, indexes, sorting, group-by,
-computed columns, nulls, Arrow/pandas/CSV/Parquet) raises :class:`NotImplementedError`
-naming it (:data:`NOT_BUILT`).
+What python-blosc2's CTable has and pyblosc2 does not raises :class:`NotImplementedError`
+naming it (:data:`NOT_BUILT`); the operations are the mixins' (one module each).
 """
 
 from __future__ import annotations
@@ -34,6 +32,7 @@ from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
 from .csv_io import TableCSV
 from .display import TableDisplay
+from .grid import TableGrid, aligned_grid
 from .groupby import TableGrouping
 from .ndcells import check_cells_array, is_cells, physical_shape
 from .nested import namespace_of
@@ -95,6 +94,7 @@ class CTable(
     TableArrow,
     TableCSV,
     TableNullConvert,
+    TableGrid,
 ):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
@@ -182,11 +182,13 @@ class CTable(
         self._set_columns(columns)
         self._storage = storage
         self._read_only = False
-        self._valid_rows = storage.install(VALID_ROWS_KEY, new_valid_rows(capacity))
+        chunks, blocks, on_grid = aligned_grid(columns, capacity)  # one grid: grid.py
+        self._valid_rows = storage.install(VALID_ROWS_KEY, new_valid_rows(capacity, chunks, blocks))
         self._cols: dict[str, NDArray] = {}
         self._null_masks = {}
         for c in columns:
-            kwargs: dict[str, Any] = {}
+            own = (chunks, blocks) if c.name in on_grid else (c.chunks, c.blocks)
+            kwargs: dict[str, Any] = {"chunks": own[0], "blocks": own[1]}
             cparams = c.cparams if c.cparams is not None else self._cparams
             dparams = c.dparams if c.dparams is not None else self._dparams
             if cparams is not None:
@@ -196,8 +198,7 @@ class CTable(
             if is_var(c.spec):  # kept in memory, stored on close (strings.py)
                 self._cols[c.name] = new_var_column(c.spec, capacity)  # type: ignore[assignment,arg-type]
                 continue
-            shape = physical_shape(c.spec, capacity)
-            arr = zeros(shape, dtype=c.dtype, chunks=c.chunks, blocks=c.blocks, **kwargs)
+            arr = zeros(physical_shape(c.spec, capacity), dtype=c.dtype, **kwargs)
             self._cols[c.name] = storage.install(col_key(c.name), arr)
         storage.save_schema(schema_to_dict(columns))
         self._store_var_columns(storage, 0)
