@@ -133,9 +133,10 @@ class NestedNamespace:
 
     @property
     def col_names(self) -> list[str]:
-        """The dotted names of the columns under this prefix."""
+        """The names of the columns under this prefix, relative to it (``begin.lon``)."""
         n = len(self._prefix)
-        return [c for c in self._table.col_names if split_field_path(c)[:n] == self._prefix]
+        parts = [split_field_path(c) for c in self._table.col_names]
+        return [join_field_path(p[n:]) for p in parts if p[:n] == self._prefix and len(p) > n]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -149,8 +150,7 @@ class NestedNamespace:
         return self.__getattr__(name)
 
     def __dir__(self) -> list[str]:
-        n = len(self._prefix)
-        return sorted({split_field_path(c)[n] for c in self.col_names})
+        return sorted({split_field_path(c)[0] for c in self.col_names})
 
     def __repr__(self) -> str:
         return f"NestedNamespace({join_field_path(list(self._prefix))!r}: {self.col_names})"
