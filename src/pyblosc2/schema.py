@@ -7,9 +7,10 @@ the constraints set, in python-blosc2's key order): numbers (``int8`` ... ``uint
 ``float32``, ``float64``, ``complex64``, ``complex128``), ``bool``, ``timestamp``, fixed-width
 ``string`` and ``bytes``, ``struct`` (named fields) and ``list`` (a :class:`ListSpec`: item
 spec, nullability, backend, serializer, ``batch_rows``, ``items_per_block``).
-:func:`spec_from_metadata_dict` rebuilds a spec from its dict. The CTable-only kinds
-(``utf8``, ``vlstring``, ``vlbytes``, ``object``, ``ndarray``, ``dictionary``) are not
-implemented by pyblosc2 and are refused by name.
+:func:`spec_from_metadata_dict` rebuilds a spec from its dict (``object`` and ``ndarray``
+too: :mod:`pyblosc2.schema_declared`, importable from here; the text kinds ``utf8``,
+``vlstring``, ``vlbytes``, ``dictionary`` are :mod:`pyblosc2.ctable.strings`').
+:class:`SchemaSpec` and the null handling are :mod:`pyblosc2.schema_base`'s.
 
 The spec classes shadow ``bool``, ``bytes`` and ``list`` in this module, as in python-blosc2.
 """
@@ -18,14 +19,14 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-import types
 from dataclasses import MISSING
 from typing import Any, ClassVar
 
 import numpy as np
 
-from . import ndarray as _ndarray_package
 from .errors import ParamError, ParamTypeError
+from .schema_base import NULL_MASK, SchemaSpec, _Nullable
+from .schema_declared import NDArraySpec, ObjectSpec, ndarray
 
 __all__ = [
     "ListSpec",
@@ -46,6 +47,7 @@ __all__ = [
     "int32",
     "int64",
     "list",
+    "ndarray",
     "spec_from_metadata_dict",
     "string",
     "struct",
@@ -56,88 +58,18 @@ __all__ = [
     "uint64",
 ]
 
+
 FIELD_METADATA_KEY = "blosc2"
-NULL_MASK = "mask"
-_NULL_STORAGES = (NULL_MASK, "sentinel")
 _CTABLE_ONLY = ("utf8", "vlstring", "vlbytes", "object", "ndarray", "dictionary")
-
-
-class SchemaSpec:
-    """A logical column type: storage dtype, Python type, constraints and metadata."""
-
-    dtype: Any = None
-    python_type: ClassVar[type]
-    kind: ClassVar[str]
-    nullable: builtins.bool = False
-
-    def to_metadata_dict(self) -> dict[str, Any]:
-        """The spec as python-blosc2 stores it."""
-        raise NotImplementedError
-
-    def display_label(self) -> str:
-        """The spec's name as python-blosc2 prints it (``int64``, ``list[int32]``...)."""
-        return self.kind
-
-    @property
-    def _kind(self) -> str:  # python-blosc2's private name of ``kind``
-        return self.kind
-
-    @property
-    def uses_mask(self) -> builtins.bool:
-        """Whether nulls live in a validity sidecar (``null_storage="mask"``)."""
-        return getattr(self, "null_storage", None) == NULL_MASK
-
-    @property
-    def uses_sentinel(self) -> builtins.bool:
-        """Whether nulls are an in-band ``null_value`` (a resolved sentinel)."""
-        return getattr(self, "null_value", None) is not None
-
-    def __eq__(self, other: object) -> builtins.bool:
-        return type(other) is type(self) and (other.to_metadata_dict() == self.to_metadata_dict())
-
-    def __hash__(self) -> int:
-        return hash(repr(self.to_metadata_dict()))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.to_metadata_dict()!r})"
-
-
-class _Nullable(SchemaSpec):
-    """Specs that may hold nulls: ``nullable``, an in-band ``null_value`` or
-    ``null_storage`` (``"sentinel"`` or ``"mask"``)."""
-
-    null_value: Any = None
-    null_storage: str | None = None
-
-    def _init_nulls(self, nullable: Any, null_value: Any, null_storage: Any) -> None:
-        if null_storage is not None and null_storage not in _NULL_STORAGES:
-            raise ParamError(
-                f"null_storage must be one of {_NULL_STORAGES} or None, got {null_storage!r}"
-            )
-        if null_storage == NULL_MASK and null_value is not None:
-            raise ParamError(
-                "null_storage='mask' keeps nullity out of band, so it cannot be combined with "
-                "an explicit null_value (which is what in-band 'sentinel' storage means)"
-            )
-        self.nullable = builtins.bool(
-            nullable or null_value is not None or null_storage is not None
-        )
-        self.null_value = null_value.item() if isinstance(null_value, np.generic) else null_value
-        self.null_storage = null_storage
-
-    def _null_metadata(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.nullable:
-            out["nullable"] = True
-        if self.null_value is not None:
-            out["null_value"] = self.null_value
-        if self.null_storage == NULL_MASK:
-            out["null_storage"] = NULL_MASK
-        return out
 
 
 class _Numeric(_Nullable):
     """Integers and floats, with ``ge``/``gt``/``le``/``lt`` bounds."""
+
+    def to_pydantic_kwargs(self) -> dict[str, Any]:
+        """The bounds set."""
+        bounds = {"ge": self.ge, "gt": self.gt, "le": self.le, "lt": self.lt}
+        return {k: v for k, v in bounds.items() if v is not None}
 
     def __init__(
         self,
@@ -322,6 +254,10 @@ class _Sized(_Nullable):
         out["max_length"] = self.max_length
         return out
 
+    def to_pydantic_kwargs(self) -> dict[str, Any]:
+        """The length limits (and a string's pattern)."""
+        return self._constraints()
+
     def to_metadata_dict(self) -> dict[str, Any]:
         """The spec as python-blosc2 stores it: kind, length limits and null handling."""
         return {"kind": self.kind, **self._constraints(), **self._null_metadata()}
@@ -412,6 +348,10 @@ class ListSpec(SchemaSpec):
             raise ParamError(f"serializer must be 'msgpack' or 'arrow', got {serializer!r}")
         if storage == "vl" and serializer != "msgpack":
             raise ParamError("storage='vl' only supports serializer='msgpack'")
+        _count("batch_rows", batch_rows)
+        _count("items_per_block", items_per_block)
+        if not isinstance(nullable, builtins.bool):
+            raise ParamTypeError(f"ListSpec nullable must be a bool, got {nullable!r}")
         self.item_spec = item_spec
         self.nullable = nullable
         self.storage = storage
@@ -479,16 +419,15 @@ def spec_from_metadata_dict(data: Any) -> SchemaSpec:
         raise ParamTypeError(f"a spec's metadata must be a mapping with a 'kind', got {data!r}")
     rest = dict(data)
     kind = rest.pop("kind")
-    if kind == "list":
-        rest.setdefault("batch_rows", None)  # before ListArray V2: caller-managed batches
-        return ListSpec(spec_from_metadata_dict(rest.pop("item")), **rest)
-    if kind == "struct":
-        fields = {}
-        for entry in rest.pop("fields"):
-            entry = dict(entry)
-            name = entry.pop("name")
-            fields[name] = spec_from_metadata_dict(entry)
-        return StructSpec(fields, **rest)
+    if kind in ("list", "struct"):
+        try:
+            return _nested_from_dict(kind, rest)
+        except (TypeError, KeyError, AttributeError) as exc:  # a missing or odd entry
+            raise ParamTypeError(f"bad {kind} spec metadata {data!r}: {exc!r}") from None
+    if kind == "ndarray":
+        return NDArraySpec.from_metadata_dict(data)
+    if kind == "object":
+        return ObjectSpec.from_metadata_dict(data)
     if kind in _CTABLE_ONLY:
         raise NotImplementedError(f"the CTable column kind {kind!r} is not implemented by pyblosc2")
     cls = _KINDS.get(kind)
@@ -498,6 +437,26 @@ def spec_from_metadata_dict(data: Any) -> SchemaSpec:
         return cls(**rest)
     except TypeError as exc:
         raise ParamTypeError(f"bad {kind} spec metadata {data!r}: {exc}") from None
+
+
+def _nested_from_dict(kind: str, rest: dict[str, Any]) -> SchemaSpec:
+    if kind == "list":
+        rest.setdefault("batch_rows", None)  # before ListArray V2: caller-managed batches
+        return ListSpec(spec_from_metadata_dict(rest.pop("item")), **rest)
+    fields = {}
+    for entry in rest.pop("fields"):
+        entry = dict(entry)
+        name = entry.pop("name")
+        fields[name] = spec_from_metadata_dict(entry)
+    return StructSpec(fields, **rest)
+
+
+def _count(name: str, value: Any) -> None:
+    """Refuse a batch size that is not None or a positive int (at most 2**31)."""
+    if value is None:
+        return
+    if isinstance(value, builtins.bool) or not isinstance(value, int) or not 0 < value <= 1 << 31:
+        raise ParamError(f"{name} must be positive (at most 2**31) or None, got {value!r}")
 
 
 def struct(fields: dict[str, SchemaSpec], *, nullable: builtins.bool = False) -> StructSpec:
@@ -587,77 +546,3 @@ def fill_value_for(spec: SchemaSpec) -> Any:
         return b""
     dtype = getattr(spec, "dtype", None)
     return np.zeros((), dtype=np.dtype(dtype) if dtype is not None else np.int64)[()].item()
-
-
-class ObjectSpec(SchemaSpec):
-    """python-blosc2's object (msgpack) column kind (``blosc2.object()``), declared so that the
-    name exists; a CTable refuses such a column with :class:`NotImplementedError`.
-
-    >>> ObjectSpec(nullable=True).to_metadata_dict()
-    {'kind': 'object', 'nullable': True}
-    """
-
-    kind = "object"
-    python_type = builtins.object
-    dtype = None
-
-    def __init__(self, **options: Any) -> None:
-        self.options = options
-        self.nullable = builtins.bool(options.get("nullable", False))
-
-    def to_metadata_dict(self) -> dict[str, Any]:
-        """The kind and the options given."""
-        return {"kind": "object", **self.options}
-
-    def __repr__(self) -> str:
-        return f"object({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
-
-
-class NDArraySpec(SchemaSpec):
-    """python-blosc2's N-d cell column kind (``blosc2.ndarray(item_shape, dtype=...)``),
-    declared so that the name exists; a CTable refuses such a column with
-    :class:`NotImplementedError` (pyblosc2 stores one value per row).
-
-    >>> NDArraySpec((3,), dtype=float64()).to_metadata_dict()["kind"]
-    'ndarray'
-    """
-
-    kind = "ndarray"
-    python_type = builtins.object
-
-    def __init__(self, item_shape: tuple[int, ...], *, dtype: Any = None, **options: Any) -> None:
-        self.item_shape = tuple(item_shape)
-        self.item_spec = dtype
-        self.options = options
-        self.nullable = builtins.bool(options.get("nullable", False))
-        self.null_value = options.get("null_value")
-        self.null_storage = options.get("null_storage")
-        inner = dtype.dtype if isinstance(dtype, SchemaSpec) else dtype
-        self.dtype = np.dtype(inner if inner is not None else np.float64)
-
-    def to_metadata_dict(self) -> dict[str, Any]:
-        """The kind, item shape and the options given."""
-        return {"kind": "ndarray", "item_shape": [*self.item_shape], **self.options}
-
-
-def ndarray(item_shape: Any, dtype: Any = np.float64, **options: Any) -> NDArraySpec:
-    """python-blosc2's N-d cell column spec (``blosc2.ndarray(item_shape, dtype)``; not
-    stored: a CTable refuses it with :class:`NotImplementedError`).
-
-    >>> ndarray((3,), float64()).item_shape
-    (3,)
-    """
-    shape = (item_shape,) if isinstance(item_shape, int | np.integer) else item_shape
-    return NDArraySpec(tuple(int(n) for n in shape), dtype=dtype, **options)
-
-
-class _NDArrayPackage(types.ModuleType):
-    """``pyblosc2.ndarray`` is the package of the N-d array and, called, python-blosc2's
-    ``blosc2.ndarray(item_shape, dtype)`` column spec: one name in python-blosc2 (whose array
-    module is private), where a schema may say ``x: ... = blosc2.field(blosc2.ndarray((3,)))``."""
-
-    def __call__(self, item_shape: Any, dtype: Any = np.float64, **options: Any) -> NDArraySpec:
-        return ndarray(item_shape, dtype, **options)
-
-
-_ndarray_package.__class__ = _NDArrayPackage

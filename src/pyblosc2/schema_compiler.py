@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyblosc2.ctable.base import TableSchema
-from pyblosc2.ctable.schema import compile_row_type
+from pyblosc2.ctable.schema import TableColumn, check_column_name, compile_row_type
 from pyblosc2.ctable.schema import schema_from_dict as _columns_from_dict
 from pyblosc2.ctable.schema import schema_to_dict as _dict_from_columns
 from pyblosc2.ctable.strings import VAR_KINDS, var_spec
@@ -16,6 +16,8 @@ from pyblosc2.errors import ParamTypeError
 from pyblosc2.schema import spec_from_metadata_dict as _fixed_spec_from_dict
 
 __all__ = [
+    "CompiledColumn",
+    "CompiledSchema",
     "compile_schema",
     "compute_display_width",
     "schema_from_dict",
@@ -23,6 +25,19 @@ __all__ = [
     "spec_from_metadata_dict",
     "validate_annotation_matches_spec",
 ]
+
+
+#: python-blosc2's names of a compiled schema and of one of its columns
+CompiledSchema = TableSchema
+CompiledColumn = TableColumn
+
+
+def _validate_column_name(name: Any) -> None:
+    """Refuse a name python-blosc2 refuses (empty, or starting with ``_``); ``/`` is allowed.
+
+    >>> _validate_column_name("a/b")
+    """
+    check_column_name(name)
 
 
 def compile_schema(row_type: Any) -> TableSchema:
@@ -35,7 +50,7 @@ def compile_schema(row_type: Any) -> TableSchema:
     >>> list(compile_schema(Row).columns_by_name)
     ['x']
     """
-    return TableSchema(tuple(compile_row_type(row_type)))
+    return TableSchema(tuple(compile_row_type(row_type)), row_type)
 
 
 def schema_to_dict(schema: TableSchema) -> dict[str, Any]:
@@ -68,7 +83,7 @@ def validate_annotation_matches_spec(name: str, annotation: Any, spec: Any) -> N
     expected = getattr(spec, "python_type", None)
     if expected not in (None, object) and annotation is not expected:
         raise ParamTypeError(
-            f"column {name!r}: annotation {annotation!r} does not match its "
+            f"column {name!r}: annotation {annotation!r} is incompatible with its "
             f"{spec.kind} spec (expected {expected.__name__})"
         )
 

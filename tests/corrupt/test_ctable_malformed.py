@@ -49,7 +49,7 @@ CASES: dict[str, tuple[Any, str]] = {
     "version 99": (lambda d: {**d, "version": 99}, "Unsupported schema version 99"),
     "column not a mapping": (lambda d: {**d, "columns": [5]}, "needs 'name' and 'kind'"),
     "column without kind": (lambda d: _with(d, kind=None), "needs 'name' and 'kind'"),
-    "unknown kind": (lambda d: _with(d, kind="int7"), "unknown column kind 'int7'"),
+    "unknown kind": (lambda d: _with(d, kind="int7"), "Unknown column kind 'int7'"),
     # found by the schema fuzz target: a TypeError (unhashable) escaped
     "kind a list": (lambda d: _with(d, kind=["int64"]), r"kind must be a str, got \['int64'\]"),
     "spec keyword unknown": (lambda d: _with(d, bogus=1), "bad int64 spec metadata"),

@@ -72,7 +72,7 @@ def test_schema_document_as_python_blosc2_writes_it() -> None:
         ({"columns": [{"kind": "int8"}]}, ParamTypeError),
         ({"columns": [{"name": "_x", "kind": "int8"}]}, ParamError),
         ({"columns": [{"name": "x", "kind": "nope"}]}, ParamError),  # python-blosc2: ValueError
-        ({"columns": [{"name": "x", "kind": "object"}]}, NotImplementedError),
+        ({"columns": [{"name": "x", "kind": "object", "serializer": "arrow"}]}, ParamError),
         ({"columns": [], "materialized_columns": [{"name": "c"}]}, NotImplementedError),
     ],
     ids=[
@@ -81,7 +81,7 @@ def test_schema_document_as_python_blosc2_writes_it() -> None:
         "no-name",
         "reserved-name",
         "unknown",
-        "object",
+        "object-arrow",
         "materialized",
     ],
 )

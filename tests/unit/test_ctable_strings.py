@@ -96,15 +96,6 @@ def test_specs_and_their_metadata() -> None:
         var_spec("utf8", nope=1)
 
 
-def test_object_columns_are_named() -> None:
-    @dataclasses.dataclass
-    class Obj:
-        o: object = pb.field(pb.object())
-
-    with pytest.raises(NotImplementedError, match="object"):
-        CTable(Obj)
-
-
 # -- in memory ----------------------------------------------------------------------------------
 def test_reads_writes_and_deletes() -> None:
     t = _table()

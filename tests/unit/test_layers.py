@@ -47,6 +47,8 @@ LAYERS = {
     "schunk": 7,
     "packing": 7.5,  # pack/pack_tensor & co.: arrays in chunks and frames, over api and schunk
     "ndarray": 8,
+    "schema_base": 8.08,  # SchemaSpec and the null handling specs share
+    "schema_declared": 8.09,  # python-blosc2's object and N-d cell (ndarray) column specs
     "schema": 8.1,  # python-blosc2's schema specs (ListArray item types)
     "vlarrays": 8.2,  # ObjectArray, BatchArray, ListArray: variable-length containers
     "msgpack_utils": 8.3,  # python-blosc2's msgpack_utils names

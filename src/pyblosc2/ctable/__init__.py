@@ -19,14 +19,38 @@ pandas), :mod:`.csv_io` (CSV), :mod:`.build` (new tables from columns),
 building, the catalog, ``where`` through them, min/max from their summaries).
 """
 
+from ..schema import (  # python-blosc2's ctable module has the spec names too
+    ListSpec,
+    NDArraySpec,
+    ObjectSpec,
+    SchemaSpec,
+    StructSpec,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    string,
+    timestamp,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from .base import TableSchema
 from .chunkwriter import ChunkAlignedWriter as _ChunkAlignedWriter
 from .colexpr import ColExpr, col
 from .column import Column, ColumnViewIndexer
 from .kleene import NullableBoolExpr
+from .listcol import ListColumn  # list columns: registered with strings.py on import
 from .nulls import NullPolicy, get_null_policy, null_policy
+from .objcol import ObjectColumn  # object columns: registered with strings.py on import
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .storage import Leaves, TableStorage, register_tree_opener
+from .strings import DictionarySpec, UTF8Spec, VLBytesSpec, VLStringSpec
 from .table import NOT_BUILT, CTable, ctable_from_cframe
 
 __all__ = [
@@ -35,19 +59,44 @@ __all__ = [
     "ColExpr",
     "Column",
     "ColumnViewIndexer",
+    "DictionarySpec",
     "Leaves",
+    "ListColumn",
+    "ListSpec",
+    "NDArraySpec",
     "NullPolicy",
     "NullableBoolExpr",
+    "ObjectColumn",
+    "ObjectSpec",
+    "SchemaSpec",
+    "StructSpec",
     "TableColumn",
     "TableSchema",
     "TableStorage",
+    "UTF8Spec",
+    "VLBytesSpec",
+    "VLStringSpec",
     "_ChunkAlignedWriter",
     "col",
     "compile_row_type",
+    "complex64",
+    "complex128",
     "ctable_from_cframe",
+    "float32",
+    "float64",
     "get_null_policy",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
     "null_policy",
     "register_tree_opener",
     "schema_from_dict",
     "schema_to_dict",
+    "string",
+    "timestamp",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]

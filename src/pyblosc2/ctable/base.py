@@ -39,6 +39,7 @@ class TableSchema:
     """
 
     columns: tuple[TableColumn, ...]
+    row_cls: Any = None  # the dataclass compiled (None when read from a document)
 
     @property
     def columns_by_name(self) -> dict[str, TableColumn]:
@@ -61,6 +62,7 @@ class TableBase:
     """The state of a table and what its operations ask of it."""
 
     base: Any = None  # the parent table of a view (python-blosc2's ``base``)
+    _takes_rows = True  # pyblosc2.take(table, rows) is table.take(rows)
     _cached_live_positions: np.ndarray | None = None
     _text_clean = True  # no text column changed since the store last received them
     _dep_cols: dict[str, NDArray] | None = None  # a projection's parent columns (computed deps)

@@ -24,6 +24,7 @@ from ..ndarray.ndarray import NDArray
 from .base import TableBase, mask_from_positions
 from .colstats import ColumnStats
 from .info import InfoReporter, column_info_items
+from .ndcells import ColumnCells
 from .nullcol import ColumnNulls
 from .rows import to_column
 from .strings import is_var
@@ -65,7 +66,7 @@ def read_positions(arr: Any, where: np.ndarray) -> np.ndarray:
     [7, 2]
     """
     if where.size == 0:
-        return np.empty(0, dtype=arr.dtype)
+        return np.empty((0, *arr.shape[1:]), dtype=arr.dtype)
     lo, hi = int(where.min()), int(where.max()) + 1
     if hi - lo == where.size and where[0] == lo and np.all(np.diff(where) == 1):
         return np.asarray(arr[lo:hi])
@@ -107,7 +108,7 @@ class ColumnViewIndexer:
         return f"ColumnViewIndexer({self._column._col_name!r})"
 
 
-class Column(ColumnNulls, ColumnStats, TextColumnMixin):
+class Column(ColumnCells, ColumnNulls, ColumnStats, TextColumnMixin):
     """One column of a :class:`CTable`, indexed by logical row.
 
     >>> import dataclasses
@@ -123,6 +124,7 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
     """
 
     _REPR_PREVIEW_ITEMS = 8
+    _takes_rows = True  # pyblosc2.take(column, rows) is column.take(rows)
 
     def __init__(self, table: TableBase, col_name: str, mask: NDArray | None = None) -> None:
         self._table = table
@@ -184,18 +186,18 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """The logical shape, ``(len(column),)``."""
-        return (len(self),)
+        """The logical shape, ``(len(column), *item_shape)``."""
+        return (len(self), *self.item_shape)
 
     @property
     def ndim(self) -> int:
-        """1."""
-        return 1
+        """1 for a scalar column, one more than the cell's for N-d cells."""
+        return 1 + self.item_ndim
 
     @property
     def size(self) -> int:
-        """The number of live values."""
-        return len(self)
+        """The number of live values (items of all cells, for N-d cells)."""
+        return len(self) * self.item_size
 
     # -- reading --------------------------------------------------------------------------
     def _read(self, where: np.ndarray) -> np.ndarray:
@@ -234,6 +236,8 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
                     return self._cast(np.asarray(self._raw_col[start : max(start, stop)]))
                 return self._read(np.arange(len(self), dtype=np.int64)[key])
             return self._read(self._resolve_live_positions()[key])
+        if isinstance(key, tuple) and self.is_ndarray:
+            return self._cells_getitem(key)
         if isinstance(key, LazyExpr | NDArray):
             key = np.asarray(key[:])
         arr = np.asarray(key)
@@ -371,7 +375,8 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
         if not isinstance(key, slice | list | tuple | np.ndarray | range):
             raise ParamTypeError(f"Invalid index type: {type(key).__name__}")
         rows = self._logical_rows(key)
-        values = to_column(col, np.broadcast_to(np.asarray(value), rows.shape), bounds=False)
+        shape = (*rows.shape, *self.item_shape)  # N-d cells: one cell per row
+        values = to_column(col, np.broadcast_to(np.asarray(value), shape), bounds=False)
         if (
             self._has_identity_positions()
             and isinstance(key, slice)
@@ -464,6 +469,11 @@ class Column(ColumnNulls, ColumnStats, TextColumnMixin):
         return self._kleene_compare(self._compare2(op, other), other)  # nulls: unknown
 
     def _compare2(self, op: str, other: Any) -> Any:
+        if self.is_ndarray:
+            raise ParamTypeError(
+                f"Cannot compare ndarray column {self._col_name!r} directly; "
+                "index an item first (col[:, i])"
+            )
         raw = self._raw_col
         right = other._raw_col if isinstance(other, Column) else other
         unit = self._timestamp_unit()

@@ -30,6 +30,7 @@ from .. import schema as specs
 from ..errors import ParamError
 from .build import column, new_table
 from .groupkeys import factorize_fixed_width_str, python_scalar
+from .ndcells import refuse_cells
 from .nullgroups import null_empty_groups, null_group_keys, null_key_codes, null_keys
 
 __all__ = ["CTableGroupBy", "TableGrouping"]
@@ -579,6 +580,7 @@ class TableGrouping:
         >>> t.group_by("k").mean("v").v_mean[:]
         array([2., 5.])
         """
+        refuse_cells(self, keys, "group by")
         return CTableGroupBy(
             self, keys, sort=sort, dropna=dropna, engine=engine, chunk_size=chunk_size
         )

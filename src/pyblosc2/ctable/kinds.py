@@ -1,8 +1,7 @@
 """python-blosc2's CTable-only column kinds, declared so that row types naming them are
 valid Python (``blosc2.field(blosc2.dictionary())``): ``vlstring``, ``vlbytes``, ``utf8``,
 ``object`` and ``dictionary``. ``utf8``, ``vlstring``, ``vlbytes`` and ``dictionary`` columns
-are stored (:mod:`.strings`); a CTable refuses an ``object`` column with
-:class:`NotImplementedError` (:func:`~pyblosc2.ctable.schema.check_stored_spec`).
+are stored by :mod:`.strings`, ``object`` columns by :mod:`.objcol`.
 """
 
 from __future__ import annotations
@@ -63,7 +62,7 @@ def utf8(*, nullable: bool = False, **options: Any) -> VarSpec:
 
 
 def object(*, nullable: bool = False, **options: Any) -> ObjectSpec:
-    """python-blosc2's object (msgpack) column kind (not stored: :class:`NotImplementedError`).
+    """python-blosc2's object (msgpack) column kind (:mod:`.objcol`).
 
     >>> object().kind
     'object'

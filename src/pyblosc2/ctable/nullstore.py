@@ -105,7 +105,7 @@ class TableNulls(TableBase):
         """One row's cells (the values at physical row ``pos``, one per column) as Python
         objects, ``None`` where a mask column is null (not its fill; a sentinel column shows
         its sentinel, the value its writer chose)."""
-        out = [v.item() if hasattr(v, "item") else v for v in values]
+        out = [v.item() if isinstance(v, np.generic) else v for v in values]  # N-d: arrays
         for i, name in enumerate(self.col_names):
             if name in self._null_masks and not self._null_masks[name][pos]:
                 out[i] = None
@@ -119,7 +119,10 @@ class TableNulls(TableBase):
         for parts in zip(*(c.iter_chunks() for c in columns), strict=True):
             cells = []
             for part, flags in zip(parts, nulls, strict=True):
-                items = part if isinstance(part, list) else part.tolist()
+                if isinstance(part, list):
+                    items = part
+                else:  # an N-d cell column's rows stay arrays
+                    items = list(part) if part.ndim > 1 else part.tolist()
                 if flags is not None and flags[start : start + len(items)].any():
                     for j in np.flatnonzero(flags[start : start + len(items)]).tolist():
                         items[j] = None

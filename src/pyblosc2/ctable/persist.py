@@ -23,6 +23,7 @@ from ..ndarray.constructors import zeros
 from ..schunk import SChunk
 from .base import TableBase
 from .column import read_positions
+from .ndcells import physical_shape
 from .schema import schema_to_dict
 from .storage import VALID_ROWS_KEY, TableStorage, col_key, new_valid_rows, open_embed, open_tree
 from .strings import is_var, new_var_column, save_var_column
@@ -98,7 +99,8 @@ class TablePersist(TableBase):
                 var = new_var_column(c.spec, capacity, values)  # type: ignore[arg-type]
                 save_var_column(storage, col_key(c.name), var, n)
                 continue
-            arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks)
+            shape = physical_shape(c.spec, capacity)
+            arr = zeros(shape, dtype=c.dtype, chunks=c.chunks, blocks=c.blocks)
             if n:
                 arr[:n] = read_positions(self._cols[c.name], live)
             arrays[c.name] = storage.install(col_key(c.name), arr)

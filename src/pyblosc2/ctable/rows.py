@@ -11,7 +11,9 @@ text would be cut by the fixed-width dtype), and the cast to the column's dtype.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import MISSING
 from typing import Any
@@ -20,11 +22,13 @@ import numpy as np
 
 from ..errors import ParamError, ParamTypeError
 from .listcol import coerce_list_values, is_list_spec
+from .ndcells import coerce_cells, is_cells
+from .nested import flatten_mapping
 from .nulls import NULL_MASK, null_kind, split_nulls, value_nulls
 from .schema import TableColumn
 from .strings import coerce_values, is_var
 
-__all__ = ["batch_to_columns", "row_to_values"]
+__all__ = ["batch_to_columns", "row_class", "row_to_values"]
 
 
 def _default(col: TableColumn) -> Any:
@@ -50,6 +54,7 @@ def row_to_values(columns: list[TableColumn], row: Any) -> list[Any]:
             raise ParamError(f"row fields {sorted(extra)} are not columns of the table")
         return [getattr(row, c.name) if c.name in found else _default(c) for c in columns]
     if isinstance(row, Mapping):
+        row = flatten_mapping(row, names)  # nested mappings: dotted names (nested.py)
         extra = set(row) - set(names)
         if extra:
             raise ParamError(f"row keys {sorted(extra)} are not columns of the table {names}")
@@ -75,6 +80,7 @@ def batch_to_columns(
     if isinstance(data, np.ndarray) and data.dtype.names:
         data = {k: data[k] for k in data.dtype.names}
     if isinstance(data, Mapping):
+        data = flatten_mapping(data, [c.name for c in columns])
         extra = set(data) - {c.name for c in columns}
         if extra and len(extra) == len(data):
             raise ParamError(f"No known stored columns in {sorted(extra)}: the table has none")
@@ -108,6 +114,8 @@ def to_column(
         return coerce_list_values(col.name, col.spec, values)  # type: ignore[arg-type]
     if is_var(col.spec):  # utf8, vlstring, vlbytes, dictionary: strings.py's
         return coerce_values(col.name, col.spec, values)  # type: ignore[arg-type]
+    if is_cells(col.spec):  # N-d cells: ndcells.py's
+        return coerce_cells(col.name, col.spec, values, n)  # type: ignore[arg-type]
     dtype = col.dtype
     values, nulls = split_nulls(col, values)  # None/NA -> the sentinel or the mask's fill
     raw = np.asarray(values) if not isinstance(values, np.ndarray) else values
@@ -204,3 +212,34 @@ def _check_bounds(col: TableColumn, arr: np.ndarray) -> None:
                 f"column {col.name!r}: value {worst!r} violates constraint {attr}={limit} "
                 f"(must be {sign} {limit})"
             )
+
+
+class _RowBase:
+    """What python-blosc2's rows add to a named tuple: ``row["name"]`` and ``as_dict()``."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...]
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            try:
+                return tuple.__getitem__(self, self._fields.index(key))  # type: ignore[call-overload]
+            except ValueError:
+                raise KeyError(key) from None
+        return tuple.__getitem__(self, key)  # type: ignore[call-overload]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as a mapping of column names to values."""
+        return dict(zip(self._fields, self, strict=True))  # type: ignore[call-overload]
+
+
+@functools.lru_cache(maxsize=64)
+def row_class(names: tuple[str, ...]) -> type:
+    """The named-tuple class of a table's rows (``row.x``, ``row["x"]``, ``row[0]``).
+
+    >>> r = row_class(("x", "y"))(1, 2)
+    >>> r.y, r["x"], r[1], r.as_dict()
+    (2, 1, 2, {'x': 1, 'y': 2})
+    """
+    base = collections.namedtuple("Row", names, rename=True)  # type: ignore[misc]
+    return type("Row", (_RowBase, base), {"__slots__": ()})

@@ -10,10 +10,10 @@ are kept as they are. A plain annotation becomes a spec as in python-blosc2: ``i
 ``int64``, ``float`` → ``float64``, ``bool``, ``complex`` → ``complex128``, ``str`` →
 ``string`` (``U32``), ``bytes`` (``S32``).
 
-pyblosc2 stores the columns whose values have one NumPy dtype (numbers, ``bool``, fixed-width
-``string`` and ``bytes``); the other kinds (lists, structs, variable-length text, objects,
-dictionaries, N-d cells) raise :class:`NotImplementedError` naming them; nullable
-columns are :mod:`.nulls`'.
+pyblosc2 stores numbers, ``bool``, ``timestamp``, fixed-width ``string`` and ``bytes``, the
+text kinds (:mod:`.strings`), N-d cells (:mod:`.ndcells`), lists (:mod:`.listcol`) and objects
+(:mod:`.objcol`); struct columns and python-blosc2's nested schema metadata raise
+:class:`NotImplementedError` naming them; nullable columns are :mod:`.nulls`'.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ import numpy as np
 
 from .. import schema as specs
 from ..errors import ParamError, ParamTypeError
+from .ndcells import resolve_cells
+from .nested import relpath
 from .nulls import check_null_spec
 from .strings import VAR_KINDS, var_spec
 
@@ -49,7 +51,7 @@ _STORED_KINDS = frozenset(
     {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float32", "float64", "complex64", "complex128", "bool", "string", "bytes", "timestamp",
-        *VAR_KINDS, "list",
+        "ndarray", "list", "object", *VAR_KINDS,
     }
 )  # fmt: skip
 
@@ -74,6 +76,11 @@ class TableColumn:
     def dtype(self) -> np.dtype[Any]:
         dtype = self.spec.dtype
         return np.dtype(object if dtype is None else dtype)  # None: a text kind (strings.py)
+
+    @property
+    def py_type(self) -> Any:
+        """The Python type of the column's values (the spec's)."""
+        return getattr(self.spec, "python_type", object)
 
     @property
     def config(self) -> TableColumn:
@@ -101,6 +108,7 @@ def check_column_name(name: Any) -> str:
         raise ParamError(f"a column name must be a non-empty str, got {name!r}")
     if name.startswith("_") or name in RESERVED_NAMES:
         raise ParamError(f"column name {name!r}: names starting with '_' are reserved")
+    relpath(name)  # a dotted name: no empty segment (nested.py)
     return name
 
 
@@ -109,7 +117,11 @@ def check_stored_spec(name: str, spec: specs.SchemaSpec) -> specs.SchemaSpec:
     kind = getattr(spec, "kind", type(spec).__name__)
     if kind not in _STORED_KINDS:
         raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
-    if getattr(spec, "nullable", False) and kind not in VAR_KINDS:
+    if kind == "list" and getattr(spec, "serializer", "msgpack") != "msgpack":
+        raise NotImplementedError(f"CTable column {name!r}: list columns with Arrow batches")
+    if kind == "ndarray":
+        return resolve_cells(name, spec)  # type: ignore[arg-type]  # its null sentinel
+    if getattr(spec, "nullable", False) and kind not in (*VAR_KINDS, "list", "object"):
         check_null_spec(name, spec)  # the null storage of :mod:`.nulls`
     return spec
 
@@ -152,7 +164,7 @@ def compile_row_type(row_type: Any) -> list[TableColumn]:
                 and annotation is not expected
             ):
                 raise ParamTypeError(
-                    f"column {name!r}: annotation {annotation!r} does not match its "
+                    f"column {name!r}: annotation {annotation!r} is incompatible with its "
                     f"{spec.kind} spec (expected {expected.__name__})"
                 )
         else:
@@ -221,14 +233,17 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
         name = check_column_name(entry.pop("name"))
         default = _default_from_json(entry.pop("default")) if "default" in entry else MISSING
         options = {k: entry.pop(k, None) for k in ("cparams", "dparams")}
-        chunks = _shape(name, "chunks", entry.pop("chunks", None))
-        blocks = _shape(name, "blocks", entry.pop("blocks", None))
+        ndim = 1 + len(entry["item_shape"]) if entry.get("kind") == "ndarray" else 1
+        if not isinstance(entry.get("item_shape", []), list):  # refused with its spec below
+            ndim = 1
+        chunks = _shape(name, "chunks", entry.pop("chunks", None), ndim)
+        blocks = _shape(name, "blocks", entry.pop("blocks", None), ndim)
         kind = entry.get("kind")
         if not isinstance(kind, str):
             raise ParamTypeError(f"CTable column {name!r}: kind must be a str, got {kind!r}")
         if kind not in _STORED_KINDS:
             if kind not in _KNOWN_KINDS:
-                raise ParamError(f"CTable column {name!r}: unknown column kind {kind!r}")
+                raise ParamError(f"CTable column {name!r}: Unknown column kind {kind!r}")
             raise NotImplementedError(f"CTable column {name!r}: {kind} columns")
         var = kind in VAR_KINDS  # strings.py's kinds
         spec = var_spec(**entry) if var else specs.spec_from_metadata_dict(entry)
@@ -245,17 +260,18 @@ def schema_from_dict(doc: Any) -> list[TableColumn]:
     return columns
 
 
-def _shape(name: str, key: str, value: Any) -> tuple[int, ...] | None:
-    """A column's ``chunks``/``blocks`` entry: None or a list of one positive int."""
+def _shape(name: str, key: str, value: Any, ndim: int = 1) -> tuple[int, ...] | None:
+    """A column's ``chunks``/``blocks`` entry: None or a list of ``ndim`` positive ints."""
     if value is None:
         return None
     if (
         not isinstance(value, list)
-        or len(value) != 1
+        or len(value) != ndim
         or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in value)
     ):
         raise ParamTypeError(
-            f"column {name!r}: {key} must be a list of one positive int: {value!r}"
+            f"column {name!r}: {key} must be a list of "
+            f"{'one positive int' if ndim == 1 else f'{ndim} positive ints'}: {value!r}"
         )
     return tuple(value)
 

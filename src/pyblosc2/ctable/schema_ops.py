@@ -23,6 +23,7 @@ from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from .base import TableBase
 from .column import write_positions
+from .ndcells import is_cells, physical_shape
 from .nulls import resolve_nullable
 from .rows import to_column
 from .schema import TableColumn, check_column_name, check_stored_spec
@@ -97,7 +98,12 @@ class TableSchemaOps(TableBase):
         n = len(self)
         if values is not None:
             raw = np.asarray(values[:] if isinstance(values, NDArray) else values)
-            if raw.ndim != 1 or raw.shape[0] != n:
+            want = physical_shape(col.spec, n)
+            if is_cells(col.spec) and raw.shape != want:
+                raise ParamError(
+                    f"add_column({name!r}) values= must have shape {want}, got {raw.shape}"
+                )
+            if raw.shape[:1] != (n,) or (raw.ndim != 1 and not is_cells(col.spec)):
                 raise ParamError(
                     f"add_column({name!r}) values= requires {n} entries (one per live row), "
                     f"got shape {raw.shape}"
@@ -126,7 +132,13 @@ class TableSchemaOps(TableBase):
         arr: Any = (
             new_var_column(col.spec, capacity)  # type: ignore[arg-type]
             if is_var(col.spec)
-            else zeros((capacity,), dtype=col.dtype, chunks=col.chunks, blocks=col.blocks, **kwargs)
+            else zeros(
+                physical_shape(col.spec, capacity),
+                dtype=col.dtype,
+                chunks=col.chunks,
+                blocks=col.blocks,
+                **kwargs,
+            )
         )
         if n:
             if self._dense():

@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import ParamError, ParamTypeError
 from .base import TableBase
 from .column import read_positions
+from .ndcells import refuse_cells
 from .textops import sort_key
 
 __all__ = ["TableSorting"]
@@ -107,6 +108,7 @@ class TableSorting(TableBase):
         if inplace and self._read_only:
             raise ParamError("Table is read-only (opened with mode='r').")
         names, orders = self._sort_keys(cols, ascending)
+        refuse_cells(self, names, "sort by")
         live = self._live_positions()
         ordered = live[self._order(names, orders, live)] if live.size else live
         if inplace:

@@ -35,6 +35,7 @@ from ..meta.jsondoc import loads_json
 from ..ndarray.constructors import zeros
 from ..ndarray.ndarray import NDArray
 from ..schunk import SChunk
+from .nested import relpath
 from .nulls import NOTNULL_SUFFIX
 
 __all__ = [
@@ -105,14 +106,13 @@ def open_embed(cframe: Any, copy: bool = True) -> EmbedLeaves:
 
 
 def col_key(name: str) -> str:
-    """The key of column ``name``: python-blosc2 percent-encodes ``%``, ``/``, ``\\``.
+    """The key of column ``name``: python-blosc2 percent-encodes ``%``, ``/``, ``.``, ``\\``
+    in each segment of a dotted name (``trip.lon`` is ``/_cols/trip/lon``).
 
     >>> col_key("a/b")
     '/_cols/a%2Fb'
     """
-    if "." in name or "\\" in name:
-        raise NotImplementedError(f"CTable column {name!r}: dotted (nested) column names")
-    return COLS_DIR + name.replace("%", "%25").replace("/", "%2F")
+    return COLS_DIR + relpath(name)  # a dotted name: one level per segment (nested.py)
 
 
 class TableStorage:
@@ -328,6 +328,6 @@ def check_mode(mode: Any) -> str:
     return str(mode)
 
 
-def new_valid_rows(capacity: int) -> NDArray:
-    """An all-deleted ``_valid_rows`` mask of ``capacity`` rows."""
-    return zeros((capacity,), dtype=np.bool_)
+def new_valid_rows(capacity: int, chunks: Any = None, blocks: Any = None) -> NDArray:
+    """An all-deleted ``_valid_rows`` mask of ``capacity`` rows (on a grid if given)."""
+    return zeros((capacity,), dtype=np.bool_, chunks=chunks, blocks=blocks)

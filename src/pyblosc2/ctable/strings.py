@@ -273,9 +273,21 @@ def _extra(spec: Any) -> tuple[Any, Any, Any, Any] | None:
     return hooks if hooks is not None and isinstance(spec, hooks[0]) else None
 
 
+#: other column kinds kept in memory as this module's are (spec type -> a handler with
+#: ``new``, ``coerce``, ``save`` and ``load``), registered by their modules (:mod:`.objcol`;
+#: lists use ``EXTRA_KINDS``: two designs met in a merge, one to go)
+_MEMORY_KINDS: dict[type, Any] = {}
+
+
+def register_memory_kind(spec_type: type, handler: Any) -> None:
+    """Keep the columns of ``spec_type`` in memory and store them with ``handler``."""
+    _MEMORY_KINDS[spec_type] = handler
+
+
 def is_var(spec: Any) -> bool:
-    """Whether ``spec`` is one of this module's column kinds (or one of ``EXTRA_KINDS``)."""
-    return isinstance(spec, VarSpec) or _extra(spec) is not None
+    """Whether ``spec`` is one of this module's column kinds, or one of ``EXTRA_KINDS`` or
+    the registered memory kinds."""
+    return isinstance(spec, VarSpec) or _extra(spec) is not None or type(spec) in _MEMORY_KINDS
 
 
 def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
@@ -283,6 +295,8 @@ def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
     checked: a wrong type or a null in a column that is not nullable is refused. A utf8
     column with mask storage gets ``""`` at its nulls, in a ``numpy.ma.MaskedArray``
     masked there (the nulls go to its validity sidecar, :mod:`.nullstore`)."""
+    if type(spec) in _MEMORY_KINDS:
+        return _MEMORY_KINDS[type(spec)].coerce(name, spec, values)
     if isinstance(values, NDArray):
         values = values[:]
     if isinstance(values, np.ndarray):
@@ -456,6 +470,8 @@ def new_var_column(spec: VarSpec, capacity: int, values: np.ndarray | None = Non
     """An in-memory column of ``spec``'s kind, ``capacity`` rows (``values`` first)."""
     if (hooks := _extra(spec)) is not None:
         return hooks[1](spec, capacity, values)
+    if type(spec) in _MEMORY_KINDS:
+        return _MEMORY_KINDS[type(spec)].new(spec, capacity, values)
     cls = DictionaryColumn if spec.kind == "dictionary" else VarColumn
     return cls(spec, capacity, values)
 
@@ -483,6 +499,9 @@ def save_var_column(storage: Any, key: str, column: VarColumn, n: int) -> None:
     """Write the first ``n`` physical rows of ``column`` at ``key`` of ``storage`` (a
     :class:`~pyblosc2.ctable.storage.TableStorage`) in python-blosc2's layout."""
     spec = column.spec
+    if type(spec) in _MEMORY_KINDS:
+        _MEMORY_KINDS[type(spec)].save(storage, key, column, n)
+        return
     values = column._values[:n]
     if (hooks := _extra(spec)) is not None:
         hooks[2](storage, key, column, n)
@@ -552,6 +571,8 @@ def load_var_column(
     anything, python-blosc2 leaves them as they were)."""
     if (hooks := _extra(spec)) is not None:
         return hooks[3](storage, key, spec, capacity)
+    if type(spec) in _MEMORY_KINDS:
+        return _MEMORY_KINDS[type(spec)].load(storage, key, spec, capacity, live)
     if spec.kind == "utf8":
         offsets_arr = _open(storage, key, NDArray)
         data_arr = _open(storage, key + UTF8_SUFFIX, NDArray)

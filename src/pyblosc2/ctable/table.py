@@ -8,15 +8,12 @@ rows, deleted by clearing their ``_valid_rows`` item, and read by logical row th
 capacity; ``close`` trims it and records the row count (``n_rows``) in the schema, as
 python-blosc2 does. Between the first change and ``close`` the stored schema has no
 ``n_rows``, so a reader counts the live rows instead of trusting an old count.
-
-What python-blosc2's CTable does beyond storage (queries, indexes, sorting, group-by,
-computed columns, nulls, Arrow/pandas/CSV/Parquet) raises :class:`NotImplementedError`
-naming it (:data:`NOT_BUILT`).
+What python-blosc2's CTable has and pyblosc2 does not raises :class:`NotImplementedError`
+naming it (:data:`NOT_BUILT`); the operations are the mixins' (one module each).
 """
 
 from __future__ import annotations
 
-import collections
 import os
 import shutil
 from collections.abc import Iterator
@@ -35,13 +32,16 @@ from .column import Column, write_positions
 from .computed import TableComputed, computed_entries
 from .csv_io import TableCSV
 from .display import TableDisplay
+from .grid import TableGrid, aligned_grid
 from .groupby import TableGrouping
 from .indexes import TableIndexes
+from .ndcells import check_cells_array, is_cells, physical_shape
+from .nested import namespace_of
 from .nullconvert import TableNullConvert
 from .nulls import resolve_nullable
 from .nullstore import open_null_masks
 from .persist import TablePersist
-from .rows import batch_to_columns, row_to_values, to_column
+from .rows import batch_to_columns, row_class, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
 from .schema_ops import TableSchemaOps
 from .sorting import TableSorting
@@ -90,6 +90,7 @@ class CTable(
     TableCSV,
     TableNullConvert,
     TableIndexes,
+    TableGrid,
 ):
     """A columnar compressed table with a typed schema (python-blosc2's ``CTable``).
 
@@ -177,11 +178,13 @@ class CTable(
         self._set_columns(columns)
         self._storage = storage
         self._read_only = False
-        self._valid_rows = storage.install(VALID_ROWS_KEY, new_valid_rows(capacity))
+        chunks, blocks, on_grid = aligned_grid(columns, capacity)  # one grid: grid.py
+        self._valid_rows = storage.install(VALID_ROWS_KEY, new_valid_rows(capacity, chunks, blocks))
         self._cols: dict[str, NDArray] = {}
         self._null_masks = {}
         for c in columns:
-            kwargs: dict[str, Any] = {}
+            own = (chunks, blocks) if c.name in on_grid else (c.chunks, c.blocks)
+            kwargs: dict[str, Any] = {"chunks": own[0], "blocks": own[1]}
             cparams = c.cparams if c.cparams is not None else self._cparams
             dparams = c.dparams if c.dparams is not None else self._dparams
             if cparams is not None:
@@ -191,7 +194,7 @@ class CTable(
             if is_var(c.spec):  # kept in memory, stored on close (strings.py)
                 self._cols[c.name] = new_var_column(c.spec, capacity)  # type: ignore[assignment,arg-type]
                 continue
-            arr = zeros((capacity,), dtype=c.dtype, chunks=c.chunks, blocks=c.blocks, **kwargs)
+            arr = zeros(physical_shape(c.spec, capacity), dtype=c.dtype, **kwargs)
             self._cols[c.name] = storage.install(col_key(c.name), arr)
         storage.save_schema(schema_to_dict(columns))
         self._store_var_columns(storage, 0)
@@ -237,6 +240,9 @@ class CTable(
             for c in self._columns:
                 arr = self._cols[c.name]
                 if is_var(c.spec):
+                    continue
+                if is_cells(c.spec):
+                    check_cells_array(col_key(c.name), c.spec, arr, valid.shape[0])  # type: ignore[arg-type]
                     continue
                 if arr.ndim != 1 or arr.shape[0] < valid.shape[0] or arr.dtype != c.dtype:
                     raise FormatError(
@@ -329,7 +335,7 @@ class CTable(
     @property
     def schema(self) -> TableSchema:
         """The table's columns (``columns``, ``columns_by_name``)."""
-        return TableSchema(tuple(self._columns))
+        return TableSchema(tuple(self._columns), self._row_type)
 
     def column_schema(self, name: str) -> TableColumn:
         """The stored column ``name`` (its spec, default and storage options).
@@ -410,7 +416,7 @@ class CTable(
         return self._computed_lazy(name) if name in self._computed_cols else self._cols[name]
 
     def _row_tuple(self) -> Any:
-        return collections.namedtuple("Row", self.col_names, rename=True)
+        return row_class(tuple(self.col_names))
 
     def __iter__(self) -> Iterator[Any]:
         yield from self._iter_rows(self._row_tuple(), [Column(self, n) for n in self.col_names])
@@ -421,6 +427,9 @@ class CTable(
             computed = self.__dict__.get("_computed_cols") or {}
             if (cols is not None and name in cols) or name in computed:
                 return Column(self, name)
+            nested = namespace_of(self, (name,)) if cols is not None else None
+            if nested is not None:  # t.trip.lon: the dotted column trip.lon (nested.py)
+                return nested
         what = NOT_BUILT.get(name)
         if what is not None:
             raise NotImplementedError(f"CTable.{name}: {what} is not implemented by pyblosc2")
@@ -445,7 +454,7 @@ class CTable(
         if pos + n > capacity:
             new = max(pos + n, capacity + min(max(capacity, 1), MAX_GROWTH))
             for arr in self._cols.values():
-                arr.resize((new,))
+                arr.resize((new, *arr.shape[1:]))  # an N-d cell column keeps its cell axes
             self._resize_null_masks(new)
             self._valid_rows.resize((new,))  # the mask last, as in close
         return pos
@@ -525,7 +534,7 @@ class CTable(
                     0 < target < self._valid_rows.shape[0]
                 ):  # the mask first: never longer than a column
                     for arr in (self._valid_rows, *self._cols.values(), *self._masks().values()):
-                        arr.resize((target,))
+                        arr.resize((target, *arr.shape[1:]))
                 self._store_var_columns(storage, self._last_pos)
                 built = bool(storage.load_schema().get("summary_indexes_built", False))
                 storage.update_schema(n_rows=self._n_rows, summary_indexes_built=built)

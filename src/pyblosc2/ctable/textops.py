@@ -149,9 +149,9 @@ class TextColumnMixin:
 
     @property
     def is_varlen_scalar(self) -> bool:
-        """Whether this column holds variable-length scalars: ``vlstring``, ``vlbytes`` or
-        ``utf8`` (python-blosc2 counts utf8 among them)."""
-        return getattr(self._spec(), "kind", None) in ("vlstring", "vlbytes", "utf8")
+        """Whether this column holds variable-length scalars: ``vlstring``, ``vlbytes``,
+        ``utf8`` (python-blosc2 counts utf8 among them) or ``object``."""
+        return getattr(self._spec(), "kind", None) in ("vlstring", "vlbytes", "utf8", "object")
 
     def isin(self, values: Any) -> np.ndarray:
         """A bool per live row: whether its value is one of ``values`` (a null is not).

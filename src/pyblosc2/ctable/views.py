@@ -27,6 +27,8 @@ from .base import TableBase, mask_from_positions
 from .colexpr import ColExpr
 from .column import read_positions
 from .kleene import kleene_condition
+from .ndcells import refuse_cells_in_expr
+from .nested import with_dotted_aliases
 from .textexpr import mentions_text, text_condition
 
 __all__ = ["TableViews"]
@@ -51,6 +53,16 @@ def _take_indices(indices: Any, size: int) -> np.ndarray:
     return out
 
 
+def _as_array(values: Any) -> np.ndarray:
+    """A column's values as an array (a list of texts or lists as a 1-d object array)."""
+    if isinstance(values, np.ndarray):
+        return values
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
 class TableViews(TableBase):
     """Row selections (a mixin of :class:`~pyblosc2.ctable.table.CTable`)."""
 
@@ -63,8 +75,7 @@ class TableViews(TableBase):
 
     def _string_condition(self, expr: str) -> Any:
         """A string expression over this table's columns, as a lazy expression."""
-        ops = self._expression_operands()
-        text = expr.strip()
+        text, ops = with_dotted_aliases(expr.strip(), self._expression_operands())
         if mentions_text(text, ops):  # text columns: textexpr.py's walker
             return text_condition(text, ops, self._physical_len())
         for name, kind in ((n, a.dtype.kind) for n, a in ops.items()):
@@ -79,6 +90,7 @@ class TableViews(TableBase):
         if isinstance(cond, ColExpr):
             cond = cond._bind(self)
         if isinstance(cond, str):
+            refuse_cells_in_expr(self, cond)  # ndcells.py: scalar columns only
             kleene = kleene_condition(self, cond)  # over nullable columns: three-valued
             cond = self._string_condition(cond) if kleene is None else kleene
         if hasattr(cond, "_col_name") and hasattr(cond, "_raw_col"):  # a bool Column
@@ -115,6 +127,18 @@ class TableViews(TableBase):
         out = np.zeros(total, dtype=np.bool_)
         out[live] = mask[live]
         return out
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """The live rows as a structured array (text and list values as objects, an N-d
+        cell column as a subarray field)."""
+        columns = {name: _as_array(self[name][:]) for name in self.col_names}  # type: ignore[index]
+        fields = [
+            (n, v.dtype, v.shape[1:]) if v.ndim > 1 else (n, v.dtype) for n, v in columns.items()
+        ]
+        out = np.empty(len(self), dtype=np.dtype(fields))
+        for name, values in columns.items():
+            out[name] = values
+        return out if dtype is None else out.astype(dtype)
 
     def where(self, expr_result: Any, *, columns: list[str] | None = None) -> Any:
         """A view of the rows where the condition holds: a lazy expression over columns,

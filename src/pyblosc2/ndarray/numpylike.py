@@ -411,6 +411,10 @@ def take(a: NDArray, indices: Any, axis: int | None = None) -> NDArray:
            [ 6,  4],
            [10,  8]])
     """
+    if getattr(a, "_takes_rows", False):  # a CTable or a Column: rows, in their own type
+        if axis is not None:
+            raise ParamError("take of a CTable or a Column takes rows: axis is not supported")
+        return a.take(indices)
     return asarray(take_numpy(a, indices, axis))
 
 

@@ -99,7 +99,7 @@ def _coerce_item(spec: SchemaSpec, value: Any) -> Any:
     else:
         try:
             value = np.array(value, dtype=spec.dtype).item()
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             label = spec.display_label()
             raise ParamTypeError(f"list item {value!r} is not a {label}: {exc}") from None
     return _bounded(spec, value)
