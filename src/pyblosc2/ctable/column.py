@@ -22,6 +22,7 @@ from ..errors import BoundsError, ParamError, ParamTypeError
 from ..ndarray.constructors import asarray
 from ..ndarray.ndarray import NDArray
 from .base import TableBase, mask_from_positions
+from .colarith import ColumnArithmetic
 from .colstats import ColumnStats
 from .info import InfoReporter, column_info_items
 from .ndcells import ColumnCells
@@ -108,7 +109,7 @@ class ColumnViewIndexer:
         return f"ColumnViewIndexer({self._column._col_name!r})"
 
 
-class Column(ColumnCells, ColumnNulls, ColumnStats, TextColumnMixin):
+class Column(ColumnCells, ColumnNulls, ColumnStats, TextColumnMixin, ColumnArithmetic):
     """One column of a :class:`CTable`, indexed by logical row.
 
     >>> import dataclasses
@@ -506,78 +507,6 @@ class Column(ColumnCells, ColumnNulls, ColumnStats, TextColumnMixin):
         return self._compare("!=", other)
 
     __hash__ = None  # type: ignore[assignment]
-
-    def __add__(self, other: Any) -> Any:
-        return self._operand() + self._other(other)
-
-    def __radd__(self, other: Any) -> Any:
-        return self._other(other) + self._operand()
-
-    def __sub__(self, other: Any) -> Any:
-        return self._operand() - self._other(other)
-
-    def __rsub__(self, other: Any) -> Any:
-        return self._other(other) - self._operand()
-
-    def __mul__(self, other: Any) -> Any:
-        return self._operand() * self._other(other)
-
-    def __rmul__(self, other: Any) -> Any:
-        return self._other(other) * self._operand()
-
-    def __truediv__(self, other: Any) -> Any:
-        return self._operand() / self._other(other)
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return self._other(other) / self._operand()
-
-    def __floordiv__(self, other: Any) -> Any:
-        return self._operand() // self._other(other)
-
-    def __rfloordiv__(self, other: Any) -> Any:
-        return self._other(other) // self._operand()
-
-    def __mod__(self, other: Any) -> Any:
-        return self._operand() % self._other(other)
-
-    def __rmod__(self, other: Any) -> Any:
-        return self._other(other) % self._operand()
-
-    def __pow__(self, other: Any) -> Any:
-        return self._operand() ** self._other(other)
-
-    def __rpow__(self, other: Any) -> Any:
-        return self._other(other) ** self._operand()
-
-    def __neg__(self) -> Any:
-        return -self._operand()
-
-    def __pos__(self) -> Any:
-        return +self._operand()
-
-    def __abs__(self) -> Any:
-        return abs(self._operand())
-
-    def __and__(self, other: Any) -> Any:
-        return self._operand() & self._other(other)
-
-    def __rand__(self, other: Any) -> Any:
-        return self._other(other) & self._operand()
-
-    def __or__(self, other: Any) -> Any:
-        return self._operand() | self._other(other)
-
-    def __ror__(self, other: Any) -> Any:
-        return self._other(other) | self._operand()
-
-    def __xor__(self, other: Any) -> Any:
-        return self._operand() ^ self._other(other)
-
-    def __rxor__(self, other: Any) -> Any:
-        return self._other(other) ^ self._operand()
-
-    def __invert__(self) -> Any:
-        return ~self._operand()
 
 
 _OPS = {
