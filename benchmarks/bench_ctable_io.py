@@ -7,10 +7,11 @@ Run::
     python benchmarks/bench_ctable_io.py                      # 10 million rows
     python benchmarks/bench_ctable_io.py --rows 1000000 --repeat 3
 
-Every row runs in a fresh process per library and repeat, which builds the table (not
-timed), times the row and reports its wall time and peak RSS (``VmHWM``). A row reports the
-median time of each library, the ratio python-blosc2's time / ours (1.0 = parity, higher is
-better) and the largest peak RSS of each; the machine's load is printed with the table.
+Every row runs in a fresh process per library and repeat, which loads pyblosc2's kernel set
+(numba, when installed) and builds the table (neither timed), times the row and reports its wall
+time and peak RSS (``VmHWM``). A row reports the median time of each library, the ratio python-
+blosc2's time / ours (1.0 = parity, higher is better) and the largest peak RSS of each; the
+machine's load is printed with the table.
 Rows: ``query`` (``where((t.a > 0.99) & (t.k < 500))``, its ``a`` column read),
 ``groupby_mean`` (``group_by("k").mean("a")``), ``sort_by`` (``sort_by("b")``: a new sorted
 table), ``groupby_agg`` (a string key, four
@@ -35,6 +36,9 @@ import dataclasses, json, sys, time
 import numpy as np
 lib, row, n, d = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 m = __import__("blosc2" if lib == "C" else "pyblosc2")
+if lib != "C":  # numba's kernels loaded before the measure, as bench_compute does
+    from pyblosc2.kernels.select import active, wait_for_kernels
+    active(); wait_for_kernels(120)
 
 @dataclasses.dataclass
 class Row:
