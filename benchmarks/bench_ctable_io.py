@@ -9,9 +9,9 @@ Run::
 
 Every row runs in a fresh process per library and repeat, which loads pyblosc2's kernel set
 (numba, when installed) and builds the table (neither timed), times the row and reports its wall
-time and peak RSS (``VmHWM``). A row reports the median time of each library, the ratio python-
-blosc2's time / ours (1.0 = parity, higher is better) and the largest peak RSS of each; the
-machine's load is printed with the table.
+time and peak RSS (``VmHWM``). A row reports the median time of each library, the ratio
+python-blosc2's time / ours (1.0 = parity, higher is better) and the largest peak RSS of each;
+the machine's load is printed with the table.
 Rows: ``query`` (``where((t.a > 0.99) & (t.k < 500))``, its ``a`` column read),
 ``groupby_mean`` (``group_by("k").mean("a")``), ``sort_by`` (``sort_by("b")``: a new sorted
 table), ``groupby_agg`` (a string key, four
