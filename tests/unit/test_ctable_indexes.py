@@ -156,7 +156,9 @@ def test_summary_granularity(granularity: str) -> None:
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
     data=st.lists(st.integers(-50, 50), min_size=1, max_size=400),

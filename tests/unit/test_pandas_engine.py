@@ -5,7 +5,6 @@ give pandas' own answers (its default engine is the oracle), argument errors are
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from typing import Any
 
@@ -20,6 +19,7 @@ from pyblosc2.compute.pandas_engine import PandasUdfEngine, RowProxy
 from pyblosc2.dsl import DSLKernel, DSLSyntaxError
 from pyblosc2.dsl.rowidiom import rewrite_row_subscripts
 from pyblosc2.errors import ParamError, ParamTypeError
+from tests.bounded import run_child
 
 pd = pytest.importorskip("pandas")
 needs_pandas3 = pytest.mark.skipif(
@@ -77,7 +77,8 @@ def test_engine_on_jit_and_on_a_configured_jit() -> None:
 
 def test_import_pyblosc2_does_not_import_pandas() -> None:
     code = "import sys, pyblosc2; print('pandas' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_child([sys.executable, "-c", code], "import pyblosc2", capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 
 
