@@ -32,18 +32,7 @@ from ..compute.api import ne_evaluate
 from ..errors import FormatError
 from ..indexes.descriptor import rows_of
 from ..indexes.kinds import FLAG_ALL_NAN
-from ..indexes.query import (
-    _FLIP,
-    _OPS,
-    _is_and,
-    _is_or,
-    _kids,
-    _literal,
-    _NoPlan,
-    _Rows,
-    _spans,
-    _widen,
-)
+from ..indexes.query import MaskPlanner, _NoPlan, _Rows, _spans
 from ..ndarray.ndarray import NDArray
 from .indexcat import WHERE, Anchor, query_store
 from .nulls import NULL_MASK, NULL_SENTINEL, null_kind
@@ -59,7 +48,7 @@ def _is_expression(d: dict[str, Any]) -> bool:
     return (d.get("target") or {}).get("source") == "expression"
 
 
-class _Planner:
+class _Planner(MaskPlanner):
     def __init__(self, root: Any, catalog: dict[str, Any], operands: dict[str, Any]) -> None:
         self.root, self.catalog, self.operands = root, catalog, operands
         self.n = root._physical_len()
@@ -99,7 +88,7 @@ class _Planner:
         self.found[key] = out
         return out
 
-    def _unsafe(self, anchor: Any, d: dict[str, Any], lo: Any, hi: Any) -> bool:
+    def _skip_term(self, anchor: Any, d: dict[str, Any], lo: Any, hi: Any) -> bool:
         """Whether null-aware summaries (their extrema over the valid rows only) could leave
         out a null row the condition compares: a sentinel inside the interval, or a mask
         column holding nulls."""
@@ -153,7 +142,7 @@ class _Planner:
         ok = rows._overlap(s["min"], s["max"], lo, hi) & ((s["flags"] & FLAG_ALL_NAN) == 0)
         return len(ok) <= MIN_GATED_BLOCKS or int(np.count_nonzero(ok)) <= len(ok) // 2
 
-    def _mask(self, anchor: Any, d: dict[str, Any], lo: Any, hi: Any) -> np.ndarray | None:
+    def _span_mask(self, anchor: Any, d: dict[str, Any], lo: Any, hi: Any) -> np.ndarray | None:
         """The rows index ``d`` allows for ``lo..hi`` (None: it would not spare a scan)."""
         rows = _Rows(anchor, d)
         if d["kind"] != "summary" and not self._selective(rows, lo, hi):
@@ -163,69 +152,6 @@ class _Planner:
         if len(m) >= self.n:
             return m[: self.n]
         return np.concatenate([m, np.zeros(self.n - len(m), bool)])
-
-    def _terms(self, node: ast.Compare) -> list[tuple[Any, dict[str, Any], Any, Any]]:
-        lefts = [node.left, *node.comparators[:-1]]
-        out = []
-        for left, op, right in zip(lefts, node.ops, node.comparators, strict=True):
-            sym = _OPS.get(type(op))
-            if sym is None:
-                raise _NoPlan
-            found, other = self._index_for(left), right
-            if found is None:
-                found, other, sym = self._index_for(right), left, _FLIP[sym]
-            if found is None:
-                continue
-            v = _literal(other, self.operands)
-            dtype = np.dtype(found[1]["dtype"])
-            lo = _widen(dtype, v, False) if sym in (">", ">=", "==") else None
-            hi = _widen(dtype, v, True) if sym in ("<", "<=", "==") else None
-            if self._unsafe(found[0], found[1], lo, hi):
-                continue  # as a term no index answers
-            out.append((*found, lo, hi))
-        return out
-
-    def _and(self, kids: list[ast.AST]) -> np.ndarray | None:
-        spans: dict[int, list[Any]] = {}
-        masks = []
-        todo = list(kids)
-        while todo:
-            k = todo.pop()
-            if isinstance(k, ast.Compare):
-                for anchor, d, lo, hi in self._terms(k):
-                    cur = spans.setdefault(id(anchor), [anchor, d, None, None])
-                    cur[2] = lo if cur[2] is None else (cur[2] if lo is None else max(cur[2], lo))
-                    cur[3] = hi if cur[3] is None else (cur[3] if hi is None else min(cur[3], hi))
-            elif _is_and(k):
-                todo += _kids(k)
-            else:
-                m = self.node(k)
-                if m is not None:
-                    masks.append(m)
-        for a, d, lo, hi in spans.values():
-            m = self._mask(a, d, lo, hi)
-            if m is not None:
-                masks.append(m)
-        if not masks:
-            return None
-        out = masks[0].copy()
-        for m in masks[1:]:
-            np.logical_and(out, m, out=out)
-        return out
-
-    def node(self, node: ast.AST) -> np.ndarray | None:
-        """The rows the indexes allow for ``node`` (None: no information)."""
-        if isinstance(node, ast.Compare) or _is_and(node):
-            return self._and([node] if isinstance(node, ast.Compare) else _kids(node))
-        if not _is_or(node):
-            return None
-        out: np.ndarray | None = None
-        for k in _kids(node):
-            m = self.node(k)
-            if m is None:
-                return None
-            out = m.copy() if out is None else np.logical_or(out, m, out=out)
-        return out
 
 
 def plan_mask(

@@ -248,7 +248,97 @@ class _Rows:
             out[int(k) * seg : (int(k) + 1) * seg] = True
 
 
-class _Planner:
+class MaskPlanner:
+    """The rows a condition's indexes allow, as a bool mask (the walk shared by an array's
+    filters here and a table's ``where``, :mod:`pyblosc2.ctable.indexplan`): a comparison of
+    an indexed target with a constant is an interval of stored values, ``&`` intersects (the
+    intervals of one index first: a BUCKET or summary answers a range much more tightly than
+    its two halves), ``|`` unites, a term no index answers allows every row under ``&`` and
+    disables the plan under ``|``. Subclasses find indexes (``_index_for``) and read them
+    (``_span_mask``)."""
+
+    operands: dict[str, Any]
+
+    def _index_for(self, node: ast.AST) -> tuple[Any, dict[str, Any]] | None:
+        raise NotImplementedError
+
+    def _span_mask(self, base: Any, d: dict[str, Any], lo: Any, hi: Any) -> np.ndarray | None:
+        """The rows index ``d`` allows for ``lo..hi`` (None: no information)."""
+        raise NotImplementedError
+
+    def _skip_term(self, base: Any, d: dict[str, Any], lo: Any, hi: Any) -> bool:
+        """Whether this comparison is taken as a term no index answers."""
+        return False
+
+    def _terms(self, node: ast.Compare) -> list[tuple[Any, dict[str, Any], Any, Any]]:
+        """The comparisons of indexed targets in ``node``, as ``(base, descriptor, lo,
+        hi)`` intervals of stored values (None: unbounded)."""
+        lefts = [node.left, *node.comparators[:-1]]
+        out = []
+        for left, op, right in zip(lefts, node.ops, node.comparators, strict=True):
+            sym = _OPS.get(type(op))
+            if sym is None:
+                raise _NoPlan
+            found, other = self._index_for(left), right
+            if found is None:
+                found, other, sym = self._index_for(right), left, _FLIP[sym]
+            if found is None:
+                continue
+            base, d = found
+            v = _literal(other, self.operands)
+            dtype = np.dtype(d["dtype"])
+            lo = _widen(dtype, v, False) if sym in (">", ">=", "==") else None
+            hi = _widen(dtype, v, True) if sym in ("<", "<=", "==") else None
+            if not self._skip_term(base, d, lo, hi):
+                out.append((base, d, lo, hi))
+        return out
+
+    def _and(self, kids: list[ast.AST]) -> np.ndarray | None:
+        """A conjunction: the intervals of one index intersected before it is asked, the
+        other terms' rows intersected after."""
+        spans: dict[tuple[int, Any], list[Any]] = {}
+        masks = []
+        todo = list(kids)
+        while todo:
+            k = todo.pop()
+            if isinstance(k, ast.Compare):
+                for base, d, lo, hi in self._terms(k):
+                    cur = spans.setdefault((id(base), d.get("token")), [base, d, None, None])
+                    cur[2] = lo if cur[2] is None else (cur[2] if lo is None else max(cur[2], lo))
+                    cur[3] = hi if cur[3] is None else (cur[3] if hi is None else min(cur[3], hi))
+            elif _is_and(k):
+                todo += _kids(k)
+            else:
+                m = self.node(k)
+                if m is not None:
+                    masks.append(m)
+        for base, d, lo, hi in spans.values():
+            m = self._span_mask(base, d, lo, hi)
+            if m is not None:
+                masks.append(m)
+        if not masks:
+            return None
+        out = masks[0].copy()
+        for m in masks[1:]:
+            np.logical_and(out, m, out=out)
+        return out
+
+    def node(self, node: ast.AST) -> np.ndarray | None:
+        """Allowed rows (None: no information)."""
+        if isinstance(node, ast.Compare) or _is_and(node):
+            return self._and([node] if isinstance(node, ast.Compare) else _kids(node))
+        if not _is_or(node):
+            return None
+        out: np.ndarray | None = None
+        for k in _kids(node):
+            m = self.node(k)
+            if m is None:
+                return None  # a term no index answers could match any row
+            out = m.copy() if out is None else np.logical_or(out, m, out=out)
+        return out
+
+
+class _Planner(MaskPlanner):
     def __init__(self, operands: dict[str, Any], bases: list[Any]) -> None:
         self.operands = operands
         self.stores = {id(b): (b, load_store(b)["indexes"]) for b in bases}
@@ -277,77 +367,11 @@ class _Planner:
                 return base, d
         return None
 
-    def _terms(self, node: ast.Compare) -> list[tuple[Any, dict[str, Any], Any, Any]]:
-        """The comparisons of indexed targets in ``node``, as ``(base, descriptor, lo,
-        hi)`` intervals of stored values (None: unbounded)."""
-        lefts = [node.left, *node.comparators[:-1]]
-        out = []
-        for left, op, right in zip(lefts, node.ops, node.comparators, strict=True):
-            sym = _OPS.get(type(op))
-            if sym is None:
-                raise _NoPlan
-            found, other = self._index_for(left), right
-            if found is None:
-                found, other, sym = self._index_for(right), left, _FLIP[sym]
-            if found is None:
-                continue
-            base, d = found
-            v = _literal(other, self.operands)
-            dtype = np.dtype(d["dtype"])
-            lo = _widen(dtype, v, False) if sym in (">", ">=", "==") else None
-            hi = _widen(dtype, v, True) if sym in ("<", "<=", "==") else None
-            out.append((base, d, lo, hi))
-        return out
-
-    def _and(self, kids: list[ast.AST]) -> np.ndarray | None:
-        """A conjunction: the intervals of one target are intersected before its index is
-        asked (a BUCKET or summary answers a range much more tightly than its two
-        halves), the other terms' rows intersected after."""
-        spans: dict[tuple[int, str], list[Any]] = {}
-        masks = []
-        todo = list(kids)
-        while todo:
-            k = todo.pop()
-            if isinstance(k, ast.Compare):
-                for base, d, lo, hi in self._terms(k):
-                    key = (id(base), d["token"])
-                    if key not in spans:
-                        spans[key] = [base, d, lo, hi]
-                        continue
-                    cur = spans[key]
-                    cur[2] = lo if cur[2] is None else (cur[2] if lo is None else max(cur[2], lo))
-                    cur[3] = hi if cur[3] is None else (cur[3] if hi is None else min(cur[3], hi))
-            elif _is_and(k):
-                todo += _kids(k)
-            else:
-                m = self.node(k)
-                if m is not None:
-                    masks.append(m)
-        for base, d, lo, hi in spans.values():
-            masks.append(_Rows(base, d).mask(lo, hi))
-            self.targets.add((id(base), d["token"]))
-            if self.used is None:
-                self.used, self.used_base = d, base
-        if not masks:
-            return None
-        out = masks[0].copy()
-        for m in masks[1:]:
-            np.logical_and(out, m, out=out)
-        return out
-
-    def node(self, node: ast.AST) -> np.ndarray | None:
-        """Allowed rows (None: no information)."""
-        if isinstance(node, ast.Compare) or _is_and(node):
-            return self._and([node] if isinstance(node, ast.Compare) else _kids(node))
-        if not _is_or(node):
-            return None
-        out: np.ndarray | None = None
-        for k in _kids(node):
-            m = self.node(k)
-            if m is None:
-                return None  # a term no index answers could match any row
-            out = m.copy() if out is None else np.logical_or(out, m, out=out)
-        return out
+    def _span_mask(self, base: Any, d: dict[str, Any], lo: Any, hi: Any) -> np.ndarray | None:
+        self.targets.add((id(base), d["token"]))
+        if self.used is None:
+            self.used, self.used_base = d, base
+        return _Rows(base, d).mask(lo, hi)
 
 
 def _is_and(node: ast.AST) -> bool:
