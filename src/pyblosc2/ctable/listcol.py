@@ -85,40 +85,6 @@ class ListColumn(VarColumn):
         if values is not None:
             self._values[: len(values)] = values
 
-    @property
-    def shape(self) -> tuple[int]:
-        return (len(self._values),)
-
-    @property
-    def ndim(self) -> int:
-        return 1
-
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        return _OBJ
-
-    @property
-    def chunks(self) -> tuple[int]:
-        return (max(len(self._values), 1),)
-
-    @property
-    def nbytes(self) -> int:
-        return int(sum(len(v) for v in self._values if v is not None))
-
-    @property
-    def cbytes(self) -> int:
-        return self.nbytes
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def resize(self, shape: tuple[int, ...]) -> None:
-        (n,) = shape
-        grown = np.full(n, None, dtype=_OBJ)
-        keep = min(n, len(self._values))
-        grown[:keep] = self._values[:keep]
-        self._values = grown
-
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, int | np.integer):
             return self._values[int(key)]
