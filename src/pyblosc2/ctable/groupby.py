@@ -365,7 +365,7 @@ class CTableGroupBy:
         values = self._values(a.column)
         valid = (groups.inverse >= 0) & ~self._nulls(a.column, values, is_key=False)
         if valid.all():  # every row counts: no copies of the rows (10M rows: ~0.1 s each)
-            pos, gid, vals = np.arange(valid.size), groups.inverse, values
+            pos, gid, vals = None, groups.inverse, values  # pos None: row i is value i
         else:
             pos = np.flatnonzero(valid)
             gid, vals = groups.inverse[pos], values[pos]
@@ -501,7 +501,12 @@ def _fill_empty(ext: np.ndarray, full: np.ndarray) -> np.ndarray:
 
 
 def _first_match(
-    vals: np.ndarray, gid: np.ndarray, pos: np.ndarray, ext: np.ndarray, g: int, table: Any
+    vals: np.ndarray,
+    gid: np.ndarray,
+    pos: np.ndarray | None,
+    ext: np.ndarray,
+    g: int,
+    table: Any,
 ) -> np.ndarray:
     """The logical row of each group's first value equal to its extreme (-1: none)."""
     target = ext[gid]
@@ -511,7 +516,7 @@ def _first_match(
     idx = np.flatnonzero(hit)
     out = np.full(g, -1, dtype=np.int64)
     found, first = np.unique(gid[idx], return_index=True)
-    out[found] = pos[idx[first]]
+    out[found] = idx[first] if pos is None else pos[idx[first]]
     return out
 
 
