@@ -4,7 +4,8 @@ slices), the msgpack metadata conventions, metalayers/vlmeta from the index that
 them to the values (``metadata``), a ``.b2z`` archive from its zip directory to its leaves,
 read in place and unpacked into a working copy (``b2z``), and a CTable's schema document
 from its JSON text to the columns it opens (``schema``), and a table's index catalog over
-real index pieces (``index``). Each must either work or raise a
+real index pieces (``index``), and the change log of a table's text, list and object
+columns (``varlog``: msgpack entries replayed over a real table). Each must either work or raise a
 pyblosc2 error (or NotImplementedError naming a feature) — never another exception, a hang
 or an allocation sized by an unchecked field. Used by tools/fuzz.py (atheris,
 coverage-guided) and by the suite's smoke run (tests/trust/test_fuzz.py)."""
@@ -316,6 +317,42 @@ def index_target(data: bytes) -> None:
         table["y"]._index_summary_minmax("min")
 
 
+_VARLOG_SEED: list[str] = []
+
+
+def _varlog_seed() -> str:
+    """A ``.b2d`` table with utf8, vlstring, dictionary, list and object columns (six rows,
+    one deleted), made once."""
+    if not _VARLOG_SEED:
+        from tests.trust import varlog_writer as vw
+
+        path = os.path.join(_scratch(), "varlog.b2d")
+        with pb.CTable(vw.Row, urlpath=path, mode="w") as t:
+            t.extend([vw.row(x) for x in range(6)])
+            t.delete(2)
+        _VARLOG_SEED.append(path)
+    return _VARLOG_SEED[0]
+
+
+def varlog_target(data: bytes) -> None:
+    """The bytes are msgpack: a list of change-log entries (ctable/varlog.py) replayed over
+    the seed table as its ``/_varlog`` leaf; its columns then read."""
+    from pyblosc2.ctable import varlog
+
+    entries = unpackb(data)
+    if not isinstance(entries, list):
+        entries = [entries]
+    log = pb.ObjectArray(meta={varlog.ROLE: {"version": 1, "base_rows": 6}})
+    for entry in entries[:64]:
+        log.append(entry)
+    with pb.DictStore(_varlog_seed(), mode="r") as ds:
+        leaves = {k: ds[k] for k in ds if k.startswith(("/_meta", "/_valid", "/_cols"))}
+        leaves[varlog.LOG_KEY] = log
+        table = pb.CTable._from_storage(TableStorage(_TableLeaves(leaves)))
+        for name in table.col_names:
+            table[name][:]
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "b2z": b2z_target,
     "chunk": chunk_target,
@@ -324,6 +361,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "meta": meta_target,
     "metadata": metadata_target,
     "schema": schema_target,
+    "varlog": varlog_target,
 }
 
 
@@ -345,6 +383,7 @@ def seeds() -> dict[str, list[bytes]]:
         "meta": metas,
         "metadata": metadata_seeds(frames),
         "schema": schema_seeds(),
+        "varlog": varlog_seeds(),
     }
 
 
@@ -390,6 +429,18 @@ def schema_seeds() -> list[bytes]:
     )
     docs.append({**doc, "columns": [{**cols[4], "default": {"__bytes__": True, "base64": "eA=="}}]})
     return [json.dumps(d).encode() for d in docs]
+
+
+def varlog_seeds() -> list[bytes]:
+    """Logs as a writer leaves them: appends, a set, scattered positions, a full column."""
+    u = [b"u%d" % i for i in range(8)]
+    logs = [
+        [["set", "u", 6, "t", u[6:8]], ["set", "v", 6, "t", [b"a", None]]],
+        [["at", "d", [0, 3], "t", [b"d9", b"d1"]], ["set", "ls", 1, "v", [[1, 2], None]]],
+        [["set", "o", 0, "v", [{"k": 1}, [1, 2], "s", 3.5, None, b"b"]]],
+        [["set", "u", 0, "t", u[:6]], ["set", "x", 0, "v", [1]], ["set", "u", 99, "t", [b"far"]]],
+    ]
+    return [packb(log) for log in logs]
 
 
 def index_seeds() -> list[bytes]:

@@ -64,7 +64,8 @@ class TableBase:
     base: Any = None  # the parent table of a view (python-blosc2's ``base``)
     _takes_rows = True  # pyblosc2.take(table, rows) is table.take(rows)
     _cached_live_positions: np.ndarray | None = None
-    _text_clean = True  # no text column changed since the store last received them
+    _varlog: Any = None  # a stored table's change log of its text/list/object columns
+    _layout_rows = 0  # the rows of the variable-length columns' stored layout
     _dep_cols: dict[str, NDArray] | None = None  # a projection's parent columns (computed deps)
     _cols: dict[str, NDArray]
     _valid_rows: NDArray
@@ -144,12 +145,7 @@ class TableBase:
         if not self._mutated:  # a reader counts the live rows until close records them
             storage.update_schema(n_rows=None)
         self._mutated = True
-        self._mark_text_pending()
         storage.mark_changed(rows_deleted=rows_deleted)
-
-    def _mark_text_pending(self) -> None:
-        """Record in the store that text columns changed since they were last written
-        (CTable's; a table without text columns has nothing to record)."""
 
     # -- views --------------------------------------------------------------------------------
     def _make_view(self, mask: NDArray, positions: np.ndarray | None = None) -> Any:
@@ -204,6 +200,9 @@ class TableBase:
 
     def _save_columns(self) -> None:
         raise NotImplementedError  # pragma: no cover  (schema_ops')
+
+    def _flush_var_log(self) -> None:
+        raise NotImplementedError  # pragma: no cover  (table's: the change log, varlog.py)
 
     def _computed_lazy(self, name: str) -> Any:
         raise NotImplementedError  # pragma: no cover  (computed's)

@@ -90,7 +90,7 @@ class ListColumn(VarColumn):
             return self._values[int(key)]
         return self._values[key]
 
-    def __setitem__(self, key: Any, values: Any) -> None:
+    def _assign(self, key: Any, values: Any) -> None:
         if isinstance(key, int | np.integer):
             self._values[int(key)] = values
             return

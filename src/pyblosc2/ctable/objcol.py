@@ -51,7 +51,7 @@ class ObjectColumn(VarColumn):
     def _present(self, values: np.ndarray) -> np.ndarray:
         return values
 
-    def __setitem__(self, key: Any, values: Any) -> None:
+    def _assign(self, key: Any, values: Any) -> None:
         if isinstance(key, int | np.integer):
             self._values[int(key)] = values
             return

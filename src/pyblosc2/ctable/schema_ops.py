@@ -149,6 +149,8 @@ class TableSchemaOps(TableBase):
             if self._storage.leaves is not None:
                 save_var_column(self._storage, col_key(name), arr, self._last_pos)
             self._cols[name] = arr
+            if self._varlog is not None:
+                self._varlog.hook(name, arr)
         else:
             self._cols[name] = self._storage.install(col_key(name), arr)
         self._computed_cols = dict(self._computed_cols)
@@ -185,11 +187,12 @@ class TableSchemaOps(TableBase):
         del self._cols[name]
         spec = self._column_defs[name].spec
         self._set_columns([c for c in self._columns if c.name != name])
+        self._save_columns()  # first: a kill after it leaves spare leaves, not a lost column
         self._storage.delete_array(col_key(name))
         self._drop_null_mask(name)
         if is_var(spec):
             delete_var_column(self._storage, col_key(name), spec)  # type: ignore[arg-type]
-        self._save_columns()
+            self._flush_var_log()  # its logged changes go (a new column may take the name)
         self._index_column_dropped(name)
         self._changed()
 
@@ -226,10 +229,8 @@ class TableSchemaOps(TableBase):
         arr = self._cols[old]
         if self._storage.leaves is not None and isinstance(arr, VarColumn):
             save_var_column(self._storage, col_key(new), arr, self._last_pos)
-            delete_var_column(self._storage, col_key(old), arr.spec)
         elif self._storage.leaves is not None:
             arr = self._storage.install(col_key(new), arr)
-            self._storage.delete_array(col_key(old))
         self._cols = {
             (new if k == old else k): (arr if k == old else v) for k, v in self._cols.items()
         }
@@ -237,6 +238,13 @@ class TableSchemaOps(TableBase):
             [dataclasses.replace(c, name=new) if c.name == old else c for c in self._columns]
         )
         self._rename_null_mask(old, new)
-        self._save_columns()
+        self._save_columns()  # before the old leaves go: a kill leaves spare leaves
+        if self._storage.leaves is not None and isinstance(arr, VarColumn):
+            delete_var_column(self._storage, col_key(old), arr.spec)
+            if self._varlog is not None:
+                self._varlog.hook(new, arr)
+            self._flush_var_log()  # the log named the old name
+        elif self._storage.leaves is not None:
+            self._storage.delete_array(col_key(old))
         self._changed()
         self._index_column_renamed(old, new)

@@ -3,7 +3,8 @@
 
 A table holds such a column in memory as a :class:`VarColumn` (one Python value per
 physical row, the table's capacity long, ``None`` for a null or an unused row) and writes
-python-blosc2's layout when it is closed or saved (:func:`save_var_column`)::
+python-blosc2's layout when it is closed or saved (:func:`save_var_column`); a stored table
+logs every write into it until then (:mod:`.varlog`)::
 
     utf8        /_cols/<name>        int64 NDArray, n + 1 row offsets (offsets[0] == 0)
                 /_cols/<name>.utf8   uint8 NDArray, the rows' UTF-8 bytes end to end
@@ -221,7 +222,16 @@ class VarColumn:
             return "" if value is None and self.spec.kind == "utf8" else value
         return self._present(self._values[key])
 
+    #: the table's change log (:mod:`.varlog`) when its store has files: it assigns and logs
+    _on_write: Any = None
+
     def __setitem__(self, key: Any, values: Any) -> None:
+        if self._on_write is not None:
+            self._on_write(self, key, values)
+        else:
+            self._assign(key, values)
+
+    def _assign(self, key: Any, values: Any) -> None:
         if isinstance(key, int | np.integer):
             self._values[int(key)] = values
             return
@@ -419,16 +429,22 @@ def load_var_column(
         return new_var_column(spec, capacity, values)
     if spec.kind == "dictionary":
         codes_arr = _open(storage, key, NDArray)
-        if codes_arr.ndim != 1 or codes_arr.dtype != np.int32 or codes_arr.shape[0] < capacity:
-            raise _fail(key, "codes", f"a 1-d int32 array of {capacity}+ rows", codes_arr.dtype)
+        live_rows = np.asarray(live[:capacity], dtype=np.bool_) if live is not None else None
+        # every row the layout holds (its capacity when written); a table's change log
+        # (varlog.py) holds the rows it grew by since, its live mask then stops before them
+        found = np.flatnonzero(live_rows) if live_rows is not None else None
+        need = capacity if found is None else int(found[-1]) + 1 if found.size else 0
+        have = codes_arr.shape[0] if codes_arr.ndim == 1 else 0
+        if codes_arr.ndim != 1 or codes_arr.dtype != np.int32 or have < min(need, capacity):
+            raise _fail(key, "codes", f"a 1-d int32 array of {need}+ rows", codes_arr.dtype)
         dict_key = key + DICT_SUFFIX
         ba = _open(storage, dict_key, BatchArray)
         uniq = _check_items(dict_key, _read_batches(dict_key, ba, 2**31 - 1, "str"), str, False)
-        codes = np.asarray(codes_arr[:capacity])
+        codes = np.full(capacity, spec.null_code, dtype=np.int32)
+        codes[: min(have, capacity)] = np.asarray(codes_arr[: min(have, capacity)])
         bad = (codes < 0) | (codes >= len(uniq))
-        if live is not None:
-            dead = ~np.asarray(live[:capacity], dtype=np.bool_)
-            codes[dead & bad] = spec.null_code  # not a row: no value
+        if live_rows is not None:
+            codes[~live_rows & bad] = spec.null_code  # not a row: no value
         null = codes == spec.null_code
         bad &= ~null
         if bad.any():

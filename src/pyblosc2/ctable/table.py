@@ -54,7 +54,8 @@ from .storage import (
     open_embed,
     open_tree,
 )
-from .strings import VarColumn, is_var, load_var_column, new_var_column, save_var_column
+from .strings import is_var, load_var_column, new_var_column
+from .varlog import TableVarLog, VarLog
 from .views import TableViews
 
 __all__ = ["NOT_BUILT", "CTable", "ctable_from_cframe"]
@@ -79,6 +80,7 @@ NOT_BUILT = {
 
 
 class CTable(
+    TableVarLog,
     TableViews,
     TableSorting,
     TableDisplay,
@@ -197,7 +199,10 @@ class CTable(
             arr = zeros(physical_shape(c.spec, capacity), dtype=c.dtype, **kwargs)
             self._cols[c.name] = storage.install(col_key(c.name), arr)
         storage.save_schema(schema_to_dict(columns))
+        self._varlog = None
         self._store_var_columns(storage, 0)
+        self._varlog = VarLog(storage, None, 0) if VarLog.wanted(storage) else None
+        self._hook_var_columns()
         self._n_rows, self._last_pos = 0, 0
         self._mutated = False
 
@@ -211,7 +216,7 @@ class CTable(
                 raise FormatError(
                     "CTable", "/_meta vlmeta 'schema'", 0, "a schema document", exc
                 ) from None
-            if doc.get(TEXT_PENDING):
+            if doc.get(TEXT_PENDING):  # written by pyblosc2 before its change log (varlog.py)
                 names = [c.name for c in columns if is_var(c.spec)]
                 raise FormatError(
                     "CTable",
@@ -221,6 +226,8 @@ class CTable(
                     f"true: the table was changed and not closed; its text columns {names} "
                     "hold their values as of its last close",
                 )
+            varlog = VarLog.open(storage)
+            full = varlog.full if varlog is not None else set()
             self._computed_cols = {}
             self._set_columns(columns)
             self._storage = storage
@@ -231,8 +238,11 @@ class CTable(
                 raise FormatError(
                     "CTable", VALID_ROWS_KEY, 0, "a 1-d bool array", f"{valid.dtype} {valid.shape}"
                 )
+            live = valid if varlog is None else varlog.layout_live(valid)
             self._cols = {
-                c.name: load_var_column(storage, col_key(c.name), c.spec, valid.shape[0], valid)  # type: ignore[misc,arg-type]
+                c.name: new_var_column(c.spec, valid.shape[0])  # type: ignore[misc,arg-type]
+                if c.name in full and is_var(c.spec)
+                else load_var_column(storage, col_key(c.name), c.spec, valid.shape[0], live)  # type: ignore[arg-type]
                 if is_var(c.spec)
                 else storage.open_array(col_key(c.name))
                 for c in self._columns
@@ -253,6 +263,8 @@ class CTable(
                         f"{arr.dtype} {arr.shape}",
                     )
             self._null_masks = open_null_masks(storage, self._columns, valid.shape[0])
+            if varlog is not None:  # the changes a writer made since the layout was written
+                varlog.replay(self._columns, self._cols, valid.shape[0])
             try:
                 self._install_computed(computed_entries(doc, self._cols))
             except FormatError:
@@ -266,6 +278,13 @@ class CTable(
             raise
         self._n_rows, self._last_pos = self._count_rows()
         self._mutated = False
+        self._layout_rows = self._last_pos
+        self._varlog = None
+        if VarLog.wanted(storage):
+            self._varlog = varlog or VarLog(storage, None, self._last_pos)
+            self._hook_var_columns()
+            # a writer left changes in the log: this handle's close writes them in the layout
+            self._mutated = varlog is not None
         self._validate = True
         self._cparams = self._dparams = None
         self._closed = False
@@ -530,44 +549,17 @@ class CTable(
         try:
             if not self._read_only and storage.leaves is not None and self._mutated:
                 target = self._last_pos
-                if (
-                    0 < target < self._valid_rows.shape[0]
-                ):  # the mask first: never longer than a column
+                if target > 0:  # the mask first: never longer than a column; each array
+                    # on its own (a close killed after the mask left the others longer)
                     for arr in (self._valid_rows, *self._cols.values(), *self._masks().values()):
-                        arr.resize((target, *arr.shape[1:]))
+                        if arr.shape[0] > target:
+                            arr.resize((target, *arr.shape[1:]))
                 self._store_var_columns(storage, self._last_pos)
                 built = bool(storage.load_schema().get("summary_indexes_built", False))
                 storage.update_schema(n_rows=self._n_rows, summary_indexes_built=built)
                 self._mutated = False
         finally:
             storage.close()
-
-    def _flush_varlen_columns(self) -> None:
-        """Write the text columns into the table's store now (python-blosc2's name)."""
-        if not self._read_only and self.base is None:
-            self._store_var_columns(self._storage, self._last_pos)
-
-    def _store_var_columns(self, storage: TableStorage, n: int) -> None:
-        """Write the variable-length columns' first ``n`` rows in python-blosc2's layout."""
-        if storage.leaves is None:
-            return
-        for c in self._columns:
-            column = self._cols[c.name]
-            if isinstance(column, VarColumn):
-                save_var_column(storage, col_key(c.name), column, n)
-        if not self._text_clean:
-            storage.update_schema(**{TEXT_PENDING: None})
-            self._text_clean = True
-
-    def _mark_text_pending(self) -> None:
-        # the text columns live in memory until close (or a flush) writes them: until then a
-        # table killed or left open would read back stale text beside its other columns, so
-        # the store says so and CTable.open refuses it (FormatError) rather than misread it
-        if not self._text_clean or self._storage.leaves is None or self._read_only:
-            return
-        if any(isinstance(col, VarColumn) for col in self._cols.values()):
-            self._storage.update_schema(**{TEXT_PENDING: True})
-            self._text_clean = False
 
     def __enter__(self) -> CTable:
         return self
