@@ -16,7 +16,11 @@ Rows: ``query`` (``where((t.a > 0.99) & (t.k < 500))``, its ``a`` column read),
 ``groupby_mean`` (``group_by("k").mean("a")``), ``sort_by`` (``sort_by("b")``: a new sorted
 table), ``groupby_agg`` (a string key, four
 reductions), ``to_arrow``, ``parquet`` (``to_parquet`` then ``from_parquet``), ``csv``
-(``to_csv`` then ``from_csv``; a tenth of the rows: both are per-row Python in csv).
+(``to_csv`` then ``from_csv``; a tenth of the rows: both are per-row Python in csv),
+``text_append`` (a stored ``.b2d`` table with an int, a ``utf8`` and a ``vlstring`` column:
+a tenth of the rows appended in batches of 10,000, closed, reopened, 100,000 more appended,
+closed: what pyblosc2's change log of text columns costs, python-blosc2 writing them at close
+only).
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ import subprocess
 import sys
 import tempfile
 
-ROWS = ("query", "groupby_mean", "sort_by", "groupby_agg", "to_arrow", "parquet", "csv")
+ROWS = (
+    "query", "groupby_mean", "sort_by", "groupby_agg", "to_arrow", "parquet", "csv", "text_append"
+)  # fmt: skip
 
 WORKER = r"""
 import dataclasses, json, sys, time
@@ -48,15 +54,21 @@ class Row:
     b: float = m.field(m.float64())
     c: float = m.field(m.float64())
 
-if row == "csv":
+@dataclasses.dataclass
+class Text:
+    i: int = m.field(m.int64())
+    u: str = m.field(m.utf8(), default="")
+    v: str = m.field(m.vlstring(), default="")
+
+if row in ("csv", "text_append"):
     n //= 10
 rng = np.random.default_rng(0)
-t = m.CTable(Row, expected_size=n)
+t = m.CTable(Row, expected_size=n if row != "text_append" else 1)
 t.extend({
     "k": rng.integers(0, 1000, n, dtype=np.int32),
     "city": np.array([f"c{i:04d}" for i in range(50)])[rng.integers(0, 50, n)],
     "a": rng.random(n), "b": rng.normal(size=n), "c": np.arange(n, dtype=np.float64),
-}, validate=False)
+} if row != "text_append" else {"k": [], "city": [], "a": [], "b": [], "c": []}, validate=False)
 start = time.perf_counter()
 if row == "query":
     v = t.where((t.a > 0.99) & (t.k < 500))
@@ -73,9 +85,21 @@ elif row == "to_arrow":
 elif row == "parquet":
     t.to_parquet(f"{d}/{lib}.parquet")
     out = m.CTable.from_parquet(f"{d}/{lib}.parquet", string_max_length=6)
-else:
+elif row == "csv":
     t.to_csv(f"{d}/{lib}.csv")
     out = m.CTable.from_csv(f"{d}/{lib}.csv", Row)
+else:
+    path = f"{d}/{lib}.b2d"
+    def batch(lo, hi):
+        return {"i": np.arange(lo, hi), "u": [f"u{x}" for x in range(lo, hi)],
+                "v": [f"v{x % 97}" for x in range(lo, hi)]}
+    with m.CTable(Text, urlpath=path, mode="w") as out:
+        for lo in range(0, n, 10_000):
+            out.extend(batch(lo, min(n, lo + 10_000)))
+    with m.CTable.open(path, mode="a") as out:
+        for lo in range(n, n + 100_000, 10_000):
+            out.extend(batch(lo, lo + 10_000))
+    out = m.CTable.open(path)
 seconds = time.perf_counter() - start
 rss = 0
 with open("/proc/self/status") as f:

@@ -220,3 +220,50 @@ def test_a_reader_of_a_changing_table_sees_the_writers_rows(
     assert not os.path.exists(os.path.join(path, "_varlog.b2f"))
     assert vw.rows_of(pb.CTable.open(path)) == model
     assert np.array_equal(pb.CTable.open(path)["x"][:], [r[0] for r in model])
+
+
+class _Killed(BaseException):
+    """The process dies here (nothing after it runs; what is on disk stays)."""
+
+
+@pytest.mark.parametrize("leaf", ["/_cols/u.utf8", "/_cols/d_dict"])
+@pytest.mark.parametrize("change", ["append", "set", "trim"])
+def test_a_close_torn_between_two_leaves_reads_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, leaf: str, change: str
+) -> None:
+    """A utf8 column's layout is its bytes and then its offsets, a dictionary column's its
+    values and then its codes: a close that dies between the two leaves (each replaced
+    whole) leaves the first new and the second old. Appends only: the old second leaf
+    describes a prefix of the new first one. Values set in stored rows, or fewer rows: the
+    log was given every row of the column first."""
+    from pyblosc2.ctable.storage import TableStorage
+
+    path = tmp_path / "t.b2d"
+    _new(path, 12).close()
+    t = pb.CTable.open(str(path), mode="a")
+    want = [vw.row(x) for x in range(12)]
+    if change == "append":
+        t.extend([vw.row(x) for x in range(12, 20)])
+        want += [vw.row(x) for x in range(12, 20)]
+    elif change == "set":
+        t["u"][0], t["d"][0] = "new u", "new d"
+        want[0] = (0, "new u", want[0][2], "new d", *want[0][4:])
+    else:
+        t.delete([10, 11])
+        want = want[:10]
+    real = TableStorage.install
+
+    def install(self: Any, key: str, array: Any) -> Any:
+        out = real(self, key, array)
+        if key == leaf:
+            raise _Killed
+        return out
+
+    monkeypatch.setattr(TableStorage, "install", install)
+    with pytest.raises(_Killed):
+        t.close()
+    monkeypatch.undo()
+    assert os.path.exists(path / "_varlog.b2f")
+    assert vw.rows_of(pb.CTable.open(str(path))) == want
+    pb.CTable.open(str(path), mode="a").close()
+    assert vw.rows_of(pb.CTable.open(str(path))) == want

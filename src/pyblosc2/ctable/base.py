@@ -65,7 +65,6 @@ class TableBase:
     _takes_rows = True  # pyblosc2.take(table, rows) is table.take(rows)
     _cached_live_positions: np.ndarray | None = None
     _varlog: Any = None  # a stored table's change log of its text/list/object columns
-    _layout_rows = 0  # the rows of the variable-length columns' stored layout
     _dep_cols: dict[str, NDArray] | None = None  # a projection's parent columns (computed deps)
     _cols: dict[str, NDArray]
     _valid_rows: NDArray

@@ -346,15 +346,17 @@ def save_var_column(storage: Any, key: str, column: VarColumn, n: int) -> None:
         blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
         if blob.size == 0:
             blob = np.zeros(1, dtype=np.uint8)  # python-blosc2 keeps one slack byte
-        storage.install(key, asarray(offsets, chunks=OFFSETS_CHUNKS))
+        # the bytes first: a kill between the leaves leaves offsets of a prefix (varlog.py)
         storage.install(key + UTF8_SUFFIX, asarray(blob, chunks=DATA_CHUNKS))
+        storage.install(key, asarray(offsets, chunks=OFFSETS_CHUNKS))
     elif spec.kind == "dictionary":
         codes, uniq = column._encode(n)
         codes_arr = zeros((max(n, len(column._values), 1),), dtype=np.int32)  # the capacity
         if n:
             codes_arr[:n] = codes
-        storage.install(key, codes_arr)
+        # the values first: old codes still point into them (first-seen order) (varlog.py)
         storage.install(key + DICT_SUFFIX, _batch_array(uniq, spec.value_type, "str", False))
+        storage.install(key, codes_arr)
     else:
         py_type = "bytes" if spec.kind == "vlbytes" else "str"
         storage.install(key, _batch_array(values.tolist(), spec, py_type, spec.nullable))

@@ -278,7 +278,6 @@ class CTable(
             raise
         self._n_rows, self._last_pos = self._count_rows()
         self._mutated = False
-        self._layout_rows = self._last_pos
         self._varlog = None
         if VarLog.wanted(storage):
             self._varlog = varlog or VarLog(storage, None, self._last_pos)
@@ -549,12 +548,13 @@ class CTable(
         try:
             if not self._read_only and storage.leaves is not None and self._mutated:
                 target = self._last_pos
+                # the text/list/object layouts first, while the table can hold their old rows
+                self._store_var_columns(storage, target)
                 if target > 0:  # the mask first: never longer than a column; each array
                     # on its own (a close killed after the mask left the others longer)
                     for arr in (self._valid_rows, *self._cols.values(), *self._masks().values()):
                         if arr.shape[0] > target:
                             arr.resize((target, *arr.shape[1:]))
-                self._store_var_columns(storage, self._last_pos)
                 built = bool(storage.load_schema().get("summary_indexes_built", False))
                 storage.update_schema(n_rows=self._n_rows, summary_indexes_built=built)
                 self._mutated = False

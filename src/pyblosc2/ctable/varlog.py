@@ -106,6 +106,7 @@ class VarLog:
         #: anything: a dictionary column's codes are read there only from the log)
         self.base_rows = base_rows
         self.touched: set[str] = set()  # columns written since the layout was
+        self.rewritten: set[str] = set()  # ... in a row the layout holds (not appends only)
         self.covered: dict[str, int] = {}  # rows 0 .. covered-1 are all in the log
 
     @staticmethod
@@ -173,17 +174,20 @@ class VarLog:
             enc, vals = _encode(spec, column._values[where : where + 1])
             entries.append(["set", name, where, enc, vals])
             self._cover(name, where, where + 1)
+            first = where
         elif isinstance(where, slice):
             for start in range(where.start, where.stop, PIECE_ROWS):
                 stop = min(start + PIECE_ROWS, where.stop)
                 enc, vals = _encode(spec, column._values[start:stop])
                 entries.append(["set", name, start, enc, vals])
             self._cover(name, where.start, where.stop)
+            first = where.start if where.stop > where.start else self.base_rows
         else:
             for lo in range(0, where.size, PIECE_ROWS):
                 pos = where[lo : lo + PIECE_ROWS]
                 enc, vals = _encode(spec, column._values[pos])
                 entries.append(["at", name, pos.tolist(), enc, vals])
+            first = int(where.min()) if where.size else self.base_rows
         if not entries:
             return
         log = self._leaf()
@@ -194,6 +198,8 @@ class VarLog:
                 raise
             raise ParamTypeError(f"column {name!r}: a value msgpack cannot hold: {exc}") from None
         self.touched.add(name)
+        if first < self.base_rows:
+            self.rewritten.add(name)
 
     def _cover(self, name: str, start: int, stop: int) -> None:
         if start <= self.covered.get(name, 0):
@@ -207,16 +213,18 @@ class VarLog:
         return self.log
 
     # -- the layout -------------------------------------------------------------------------
-    def secure(self, columns: list[TableColumn], cols: dict[str, Any], n: int, moved: bool) -> None:
+    def secure(self, columns: list[TableColumn], cols: dict[str, Any], n: int) -> None:
         """Before the layouts of ``columns`` are written with ``n`` rows: make the log hold
-        every row of each two-leaf column whose layout changes (``moved``: the row count
-        changed), and say so in its vlmeta."""
+        every row of each two-leaf column whose stored rows change (a value set in them, or
+        fewer rows), and say so in its vlmeta. A column only appended to needs nothing: its
+        layout's second leaf (utf8 offsets, dictionary codes) is written last and describes
+        a prefix of the first either way, and the log has the rows past it."""
         full: list[str] = []
         for c in columns:
             column = cols.get(c.name)
             if not isinstance(column, VarColumn) or not _is_pair(c.spec):
                 continue
-            if c.name not in self.touched and not moved:
+            if c.name not in self.rewritten and n >= self.base_rows:
                 continue
             if self.covered.get(c.name, 0) < n:
                 self.record(c.name, column, slice(0, n))
@@ -230,6 +238,7 @@ class VarLog:
             self.log = None
             self.storage.delete_array(LOG_KEY)
         self.touched.clear()
+        self.rewritten.clear()
         self.covered.clear()
 
     def layout_live(self, valid: Any) -> np.ndarray:
@@ -261,6 +270,8 @@ class VarLog:
                 continue
             self.touched.add(name)
             positions = self._positions(i, op, rows, len(values))
+            if positions.size and int(positions.min()) < self.base_rows:
+                self.rewritten.add(name)
             keep = positions < capacity
             if not keep.any():
                 continue
@@ -303,7 +314,7 @@ class TableVarLog(TableBase):
             return
         varlog = self._varlog
         if varlog is not None:  # a kill between a column's two leaves misreads nothing
-            varlog.secure(self._columns, self._cols, n, moved=n != self._layout_rows)
+            varlog.secure(self._columns, self._cols, n)
         for c in self._columns:
             column = self._cols[c.name]
             if isinstance(column, VarColumn):
@@ -311,7 +322,6 @@ class TableVarLog(TableBase):
         if varlog is not None:
             varlog.clear()
             varlog.base_rows = n
-        self._layout_rows = n
 
     def _flush_var_log(self) -> None:
         """Write the variable-length columns' layout now if their change log holds any."""
