@@ -23,7 +23,7 @@ from ..errors import FormatError, ParamError, ParamTypeError
 from ..ndarray.ndarray import NDArray
 from ..schema import ListSpec
 from ..vlarrays.listarray import ListArray, coerce_list_cell
-from .strings import EXTRA_KINDS, VarColumn
+from .strings import VarColumn, register_memory_kind
 
 __all__ = [
     "ListColumn",
@@ -140,4 +140,16 @@ def load_list_column(storage: Any, key: str, spec: ListSpec, capacity: int) -> L
     return ListColumn(spec, capacity, values)
 
 
-EXTRA_KINDS["list"] = (ListSpec, ListColumn, save_list_column, load_list_column)
+class _ListKind:
+    """What :mod:`.strings` asks of a list column (the memory-kind protocol)."""
+
+    new = ListColumn
+    coerce = staticmethod(coerce_list_values)
+    save = staticmethod(save_list_column)
+
+    @staticmethod
+    def load(storage: Any, key: str, spec: ListSpec, capacity: int, live: Any = None) -> Any:
+        return load_list_column(storage, key, spec, capacity)
+
+
+register_memory_kind(ListSpec, _ListKind)

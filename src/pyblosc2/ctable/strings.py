@@ -87,19 +87,9 @@ def _string_dtype() -> np.dtype[Any]:
     return _OBJ
 
 
-#: other kinds a table holds in memory the same way, by spec kind: (the spec's class, its
-#: ``new``, ``save`` and ``load`` functions); :mod:`.listcol` registers ``list``
-EXTRA_KINDS: dict[str, tuple[Any, Any, Any, Any]] = {}
-
-
-def _extra(spec: Any) -> tuple[Any, Any, Any, Any] | None:
-    hooks = EXTRA_KINDS.get(getattr(spec, "kind", None))  # type: ignore[arg-type]
-    return hooks if hooks is not None and isinstance(spec, hooks[0]) else None
-
-
 #: other column kinds kept in memory as this module's are (spec type -> a handler with
-#: ``new``, ``coerce``, ``save`` and ``load``), registered by their modules (:mod:`.objcol`;
-#: lists use ``EXTRA_KINDS``: two designs met in a merge, one to go)
+#: ``new``, ``coerce``, ``save`` and ``load``), registered by their modules (:mod:`.listcol`,
+#: :mod:`.objcol`)
 _MEMORY_KINDS: dict[type, Any] = {}
 
 
@@ -109,9 +99,8 @@ def register_memory_kind(spec_type: type, handler: Any) -> None:
 
 
 def is_var(spec: Any) -> bool:
-    """Whether ``spec`` is one of this module's column kinds, or one of ``EXTRA_KINDS`` or
-    the registered memory kinds."""
-    return isinstance(spec, VarSpec) or _extra(spec) is not None or type(spec) in _MEMORY_KINDS
+    """Whether ``spec`` is one of this module's column kinds or a registered memory kind."""
+    return isinstance(spec, VarSpec) or type(spec) in _MEMORY_KINDS
 
 
 def coerce_values(name: str, spec: VarSpec, values: Any) -> np.ndarray:
@@ -301,8 +290,6 @@ class DictionaryColumn(VarColumn):
 
 def new_var_column(spec: VarSpec, capacity: int, values: np.ndarray | None = None) -> VarColumn:
     """An in-memory column of ``spec``'s kind, ``capacity`` rows (``values`` first)."""
-    if (hooks := _extra(spec)) is not None:
-        return hooks[1](spec, capacity, values)
     if type(spec) in _MEMORY_KINDS:
         return _MEMORY_KINDS[type(spec)].new(spec, capacity, values)
     cls = DictionaryColumn if spec.kind == "dictionary" else VarColumn
@@ -336,9 +323,7 @@ def save_var_column(storage: Any, key: str, column: VarColumn, n: int) -> None:
         _MEMORY_KINDS[type(spec)].save(storage, key, column, n)
         return
     values = column._values[:n]
-    if (hooks := _extra(spec)) is not None:
-        hooks[2](storage, key, column, n)
-    elif spec.kind == "utf8":
+    if spec.kind == "utf8":
         encoded = [("" if v is None else v).encode("utf-8", "surrogatepass") for v in values]
         lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=n)
         offsets = np.zeros(n + 1, dtype=np.int64)
@@ -404,8 +389,6 @@ def load_var_column(
     """The stored column at ``key`` of a table of ``capacity`` physical rows, checked
     (a dictionary's codes on the ``live`` rows, a bool NDArray of them: the others may hold
     anything, python-blosc2 leaves them as they were)."""
-    if (hooks := _extra(spec)) is not None:
-        return hooks[3](storage, key, spec, capacity)
     if type(spec) in _MEMORY_KINDS:
         return _MEMORY_KINDS[type(spec)].load(storage, key, spec, capacity, live)
     if spec.kind == "utf8":
