@@ -267,3 +267,20 @@ def test_a_close_torn_between_two_leaves_reads_the_same(
     assert vw.rows_of(pb.CTable.open(str(path))) == want
     pb.CTable.open(str(path), mode="a").close()
     assert vw.rows_of(pb.CTable.open(str(path))) == want
+
+
+def test_python_blosc2_reads_the_last_close_until_the_log_is_written(
+    tmp_path: Path, cblosc2: Any
+) -> None:
+    """python-blosc2 does not read the log: a table with one shows it the text of the last
+    close and an IndexError past it (python-blosc2 4.14.1 does the same with a table one of
+    its own writers changed and has not closed); pyblosc2's writable open and close writes
+    the log into the layout, which python-blosc2 then reads whole."""
+    path = tmp_path / "t.b2d"
+    _new(path, 4).close()
+    t = pb.CTable.open(str(path), mode="a")
+    t.append(vw.row(9))
+    with pytest.raises(IndexError):
+        list(cblosc2.CTable.open(str(path))["u"][:])
+    t.close()
+    assert list(cblosc2.CTable.open(str(path))["u"][:]) == [vw.row(x)[1] for x in (0, 1, 2, 3, 9)]
