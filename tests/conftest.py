@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.bounded import load_factor, stretch_timeout
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
@@ -22,6 +25,15 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 # any test module makes a ``settings``: those inherit it.
 settings.register_profile("pyblosc2", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("pyblosc2")
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """pytest-timeout's bound of the test, stretched by the machine's load when it starts
+    (tests/bounded.py's ``load_factor``, as the suite's own wall-time bounds are): runs before
+    pytest-timeout's own hook, which reads the closest ``timeout`` marker."""
+    stretch_timeout(item, load_factor())
+    yield
 
 
 def _reference(name: str) -> ModuleType:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -105,3 +106,47 @@ def test_no_hypothesis_settings_bring_wall_time_back() -> None:
 def test_the_hypothesis_profile_checks_no_wall_time() -> None:
     assert settings.default.deadline is None
     assert HealthCheck.too_slow in settings.default.suppress_health_check
+
+
+def test_wall_time_bounds_stretch_with_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: with both cores kept busy, a child doing a minute of work passed CHILD_S and
+    a kill test pytest-timeout's 300 s. The bounds are multiplied by the load per core (1 to
+    4) read when the wait (or the test) starts."""
+    import os
+    import subprocess
+
+    from tests import bounded
+
+    cores = os.cpu_count() or 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.0 * cores, 0.0, 0.0))
+    assert bounded.load_factor() == 3.0
+    seen: list[float] = []
+
+    def fake_run(args: object, timeout: float, **kwargs: object) -> None:
+        seen.append(timeout)
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    bounded.run_child(["x"], "nothing", timeout=10.0)
+    assert seen == [30.0]
+    monkeypatch.setattr(os, "getloadavg", lambda: (100.0 * cores, 0.0, 0.0))
+    assert bounded.load_factor() == bounded.MAX_LOAD_FACTOR
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.0, 0.0))
+    assert bounded.load_factor() == 1.0
+
+    class Item:
+        def __init__(self, marks: list[pytest.MarkDecorator]) -> None:
+            self.marks = [m.mark for m in marks]
+            self.config = type("C", (), {"getini": staticmethod(lambda name: "300")})()
+
+        def get_closest_marker(self, name: str) -> object:
+            return next((m for m in self.marks if m.name == name), None)
+
+        def add_marker(self, mark: pytest.MarkDecorator, append: bool = True) -> None:
+            self.marks.insert(len(self.marks) if append else 0, mark.mark)
+
+    plain = Item([])
+    assert bounded.stretch_timeout(plain, 2.0) == 600.0
+    assert plain.get_closest_marker("timeout").args == (600.0,)  # type: ignore[attr-defined]
+    heavy = Item([pytest.mark.timeout(bounded.HEAVY_S)])
+    assert bounded.stretch_timeout(heavy, 2.0) == 2 * bounded.HEAVY_S
+    assert bounded.stretch_timeout(Item([]), 1.0) is None
