@@ -324,11 +324,16 @@ def save_var_column(storage: Any, key: str, column: VarColumn, n: int) -> None:
         return
     values = column._values[:n]
     if spec.kind == "utf8":
-        encoded = [("" if v is None else v).encode("utf-8", "surrogatepass") for v in values]
-        lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=n)
+        texts = ["" if v is None else v for v in values.tolist()]
+        joined = "".join(texts).encode("utf-8", "surrogatepass")
+        if len(joined) == sum(map(len, texts)):  # ASCII: a character is a byte
+            lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+        else:
+            encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+            lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        blob = np.frombuffer(joined, dtype=np.uint8)
         if blob.size == 0:
             blob = np.zeros(1, dtype=np.uint8)  # python-blosc2 keeps one slack byte
         # the bytes first: a kill between the leaves leaves offsets of a prefix (varlog.py)

@@ -296,9 +296,9 @@ class BatchArray(ChunkList):
         return self[nbatch][index - int(prefix[nbatch])]
 
     def iter_items(self) -> Iterator[Any]:
-        """Every item of every batch, in order."""
-        for batch in self:
-            yield from batch
+        """Every item of every batch, in order (each batch decoded whole, once)."""
+        for nbatch in range(len(self)):
+            yield from self._decode_items(nbatch)
 
     # -- properties -------------------------------------------------------------------------
     @property
