@@ -32,6 +32,7 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-delay", type=float, default=2.0)
+    ap.add_argument("--max-close-delay", type=float, default=0.3)
     args = ap.parse_args()
     import blosc2 as cblosc2
 
@@ -41,7 +42,7 @@ def main() -> int:
     t0 = time.time()
     for i in range(args.kills):
         kind = "close" if i % 3 == 2 else "run"
-        delay = rng.uniform(0.0, args.max_delay if kind == "run" else 0.6)
+        delay = rng.uniform(0.0, args.max_delay if kind == "run" else args.max_close_delay)
         with tempfile.TemporaryDirectory() as tmp:
             try:
                 if kind == "run":
