@@ -201,3 +201,36 @@ def test_a_small_chunk_read_by_blocks_is_kept_from_its_second_read(
     )
     np.testing.assert_array_equal(a[32:40, 3:9], _nd(2)[32:40, 3:9])
     assert a.schunk._frame.reader is reader  # no poll saw it: the chunk's bytes were compared
+
+
+def test_small_chunks_read_whole_by_an_ndarray_read_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks an NDArray read decodes whole are parsed once and kept when small: the next
+    whole read parses none of them; a rewrite in place is seen."""
+    from pyblosc2.chunk.layout import ChunkLayout
+
+    path, other = tmp_path / "a.b2nd", tmp_path / "b.b2nd"
+    _nd_file(path, 1)
+    _nd_file(other, 2)
+    parsed: list[int] = []
+    real = ChunkLayout.parse
+
+    def spy(h: object, *args: object, **kwargs: object) -> object:
+        parsed.append(1)
+        return real(h, *args, **kwargs)
+
+    a = pb.open(str(path), mode="r")
+    np.testing.assert_array_equal(a[:], _nd(1))
+    assert sorted(a.schunk._frame.reader._wholes) == [0, 1, 2, 3]
+    monkeypatch.setattr(ChunkLayout, "parse", staticmethod(spy))
+    np.testing.assert_array_equal(a[:], _nd(1))
+    assert parsed == []
+    run_child(
+        [sys.executable, "-c", PATCH, str(path), str(other)],
+        "patch a chunk in place",
+        env=ENV,
+        check=True,
+    )
+    np.testing.assert_array_equal(a[:], _nd(2))
+    assert len(parsed) == 1  # the rewritten chunk, parsed again

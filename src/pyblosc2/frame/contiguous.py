@@ -469,6 +469,11 @@ class FrameReader:
         self._keep_whole(n, whole, pos)
         return whole
 
+    def chunk_reader(self, n: int) -> ChunkReader:
+        """The checked reader of chunk ``n`` read whole: the kept one while its stored bytes
+        are the same, else read and parsed now (and kept when small)."""
+        return self._kept(n) or self._whole_reader(n, None)
+
     def _keep_whole(self, n: int, whole: ChunkReader | _Unparsed, pos: int) -> None:
         """Keep ``whole`` as chunk ``n``'s (stored at ``pos``; -1: not in the file), the
         last :data:`WHOLE_CACHE` chunks only."""
