@@ -146,9 +146,9 @@ def same_bytes(a: bytes | memoryview, b: bytes | memoryview) -> bool:
 
 
 def _as_bytes(x: bytes | memoryview) -> bytes:
-    if type(x) is bytes:
-        return x
-    obj = x.obj if isinstance(x, memoryview) else None
-    if type(obj) is bytes and len(obj) == x.nbytes and x.c_contiguous:  # the whole object
-        return obj
-    return bytes(x)
+    if isinstance(x, memoryview):
+        obj = x.obj
+        if type(obj) is bytes and len(obj) == x.nbytes and x.c_contiguous:  # the whole object
+            return obj
+        return bytes(x)
+    return x if type(x) is bytes else bytes(x)

@@ -378,10 +378,11 @@ class ChunkReader(ChunkStreams):
             elif csize == q:  # stored raw
                 part[s] = arr[a + i0 : a + i1]
             else:
-                src = None if decode is None else decode(buf[a:b], plane.data)
-                if src is None:  # no codec, or refused: decoded again by the path naming it
-                    src = self.decode_stream((j, s), a - CSIZE_LEN, buf[a:b], plane)
-                part[s] = np.frombuffer(src, u8, w, i0)
+                got = None if decode is None else decode(buf[a:b], plane.data)
+                if got is None:  # no codec, or refused: decoded again by the path naming it
+                    part[s] = self.decode_stream((j, s), a - CSIZE_LEN, buf[a:b], plane)[i0:i1]
+                else:
+                    part[s] = np.frombuffer(got, u8, w, i0)
 
     @staticmethod
     def _copy_tail(block: np.ndarray, a: int, b: int, n: int, out: np.ndarray) -> None:

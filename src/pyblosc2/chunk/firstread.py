@@ -142,16 +142,15 @@ def read_in_block(
             except CodecError:
                 return None
             src = buf
-        elif part is not None:  # a run: every byte is ``-csize & 0xFF``
-            if w == 1:
-                part[s] = -csize & 0xFF
-            else:
-                part[s::g] = bytes((-csize & 0xFF,)) * w
-            continue
         else:
-            src = None
+            src = None  # a run: every byte is ``-csize & 0xFF``
         if part is not None:  # the parts of the planes the items need
-            if w == 1:
+            if src is None:
+                if w == 1:
+                    part[s] = -csize & 0xFF
+                else:
+                    part[s::g] = bytes((-csize & 0xFF,)) * w
+            elif w == 1:
                 part[s] = src[i0]
             else:
                 part[s::g] = src[i0:i1]

@@ -162,8 +162,9 @@ def decode_block_fused(
         else:
             got = decode(buf[start:pos], plane.data)
             if got is None:  # refused: decoded again by the path that names it
-                got = r.decode_stream((j, s), start - CSIZE_LEN, buf[start:pos], plane, True)
-            src = np.frombuffer(got, u8)
+                src = r.decode_stream((j, s), start - CSIZE_LEN, buf[start:pos], plane, True)
+            else:
+                src = np.frombuffer(got, u8)
         if shuffled and nst == 1:
             # planes (g, ...) to items (..., g): a ufunc iterates in its first operand's
             # order (long runs over each plane); a copy would iterate the g bytes innermost
