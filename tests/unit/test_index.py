@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 import pyblosc2 as pb
 from pyblosc2 import FormatError
 from pyblosc2.constants import SpecialValue
-from pyblosc2.frame.index import SPECIAL_OFFSETS, OffsetIndex, decode_index, special_of
+from pyblosc2.frame.index import PICKS, SPECIAL_OFFSETS, OffsetIndex, decode_index, special_of
 from pyblosc2.frame.writer import encode_index
 from tests.helpers import SPEC_11_1_INDEX
 
@@ -165,27 +165,55 @@ def test_bad_size_fields(pos: int, value: int, message: str) -> None:
 PER_BLOCK = 16384 // 8  # offsets per block of the index chunks pyblosc2 writes
 
 
-def test_lookup_decodes_only_its_block() -> None:
+def test_first_lookups_decode_only_their_offset_then_the_block() -> None:
+    """The first PICKS lookups in a block decode only their offset (no block kept); the next
+    one decodes the block whole and keeps it; other blocks are left alone."""
     offsets = np.arange(5000, dtype=np.int64) * 100
     index = OffsetIndex.open(encode_index(offsets), 5000, 0)
     assert len(index) == 5000 and not index._blocks
-    assert index.offset(4321) == 432100
+    assert PICKS == 2
+    assert index.offset(4321) == 432100 and index.offset(4322) == 432200
+    assert not index._blocks and index._picked == {4321 // PER_BLOCK: 2}
+    assert index.offset(4400) == 440000
     assert list(index._blocks) == [4321 // PER_BLOCK] and index._full is None
-    assert index.offset(1) == 100 and sorted(index._blocks) == [0, 2]
+    assert index.offset(1) == 100 and sorted(index._blocks) == [4321 // PER_BLOCK]
     np.testing.assert_array_equal(index.all(), offsets, strict=True)
     assert index.offset(4999) == 499900
 
 
-def test_bad_offset_fails_on_the_lookup_of_its_block() -> None:
-    """A bad value is the same error as a whole decode gives, on the first lookup that needs
-    it; lookups in the other blocks work."""
+def test_a_picked_lookup_decodes_one_item_of_its_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first lookup asks the light first read for the 8 bytes of its offset."""
+    import pyblosc2.frame.index as ix
+
+    asked = []
+    real = ix.read_in_block
+
+    def spy(data: memoryview, lo: int, hi: int) -> np.ndarray | None:
+        asked.append((lo, hi))
+        return real(data, lo, hi)
+
+    monkeypatch.setattr(ix, "read_in_block", spy)
+    index = OffsetIndex.open(encode_index(np.arange(5000, dtype=np.int64) * 7), 5000, 0)
+    assert index.offset(3000) == 21000
+    assert asked == [(24000, 24008)]
+
+
+@pytest.mark.parametrize("first", [4400, 4500, 4501], ids=["neighbour", "itself", "next"])
+def test_a_bad_offset_fails_the_lookups_that_take_it(first: int) -> None:
+    """A bad value fails every lookup of it (picked alone or out of its decoded block) and
+    a whole decode, with the same error; a lookup of a good offset next to it works, picked
+    or out of the decoded block."""
     offsets = np.arange(5000, dtype=np.int64)
     offsets[4500] = -1
     index = OffsetIndex.open(encode_index(offsets), 5000, 0)
     assert index.offset(10) == 10
     message = r"^index chunk: offset\[4500\] is 0xffffffffffffffff, expected non-neg"
-    with pytest.raises(FormatError, match=message):
-        index.offset(4400)
+    if first != 4500:
+        assert index.offset(first) == first
+    for _ in range(PICKS + 1):  # picked alone, then out of the decoded block
+        with pytest.raises(FormatError, match=message):
+            index.offset(4500)
+    assert index.offset(4400) == 4400 and 4500 // PER_BLOCK in index._blocks
     with pytest.raises(FormatError, match=message):
         index.all()
     with pytest.raises(FormatError, match=message):
@@ -229,7 +257,8 @@ def test_frame_reads_one_chunk_without_the_whole_index(many_chunks: bytes) -> No
     assert s._reader.index._full is None and not s._reader.index._blocks
     got = np.frombuffer(s.decompress_chunk(2090), np.int64)
     assert got.tolist() == [2090, -2090]
-    assert list(s._reader.index._blocks) == [1] and s._reader.index._full is None
+    index = s._reader.index
+    assert not index._blocks and list(index._picked) == [1] and index._full is None
     assert np.frombuffer(s.decompress_chunk(3), np.int64).tolist() == [3, -3]
 
 
@@ -238,8 +267,9 @@ def test_frame_with_a_bad_offset_opens_and_fails_where_it_is_needed(many_chunks:
     offsets[2090] = -5
     s = pb.schunk_from_cframe(_with_index(many_chunks, encode_index(offsets)))
     assert np.frombuffer(s.decompress_chunk(7), np.int64).tolist() == [7, -7]
+    assert np.frombuffer(s.decompress_chunk(2048), np.int64).tolist() == [2048, -2048]
     with pytest.raises(FormatError, match=r"^index chunk: offset\[2090\] is 0x[0-9a-f]+, expected"):
-        s.decompress_chunk(2048)
+        s.decompress_chunk(2090)
     with pytest.raises(FormatError, match=r"^index chunk: offset\[2090\]"):
         s[:]
 

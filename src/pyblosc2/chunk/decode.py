@@ -27,7 +27,7 @@ from ..filters.shuffle import BitShuffle, Shuffle, unshuffle
 from ..kernels import active
 from .fused import decode_block_fused, decode_planes, pick_split_planes, plane_batches
 from .header import OFF_CBYTES, OFF_FILTERS, ChunkHeader
-from .layout import ChunkKind, ChunkLayout
+from .layout import CSIZE_LEN, ChunkKind, ChunkLayout
 from .pipeline import Pipeline
 from .special import fill_special
 from .streams import ChunkStreams
@@ -363,11 +363,26 @@ class ChunkReader(ChunkStreams):
 
     def _plane_parts(self, j: int, q: int, i0: int, i1: int, part: np.ndarray) -> None:
         """Positions ``[i0, i1)`` of each of the ``g`` planes of regular block ``j`` (one
-        stream of ``q`` bytes per plane) into row ``s`` of ``part`` (``g`` rows)."""
+        stream of ``q`` bytes per plane) into row ``s`` of ``part`` (``g`` rows): the codec
+        bound once for the block, each stream decoded by one call and its part copied out of
+        the codec's output (no stream view object, no copy of the whole plane)."""
         plane = scratch(q, "plane")
-        for s, stream in enumerate(zip(*self.block_streams(j), strict=True)):
-            src = self.stream_view(j, s, stream, q, plane)
-            part[s] = src if isinstance(src, int) else src[i0:i1]
+        codec = self.codec
+        decode = None if codec is None else codec.stream_decoder(self.dict_)
+        buf, arr, u8, w = self.buf, self.arr, np.uint8, i1 - i0
+        sizes, starts, ends = self.block_streams(j)
+        for s, csize in enumerate(sizes):
+            a, b = starts[s], ends[s]
+            if csize <= 0:  # a zero run (0) or a run of one byte value (-value)
+                part[s] = (-csize) & 0xFF
+            elif csize == q:  # stored raw
+                part[s] = arr[a + i0 : a + i1]
+            else:
+                got = None if decode is None else decode(buf[a:b], plane.data)
+                if got is None:  # no codec, or refused: decoded again by the path naming it
+                    part[s] = self.decode_stream((j, s), a - CSIZE_LEN, buf[a:b], plane)[i0:i1]
+                else:
+                    part[s] = np.frombuffer(got, u8, w, i0)
 
     @staticmethod
     def _copy_tail(block: np.ndarray, a: int, b: int, n: int, out: np.ndarray) -> None:

@@ -20,7 +20,7 @@ import struct
 import numpy as np
 
 from .._threads import scratch
-from ..codecs.registry import codec_for_format
+from ..codecs.registry import UDCODEC_FORMAT, codec_for_format
 from ..constants import EXTENDED_HEADER_LENGTH, Filter
 from ..errors import CodecError
 from .header import (
@@ -35,7 +35,6 @@ from .header import (
     P_FLAGS,
     P_NBYTES,
     P_TYPESIZE,
-    block_geometry,
     peek,
 )
 from .layout import BSTART_LEN, CSIZE_LEN
@@ -45,6 +44,10 @@ __all__ = ["read_in_block"]
 
 _I32 = struct.Struct("<i")
 _PLAIN = (0, 0, 0, 0, 0, 0)  # no filter in any slot
+_SHUFFLE_LAST = (0, 0, 0, 0, 0, int(Filter.SHUFFLE))  # C's default pipeline
+_HL = EXTENDED_HEADER_LENGTH
+#: the built-in decoders by compformat (plug-ins, format 6, are left to the full reader)
+_DECODERS = {f: c for f in range(8) if f != UDCODEC_FORMAT and (c := codec_for_format(f, -1))}
 
 
 def read_in_block(
@@ -65,29 +68,35 @@ def read_in_block(
         return None  # a dictionary, lazy, big-endian, instrumented or memcpyed chunk
     flags, typesize, nbytes, cbytes = f[P_FLAGS], f[P_TYPESIZE], f[P_NBYTES], f[P_CBYTES]
     filters = f[P_FILTERS]
-    if filters == _PLAIN:
+    if filters == _SHUFFLE_LAST:  # (the common pipelines first: no tuple walk)
+        g = f[P_FILTERS_META][-1] or typesize
+    elif filters == _PLAIN:
         g = 0
     else:
         k = [i for i, fid in enumerate(filters) if fid]
         if len(k) != 1 or filters[k[0]] != Filter.SHUFFLE:
             return None
         g = f[P_FILTERS_META][k[0]] or typesize
-    codec = codec_for_format(flags >> COMPFORMAT_SHIFT, -1)  # (plug-ins are not served)
+    codec = _DECODERS.get(flags >> COMPFORMAT_SHIFT)  # (plug-ins are not served)
     if codec is None or not 0 <= lo < hi <= nbytes or len(data) < cbytes:
         return None
-    bs, nblocks, leftover = block_geometry(nbytes, f[P_BLOCKSIZE])
+    bs = f[P_BLOCKSIZE]
+    if bs > nbytes:  # (block_geometry's rule: the block size clamped to nbytes)
+        bs = nbytes
     j = lo // bs
     if (hi - 1) // bs != j:
         return None
+    nblocks = -(-nbytes // bs)
+    leftover = nbytes % bs
     last = leftover and j == nblocks - 1
     bsize = leftover if last else bs
     nst = 1 if last or flags & DONT_SPLIT else typesize
     ne = bsize // nst
-    hl = EXTENDED_HEADER_LENGTH
-    data_start = hl + BSTART_LEN * nblocks
+    data_start = _HL + BSTART_LEN * nblocks
     if ne == 0 or ne * nst != bsize or data_start > cbytes:
         return None
-    pos = _I32.unpack_from(data, hl + BSTART_LEN * j)[0]
+    unpack = _I32.unpack_from
+    pos = unpack(data, _HL + BSTART_LEN * j)[0]
     if not data_start <= pos < cbytes:
         return None
     a, b = lo - j * bs, hi - j * bs
@@ -103,10 +112,11 @@ def read_in_block(
     else:
         return None
     dst = np.empty(b - a, np.uint8) if out is None else out[: b - a]
-    part = bytearray((i1 - i0) * g) if nst > 1 and g > 1 else None  # items i0..i1
+    w = i1 - i0
+    part = bytearray(w * g) if nst > 1 and g > 1 else None  # items i0..i1, item-major
     buf = scratch(ne, "first-stream").data
     view = memoryview(data)
-    unpack, decode = _I32.unpack_from, codec.decompress_into
+    decode = codec.decompress_into
     for s in range(s1):  # each stream header checked where it is read, as the walk does
         start = pos + CSIZE_LEN
         if start > cbytes:
@@ -124,7 +134,6 @@ def read_in_block(
             return None
         if s < s0:
             continue
-        src = None  # (a run: every byte is ``-csize & 0xFF``)
         if csize == ne:  # stored raw
             src = view[start:pos]
         elif csize > 0:
@@ -133,15 +142,30 @@ def read_in_block(
             except CodecError:
                 return None
             src = buf
+        else:
+            src = None  # a run: every byte is ``-csize & 0xFF``
         if part is not None:  # the parts of the planes the items need
-            part[s::g] = bytes((-csize & 0xFF,)) * (i1 - i0) if src is None else src[i0:i1]
+            if src is None:
+                if w == 1:
+                    part[s] = -csize & 0xFF
+                else:
+                    part[s::g] = bytes((-csize & 0xFF,)) * w
+            elif w == 1:
+                part[s] = src[i0]
+            else:
+                part[s::g] = src[i0:i1]
         elif g > 1:  # the items' bytes out of the one stream's planes
             if src is None:
                 dst[...] = -csize & 0xFF
+            elif w == 1:  # one item: its g bytes, one per plane, by one strided slice
+                q = ne // g
+                dst[...] = np.frombuffer(bytes(src[i0 : i0 + (g - 1) * q + 1 : q]), np.uint8)[
+                    a - i0 * g : b - i0 * g
+                ]
             else:
                 planes = np.frombuffer(src, np.uint8).reshape(g, ne // g)[:, i0:i1]
-                items = scratch((i1 - i0) * g, "first-items")
-                items.reshape(i1 - i0, g)[...] = planes.T
+                items = scratch(w * g, "first-items")
+                items.reshape(w, g)[...] = planes.T
                 dst[...] = items[a - i0 * g : b - i0 * g]
         else:
             p0, p1 = max(a, s * ne), min(b, (s + 1) * ne)

@@ -138,6 +138,9 @@ def decode_block_fused(
         if not shuffled:
             view = (*view, dst.shape[-1])
         pick = index or ()
+    decode = codec.stream_decoder(r.dict_)  # bound once for the block's streams
+    buf, u8 = r.buf, np.uint8
+    plane = scratch(ne, "plane")
     for s, (csize, start, pos) in enumerate(zip(*r.block_streams(j), strict=True)):
         if shuffled:
             target = items[..., s] if nst > 1 else dst
@@ -149,11 +152,19 @@ def decode_block_fused(
         if csize == ne:  # stored raw
             src = r.arr[start:pos]
         elif not shuffled and flat:  # straight into its place
-            r.decode_stream((j, s), start - CSIZE_LEN, r.buf[start:pos], target)
+            mv = target.data
+            got = decode(buf[start:pos], mv)
+            if got is None:  # refused: decoded again by the path that names it
+                r.decode_stream((j, s), start - CSIZE_LEN, buf[start:pos], target)
+            elif got is not mv:
+                target[...] = np.frombuffer(got, u8)  # the codec's own new buffer
             continue
         else:
-            plane = scratch(ne, "plane")
-            src = r.decode_stream((j, s), start - CSIZE_LEN, r.buf[start:pos], plane, fresh=True)
+            got = decode(buf[start:pos], plane.data)
+            if got is None:  # refused: decoded again by the path that names it
+                src = r.decode_stream((j, s), start - CSIZE_LEN, buf[start:pos], plane, True)
+            else:
+                src = np.frombuffer(got, u8)
         if shuffled and nst == 1:
             # planes (g, ...) to items (..., g): a ufunc iterates in its first operand's
             # order (long runs over each plane); a copy would iterate the g bytes innermost

@@ -244,21 +244,6 @@ class ChunkStreams:
             raise FormatError(f"block {j}", "streams", at, "valid streams", "bad")
         return row
 
-    def stream_view(
-        self, j: int, s: int, stream: tuple[int, int, int], neblock: int, scratch: np.ndarray
-    ) -> np.ndarray | int:
-        """Stream ``s`` of regular block ``j``, ``stream`` being its checked ``(csize, data
-        start, data end)`` from :meth:`block_streams` (§6.3): its ``neblock`` bytes (a view
-        of the stored bytes when raw, else decoded into ``scratch`` or a codec's own new
-        buffer), or for a run the byte value every position holds."""
-        csize, start, end = stream
-        if csize <= 0:  # a zero run (0) or a run of one byte value (-value)
-            return (-csize) & 0xFF
-        if csize == neblock:  # stored raw
-            return self.arr[start:end]
-        src = self.buf[start:end]
-        return self.decode_stream((j, s), start - CSIZE_LEN, src, scratch, True)
-
     def stream_header(self, j: int, s: int, pos: int, neblock: int) -> tuple[int, int, int]:
         """Read the csize of block ``j`` stream ``s`` at ``pos`` (§6.3): ``(csize, data
         start, next stream offset)``. Every byte the stream uses must lie before ``cbytes``."""

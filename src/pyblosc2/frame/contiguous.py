@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from .._bytes import same_bytes
 from ..backends.base import ByteStore, ObjectStore
 from ..backends.file import FileStore
 from ..backends.memory import MemoryStore
@@ -109,6 +110,8 @@ class FrameReader:
     _wholes: dict[int, tuple[ChunkReader | _Unparsed, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: small chunks read by blocks once (:meth:`with_chunk_blocks`), at most WHOLE_CACHE
+    _by_blocks: set[int] = field(default_factory=set, init=False, repr=False, compare=False)
     #: the last block decoded for a read inside one block (:mod:`.heldblock`), which
     #: serves the next read in the same block when its bytes are the same
     _held: HeldBlock | None = field(default=None, init=False, repr=False, compare=False)
@@ -434,7 +437,7 @@ class FrameReader:
         if kept is None:
             return None
         whole, pos = kept
-        if pos >= 0 and self.source.read(pos, len(whole.buf)) != whole.buf:
+        if pos >= 0 and not same_bytes(self.source.read(pos, len(whole.buf)), whole.buf):
             self._wholes.pop(n, None)  # (another thread may have dropped it first)
             self._layouts.pop(n, None)
             return None
@@ -465,6 +468,11 @@ class FrameReader:
         whole = ChunkReader.from_layout(layout, view, ctx=self.context)
         self._keep_whole(n, whole, pos)
         return whole
+
+    def chunk_reader(self, n: int) -> ChunkReader:
+        """The checked reader of chunk ``n`` read whole: the kept one while its stored bytes
+        are the same, else read and parsed now (and kept when small)."""
+        return self._kept(n) or self._whole_reader(n, None)
 
     def _keep_whole(self, n: int, whole: ChunkReader | _Unparsed, pos: int) -> None:
         """Keep ``whole`` as chunk ``n``'s (stored at ``pos``; -1: not in the file), the
@@ -535,7 +543,20 @@ class FrameReader:
     ) -> T:
         """``use(bound)`` with ``bound`` = ``reader`` (chunk ``n``'s :meth:`block_reader`, of
         regular blocks) over the stored bytes of ``blocks`` (sorted), one positioned read per
-        merged span (:func:`with_blocks`)."""
+        merged span (:func:`with_blocks`). A chunk of at most :data:`SMALL_CHUNK` stored
+        bytes read this way a second time is read whole instead, parsed (every stream header
+        checked) and kept as one-item reads keep it: its next reads use the kept reader while
+        its stored bytes are the same, with nothing parsed again. (A first read does not:
+        parsing every block of a chunk costs more than the few blocks a read touches.)"""
+        whole = self._kept(n)
+        if whole is None and reader.header.cbytes <= SMALL_CHUNK and self.directory is None:
+            once = self._by_blocks
+            if n in once:  # read by blocks before: read whole and kept from now on
+                whole = self._whole_reader(n, None)
+            elif len(once) < WHOLE_CACHE:
+                once.add(n)
+        if whole is not None:
+            return use(whole)
         return with_blocks(self._chunk_fetch(n), reader, blocks, use, check)
 
     def _chunk_fetch(self, n: int) -> FetchFn:

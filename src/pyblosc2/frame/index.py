@@ -6,8 +6,12 @@ chunk-file ids (sparse frames); negative ones encode a chunk with no stored byte
 An open frame keeps its index as an :class:`OffsetIndex`: the chunk header, its layout (block
 starts within the chunk, known filters and codec) and its sizes are checked when the frame is
 opened; the stream headers of a block (§15) and the offsets it holds are checked when the block
-is first decoded, the first time a chunk in it is looked up, so opening costs the same at any
-number of chunks.
+is first decoded, so opening costs the same at any number of chunks. The first
+:data:`PICKS` lookups in a block decode only the offset each needs when the light first read
+serves the index chunk (:func:`~pyblosc2.chunk.firstread.read_in_block`: that block's stream
+headers checked as they are read, the value checked); the next one decodes the block whole
+and keeps it. A
+lookup fails when its own offset is bad; :meth:`OffsetIndex.all` when any is.
 """
 
 from __future__ import annotations
@@ -15,12 +19,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..chunk.decode import ChunkReader
+from ..chunk.firstread import read_in_block
 from ..chunk.header import OFF_CBYTES, OFF_NBYTES, OFF_TYPESIZE, ChunkHeader
 from ..chunk.layout import ChunkKind, ChunkLayout
 from ..constants import SpecialValue
 from ..errors import FormatError, TruncatedError
 
 __all__ = [
+    "PICKS",
     "SPECIAL_OFFSETS",
     "SPECIAL_OFFSET_OF",
     "STORABLE_SPECIALS",
@@ -36,6 +42,10 @@ SPECIAL_OFFSETS = {
     np.int64(-0x7C00000000000000): SpecialValue.UNINIT,  # 0x8400000000000000
 }
 SPECIAL_OFFSET_OF = {v: k for k, v in SPECIAL_OFFSETS.items()}
+_SPECIAL_INTS = frozenset(int(k) for k in SPECIAL_OFFSETS)
+#: lookups in a block served by decoding only their offset, before the block is decoded whole
+#: (reading a chunk looks up its offset and the next chunk's)
+PICKS = 2
 # the special chunks an index can record as offsets (no bytes stored)
 STORABLE_SPECIALS = tuple(SPECIAL_OFFSET_OF)
 _SPECIAL_ARRAY = np.array(list(SPECIAL_OFFSETS), np.int64)
@@ -54,7 +64,7 @@ class OffsetIndex:
     (``open`` copies a view); lookups may come from several threads (a block decoded twice
     at worst)."""
 
-    __slots__ = ("_blocks", "_full", "_per_block", "_reader", "nchunks")
+    __slots__ = ("_blocks", "_full", "_per_block", "_picked", "_reader", "nchunks")
 
     def __init__(self, reader: ChunkReader, nchunks: int) -> None:
         self._reader = reader
@@ -64,6 +74,8 @@ class OffsetIndex:
         whole = reader.header.nblocks <= 1 or bs % 8 or bs < 8
         self._per_block = max(1, nchunks if whole else bs // 8)
         self._blocks: dict[int, np.ndarray] = {}
+        #: per block, the lookups that decoded only their offset
+        self._picked: dict[int, int] = {}
         self._full: np.ndarray | None = None
 
     @classmethod
@@ -111,27 +123,45 @@ class OffsetIndex:
         return self.nchunks
 
     def offset(self, n: int) -> int:
-        """The offset of chunk ``n`` (``0 <= n < nchunks``), decoding only its block."""
+        """The offset of chunk ``n`` (``0 <= n < nchunks``): at the first :data:`PICKS`
+        lookups in its block only that offset is decoded, at the next one the block (kept)."""
         if self._full is not None:
-            return int(self._full[n])
+            return int(self._full[n])  # (all checked)
         per = self._per_block
         b = n // per
         block = self._blocks.get(b)
         if block is None:
+            picked = self._picked.get(b, 0)
+            if picked < PICKS:
+                self._picked[b] = picked + 1
+                one = read_in_block(self._reader.buf, 8 * n, 8 * n + 8)
+                if one is not None:
+                    return self._checked(n, int.from_bytes(one, "little", signed=True))
             block = self._blocks[b] = self._decode(b * per, min(self.nchunks, (b + 1) * per))
-        return int(block[n - b * per])
+        return self._checked(n, int(block[n - b * per]))
+
+    @staticmethod
+    def _checked(n: int, value: int) -> int:
+        """``value``, the offset of chunk ``n``, when it is one (non-negative or special)."""
+        if value < 0 and value not in _SPECIAL_INTS:
+            raise _bad_offset(n, value)
+        return value
 
     def all(self) -> np.ndarray:
-        """Every offset (decoded once, then kept)."""
+        """Every offset (decoded and checked once, then kept)."""
         if self._full is None:
-            self._full = self._decode(0, self.nchunks)
+            full = self._decode(0, self.nchunks)
+            bad = np.flatnonzero((full < 0) & ~np.isin(full, _SPECIAL_ARRAY))
+            if bad.size:
+                raise _bad_offset(int(bad[0]), int(full[bad[0]]))
+            self._full = full
             self._blocks.clear()
         return self._full
 
     def _decode(self, first: int, stop: int) -> np.ndarray:
-        """Offsets ``[first, stop)``, checked: the stream headers of the blocks holding them
-        first (the errors a whole check on open gave), then negative ones must be special
-        values."""
+        """Offsets ``[first, stop)``, the stream headers of the blocks holding them checked
+        first (the errors a whole check on open gave); their values are checked by the
+        lookups that take them."""
         reader = self._reader
         whole = first == 0 and stop == self.nchunks
         if reader.present is not None:  # regular blocks: theirs checked, none kept
@@ -141,20 +171,17 @@ class OffsetIndex:
             )
             reader = reader.with_bytes(reader.buf, need)
         raw = reader.decode() if whole else reader.decode_range(8 * first, 8 * stop)
-        offsets = raw.view("<i8").astype(np.int64)
-        negative = offsets < 0
-        if not negative.any():  # the common case: no special chunk in this block
-            return offsets
-        bad = np.flatnonzero(negative & ~np.isin(offsets, _SPECIAL_ARRAY))
-        if bad.size:
-            raise FormatError(
-                "index chunk",
-                f"offset[{first + int(bad[0])}]",
-                None,
-                "non-negative or a special value (0x81/0x82/0x84 << 56)",
-                hex(int(offsets[bad[0]]) & 0xFFFFFFFFFFFFFFFF),
-            )
-        return offsets
+        return raw.view("<i8").astype(np.int64)
+
+
+def _bad_offset(n: int, value: int) -> FormatError:
+    return FormatError(
+        "index chunk",
+        f"offset[{n}]",
+        None,
+        "non-negative or a special value (0x81/0x82/0x84 << 56)",
+        hex(value & 0xFFFFFFFFFFFFFFFF),
+    )
 
 
 def special_of(offset: int) -> SpecialValue:

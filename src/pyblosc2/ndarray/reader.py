@@ -255,7 +255,7 @@ def _read_whole(
     """Decode chunk ``n`` and copy every combination of pieces out of it: block by block
     straight into ``out`` where the pipeline allows (:func:`_decode_into_out`), else the
     chunk at once into a buffer."""
-    reader = ChunkReader.open(frame.get_chunk(n), frame.reader.context)
+    reader = frame.reader.chunk_reader(n)  # (a small chunk's kept reader: nothing parsed)
     if _decode_into_out(reader, plan, pieces, out):
         return
     nbytes = reader.header.nbytes
