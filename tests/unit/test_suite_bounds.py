@@ -24,6 +24,7 @@ CHILD_SCRIPTS = {
     "trust/mutator.py",
     "trust/store_mutator.py",
     "trust/table_appender.py",
+    "trust/thread_reader.py",
     "interop/hdf5_cases.py",
 }
 SUBPROCESS_CALLS = {"Popen", "run", "call", "check_call", "check_output"}

@@ -2,7 +2,7 @@
 handles").
 
 Every operation of a handle runs inside one *hold* of its frame, taken once by the outermost
-call (nested calls share it):
+call of its thread (nested calls share it):
 
 * a **read hold** (:meth:`SharedFrame.reading`): with locking, C-Blosc2's shared frame lock;
   the frame is re-read first when the lock's generation counter says another handle changed
@@ -18,8 +18,19 @@ call (nested calls share it):
   handle whose frame changed since it last read it is refused with
   :class:`~pyblosc2.FrameChangedError` (it would decide from a stale state).
 
-A per-handle ``RLock`` makes the holds of one handle's threads one at a time, so a thread
-sees the frame (and an NDArray its shape) before or after another thread's change, whole.
+Among one handle's threads (:class:`~.holds.Holds`), read holds without locking run at the
+same time (the compute engine's threads decode their chunks in parallel), while a write hold
+and a replacement of the handle's view of the frame (a re-read: a poll that found a change,
+:meth:`SharedFrame.refresh`) run alone, with no read hold under way: a thread sees the frame
+(and an NDArray its shape) before or after another thread's change, whole. With locking,
+read holds also run alone, each taking and letting go of C-Blosc2's shared lock as before:
+overlapping holds of a handle's threads would keep that lock from another process's writer
+for as long as they overlap (``flock`` lets new shared holders in while a writer waits; a
+python-blosc2 writer waited minutes behind two processes of three reading threads each). A
+change or a ``refresh()`` cannot start inside a read hold of the same thread
+(``RuntimeError``: it would replace the view the other readers read); a read inside a write
+hold shares it.
+
 Each time this handle's view of the frame is replaced, :attr:`SharedFrame.version` grows:
 what is derived from the frame (an NDArray's geometry) is derived again when it changed.
 """
@@ -27,7 +38,6 @@ what is derived from the frame (an NDArray's geometry) is derived again when it 
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -41,6 +51,7 @@ from ..errors import FormatError, FrameChangedError
 from ..kernels import active as active_kernels
 from .contiguous import FrameReader
 from .header import HEADER_MINLEN, FrameHeader
+from .holds import READ, WRITE, Holds
 from .sparse import SPARSE_INDEX
 from .trailer import Trailer
 
@@ -50,7 +61,6 @@ _STALE = (
     "the frame was changed by another handle since this one read it; "
     "open it again (or refresh()), or use locking=True on every handle"
 )
-READ, WRITE = 1, 2
 
 
 class SharedFrame:
@@ -71,8 +81,7 @@ class SharedFrame:
         self.store = store
         self.directory = directory
         self.lock = lock
-        self._mutex = threading.RLock()  # one handle, many threads
-        self._hold = 0  # READ or WRITE while this handle holds the frame (nested calls)
+        self._holds = Holds()  # one handle, many threads
         #: grows each time this handle's view of the frame is replaced
         self.version = 0
         # whether other handles can see this frame (then changes check they are not stale)
@@ -98,13 +107,12 @@ class SharedFrame:
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
-        del state["_mutex"]
-        state["_hold"] = 0
+        del state["_holds"]
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
-        self._mutex = threading.RLock()
+        self._holds = Holds()
 
     # -- what this handle sees ---------------------------------------------------------------
     @property
@@ -164,25 +172,42 @@ class SharedFrame:
 
     def refresh(self) -> bool:
         """Re-read the frame as the storage holds it now (after another handle changed it);
-        returns whether anything changed."""
-        with self._mutex:
-            if not self.shared:
-                return False
-            replaced = False  # another file: its chunks may differ under the same index
-            if self.directory is not None:
-                self._reopen_index()
-            elif self._replaced():
-                getattr(self.store, "reopen")()  # noqa: B009 - FileStore only
-                replaced = True
-            if not replaced and self.directory is None and self._unchanged():
-                self.reader = self.reader.fresh()  # the same parts; nothing read is kept
-                return False
-            reader, seen = self._snapshot()
-            if seen == self._seen and not replaced:
-                self.reader = reader  # the same content: what derives from it stays
-                return False
-            self._set_reader(reader, seen)
-            return True
+        returns whether anything changed. It replaces the view this handle's threads read:
+        it waits for their read holds to end, and cannot start inside a read hold of this
+        thread (``RuntimeError``); inside a write hold it re-reads at once."""
+        if not self.shared:
+            return False
+        holds = self._holds
+        if holds.mine == READ:
+            raise RuntimeError(
+                "refresh() cannot start inside a read of the same handle: it would replace the "
+                "view of the frame the handle's other readers read"
+            )
+        if holds.mine == WRITE:
+            return self._refresh()
+        holds.enter_exclusive()
+        try:
+            return self._refresh()
+        finally:
+            holds.leave_exclusive()
+
+    def _refresh(self) -> bool:
+        """:meth:`refresh`, in the exclusive hold."""
+        replaced = False  # another file: its chunks may differ under the same index
+        if self.directory is not None:
+            self._reopen_index()
+        elif self._replaced():
+            getattr(self.store, "reopen")()  # noqa: B009 - FileStore only
+            replaced = True
+        if not replaced and self.directory is None and self._unchanged():
+            self.reader = self.reader.fresh()  # the same parts; nothing read is kept
+            return False
+        reader, seen = self._snapshot()
+        if seen == self._seen and not replaced:
+            self.reader = reader  # the same content: what derives from it stays
+            return False
+        self._set_reader(reader, seen)
+        return True
 
     def _unchanged(self) -> bool:
         """Whether a contiguous frame still holds the header, index and trailer this handle
@@ -194,30 +219,40 @@ class SharedFrame:
             return False
         return self._on_disk(self.reader) == self._seen and self._prefix() == before
 
-    def _poll(self) -> None:
-        """Without locking: re-read the frame when its header prefix (a sparse frame: its
-        index object) differs from what this handle read. A poll that finds a frame being
-        rewritten keeps the current view (the next one retries), as C-Blosc2's does."""
+    def _moved(self) -> bool:
+        """Without locking (a poll): whether the frame's header prefix (a sparse frame: its
+        index object) differs from what this handle read."""
         if self.directory is not None:
             try:
-                changed = self.directory.read_object(SPARSE_INDEX) != self._seen
+                return self.directory.read_object(SPARSE_INDEX) != self._seen
             except FileNotFoundError:
-                return
-        else:
-            counted = self.store.bytes_read  # a poll is not what a read read
-            changed = self._prefix() != self._seen[:HEADER_MINLEN]
-            self.store.bytes_read = counted
-        if changed:
-            with contextlib.suppress(FormatError):
-                self.refresh()
+                return False
+        prefix = self._prefix()
+        self.store.bytes_read -= len(prefix)  # a poll is not what a read read
+        return prefix != self._seen[:HEADER_MINLEN]
+
+    def _catch_up(self) -> None:
+        """A poll found the frame moved: re-read it in the exclusive hold (unless another
+        thread did first), then hold it for reading. A poll that finds a frame being
+        rewritten keeps the current view (the next one retries), as C-Blosc2's does."""
+        holds = self._holds
+        holds.enter_exclusive()
+        try:
+            if self._moved():
+                with contextlib.suppress(FormatError):
+                    self._refresh()
+        except BaseException:
+            holds.leave_exclusive()
+            raise
+        holds.downgrade()
 
     def follow(self) -> None:
         """Without locking, outside a hold: catch up with what the poll sees (python-blosc2's
         NDArray writes follow another handle's resize before reading their key). With
         locking, the hold the change takes re-reads the frame."""
-        with self._mutex:
-            if not self._hold and self.lock is None and self.polled:
-                self._poll()
+        if not self._holds.mine and self.lock is None and self.polled:
+            with self.reading():
+                pass
 
     def _stale(self) -> bool:
         """Without locking, inside the write guard: whether the frame changed since this
@@ -246,7 +281,7 @@ class SharedFrame:
             active_kernels()
         if self.lock.acquire(exclusive=exclusive):
             try:
-                self.refresh()
+                self._refresh()
             except BaseException:
                 self.lock.release()
                 raise
@@ -254,50 +289,84 @@ class SharedFrame:
     @contextmanager
     def reading(self) -> Iterator[None]:
         """Hold what a read needs (see the module docstring)."""
-        with self._mutex:
-            if self._hold:
+        holds = self._holds
+        if holds.mine:  # nested in this thread's read or write hold
+            yield
+            return
+        if self.lock is not None:
+            # one at a time: each read hold takes and lets go of C-Blosc2's shared lock, as
+            # before (overlapping holds would keep it from another process's writer)
+            with self._locked_read():
                 yield
-                return
-            if self.lock is not None:
-                self._acquire(exclusive=False)
-            elif self.polled:
-                self._poll()
-            self._hold = READ
+            return
+        holds.enter_read()
+        if self.polled:
+            try:
+                moved = self._moved()
+            except BaseException:
+                holds.leave_read()
+                raise
+            if moved:
+                holds.leave_read()
+                self._catch_up()
+        holds.mine = READ
+        try:
+            yield
+        finally:
+            holds.mine = 0
+            holds.leave_read()
+
+    @contextmanager
+    def _locked_read(self) -> Iterator[None]:
+        """A read hold with locking: alone among this handle's threads (see :meth:`reading`)."""
+        assert self.lock is not None
+        holds = self._holds
+        holds.enter_exclusive()
+        try:
+            self._acquire(exclusive=False)
+            holds.mine = READ
             try:
                 yield
             finally:
-                self._hold = 0
-                if self.lock is not None:
-                    self.lock.release()
+                holds.mine = 0
+                self.lock.release()
+        finally:
+            holds.leave_exclusive()
 
     @contextmanager
     def writing(self) -> Iterator[None]:
         """Hold what a change needs (see the module docstring)."""
-        with self._mutex:
-            if self._hold == WRITE:
+        holds = self._holds
+        if holds.mine == WRITE:
+            yield
+            return
+        if holds.mine == READ:
+            raise RuntimeError("a change cannot start inside a read of the same handle")
+        holds.enter_exclusive()
+        try:
+            holds.mine = WRITE
+            with self._changing():
                 yield
-                return
-            if self._hold == READ:
-                raise RuntimeError("a change cannot start inside a read of the same handle")
-            if self.lock is not None:
-                self._acquire(exclusive=True)
-                self._hold = WRITE
-                try:
-                    yield
-                finally:
-                    self._hold = 0
-                    self.lock.release()
-                return
-            holder: Any = self.directory if self.directory is not None else self.store
-            guard = holder.exclusive() if self.shared and hasattr(holder, "exclusive") else None
-            with guard if guard is not None else contextlib.nullcontext():
-                if self.shared and self.store.writable and self._stale():
-                    raise FrameChangedError(_STALE)
-                self._hold = WRITE
-                try:
-                    yield
-                finally:
-                    self._hold = 0
+        finally:
+            holds.mine = 0
+            holds.leave_exclusive()
+
+    @contextmanager
+    def _changing(self) -> Iterator[None]:
+        """The cross-process part of a write hold (see the module docstring)."""
+        if self.lock is not None:
+            self._acquire(exclusive=True)
+            try:
+                yield
+            finally:
+                self.lock.release()
+            return
+        holder: Any = self.directory if self.directory is not None else self.store
+        guard = holder.exclusive() if self.shared and hasattr(holder, "exclusive") else None
+        with guard if guard is not None else contextlib.nullcontext():
+            if self.shared and self.store.writable and self._stale():
+                raise FrameChangedError(_STALE)
+            yield
 
     def close(self) -> None:
         self.store.close()
