@@ -92,6 +92,27 @@ def test_open_reads_only_header_index_trailer(cblosc2, tmp_path) -> None:
     assert src.bytes_read - before <= 32 + pb.get_cbuffer_sizes(r.get_chunk(2))[1]
 
 
+def test_a_consistent_open_makes_four_reads(cblosc2, tmp_path, monkeypatch) -> None:
+    """A follower re-opens the frame after every commit it sees: the prefix, the rest of the
+    header, the index and trailer together, and the prefix again (was seven reads)."""
+    _s, path, _ = _c_schunk(cblosc2, tmp_path, "appended", "LZ4")
+    src = FileSource(path)
+    calls = []
+    read = src.read
+    monkeypatch.setattr(src, "read", lambda pos, n: calls.append((pos, n)) or read(pos, n))
+    r = FrameReader.open_consistent(src)
+    h = r.header
+    assert calls == [
+        (0, 87),
+        (0, h.header_len),
+        (h.header_len + h.cbytes, h.frame_len - h.header_len - h.cbytes),
+        (0, 87),
+    ]
+    assert (
+        r.seen == path.read_bytes()[: h.header_len] + path.read_bytes()[h.header_len + h.cbytes :]
+    )
+
+
 @pytest.mark.parametrize(
     ("pos", "value", "field"),
     [
