@@ -153,8 +153,9 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
             if item is not None:
                 return item
         out = read_selection(self, ranges)
-        # integer keys drop their axes; the Ellipsis keeps a 0-d array (not a scalar), as
-        # python-blosc2 returns, and a subarray dtype's trailing axes
+        if not squeeze:  # (a 0-d array stays one, as python-blosc2 returns it)
+            return out
+        # integer keys drop their axes, a subarray dtype's trailing axes stay
         picks = (*(0 if d in squeeze else slice(None) for d in range(len(ranges))), Ellipsis)
         return out[picks]
 
