@@ -149,9 +149,9 @@ def first_reads(apath: str, spath: str, repeat: int, nthreads: int) -> list[dict
     ``get_slice`` and ``decompress2`` of 16 chunks (:data:`FIRST_OPS`) the first time and the
     next, and for pyblosc2 the same after the kernel swap and once more (steady). "cold"
     starts with an empty numba cache (in the first round only: its background load takes a
-    minute or more), "warm" with one a first process filled (:data:`WARM_CACHE`). ``fresh_first_s``: import + open + the first ``a[:]``, what a user's
-    script waits for its first array; ``vs_C_s``: that minus python-blosc2's (issue 35's
-    target: at most 0.3 s)."""
+    minute or more), "warm" with one a first process filled (:data:`WARM_CACHE`).
+    ``fresh_first_s``: import + open + the first ``a[:]``, what a user's script waits for its
+    first array; ``vs_C_s``: that minus python-blosc2's (issue 35's target: at most 0.3 s)."""
     runs: dict[str, list[dict[str, Any]]] = {m[0]: [] for m in FIRST_MODES}
     with tempfile.TemporaryDirectory() as warm:
         subprocess.run(
