@@ -320,18 +320,20 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
                 f"an expand_dims view keeps its added axes {self._axes} at length 1, got {newshape}"
             )
         geo = old.resized(newshape)
-        zero = make_special_chunk(
-            SpecialValue.ZERO,
-            old.chunk_nbytes,
-            self.schunk.typesize,
-            blocksize=self.schunk.cparams.blocksize,
-        )
         # every chunk of the new grid as the old one numbers it (-1: new, a zero chunk);
         # only the edge chunks (in both grids, cut by either shape) are looked at one by one
         flat, edges = resize_plan(old, newshape)
         refs: list[int | bytes] = flat.tolist()
-        for i in np.flatnonzero(flat < 0).tolist():
-            refs[i] = zero
+        new = np.flatnonzero(flat < 0).tolist()
+        if new:
+            zero = make_special_chunk(
+                SpecialValue.ZERO,
+                old.chunk_nbytes,
+                self.schunk.typesize,
+                blocksize=self.schunk.cparams.blocksize,
+            )
+            for i in new:
+                refs[i] = zero
         for i in edges.tolist():
             n = int(flat[i])
             coords = np.unravel_index(n, old.grid)
