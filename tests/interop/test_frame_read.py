@@ -168,3 +168,23 @@ def test_variable_frame_special_chunk_where_c_fails(cblosc2, tmp_path) -> None:
     r = FrameReader.open(FileSource(path))
     assert pb.decompress2(r.get_chunk(4)) == bytes(4000)
     assert pb.decompress2(r.get_chunk(5)) == np.arange(300, dtype=np.int32).tobytes()
+
+
+def test_an_index_and_trailer_read_cut_short_is_read_piece_by_piece(cblosc2, tmp_path) -> None:
+    """A source whose read of the index and trailer together comes back short (a file cut
+    while it was read) is read as before, the trailer's last bytes, the trailer and the
+    index each on its own: the same frame, or the error those reads give."""
+    _s, path, _ = _c_schunk(cblosc2, tmp_path, "appended", "LZ4")
+    whole = FrameReader.open(FileSource(path))
+    h = whole.header
+    src = FileSource(path)
+    read = src.read
+    span = h.frame_len - h.header_len - h.cbytes
+
+    def short(pos: int, n: int) -> bytes:
+        return read(pos, n - 1) if n == span else read(pos, n)
+
+    src.read = short  # type: ignore[method-assign]
+    r = FrameReader.open(src)
+    assert r.seen == whole.seen
+    assert [r.offset(i) for i in range(r.nchunks)] == [whole.offset(i) for i in range(r.nchunks)]
