@@ -11,12 +11,13 @@ bytes), files in the page cache. Each repeat times python-blosc2 and then pyblos
 same operation and data, pyblosc2 once per kernel set (``--kernels``; default: every set
 that loads, e.g. numpy and numba side by side); a row reports the median time of each over
 the repeats with its range, and ``ratio`` = python-blosc2's time / ours (1.0 = parity, higher
-is better). With the numba set, the last rows give the JIT's cost: the first read (``a[:]``,
-``get_slice``, ``decompress2``) in fresh processes against the next one, and the first read
-right after numba swapped in against the one after it (the kernels it needs loaded before the
-swap, or not), with
-``PYBLOSC2_KERNELS`` unset (numba loading in the background), ``=numba`` and ``=numpy``, with
-an empty numba cache and a warm one (``--only "first reads"`` runs only these).
+is better). With the numba set, the last rows give the first reads of fresh processes, one
+process per mode and round reporting every stage (import, open, the first and the next
+``a[:]``, ``get_slice`` and ``decompress2``, and the reads after the kernel swap): python-blosc2,
+and pyblosc2 with ``PYBLOSC2_KERNELS`` unset (numba loading in the background), ``=numba`` and
+``=numpy``, an empty numba cache and a warm one; each says how much longer than
+python-blosc2's its import + open + first ``a[:]`` took (``--only "first reads"`` runs only
+these, in minutes).
 Peak RSS growth of the whole reads (``s[:]``, ``a[:]``) is measured in a fresh interpreter
 per library (``VmHWM`` over the interpreter with the file open; Linux), next to the result
 size. The table is
@@ -88,32 +89,37 @@ def with_sets(fns: dict[str, Callable[[], Any]], sets: list[str]) -> dict[str, C
 
 
 FIRST_READ = r"""
-import json, os, sys, time
+import json, sys, time
 t0 = time.perf_counter()
-import pyblosc2 as P
-from pyblosc2.kernels import active, select, wait_for_kernels
-op, path, nth = sys.argv[1], sys.argv[2], int(sys.argv[3])
-if op == "a[:]":
-    a = P.open(path, mode="r", dparams=P.DParams(nthreads=nth))
-    run = lambda: a[:]
-elif op == "get_slice":
-    s = P.open(path, mode="r", dparams=P.DParams(nthreads=nth))
-    starts = [(i * 7919 * 4099) % (s.nbytes // 8 - 100) for i in range(1000)]
-    run = lambda: [s.get_slice(i, i + 100) for i in starts]
-else:  # decompress2 of the file's first 16 chunks
-    s = P.open(path, mode="r")
-    chunks = [s.get_chunk(i) for i in range(min(16, s.nchunks))]
-    run = lambda: [P.decompress2(c, nthreads=nth) for c in chunks]
-t1 = time.perf_counter(); run(); t2 = time.perf_counter(); n1 = active().name
-run(); t3 = time.perf_counter(); n2 = active().name
-while select._loader is not None and select._loader.is_alive() and time.perf_counter() < t3 + 60:
-    time.sleep(0.005)  # the load at its own pace (wait_for_kernels would lift its brake)
-wait_for_kernels(); t4 = time.perf_counter()
-run(); t5 = time.perf_counter(); n3 = active().name
-run(); t6 = time.perf_counter()
-print(json.dumps({"import_open": t1 - t0, "first": t2 - t1, "next": t3 - t2,
-                  "after_swap": t5 - t4, "steady": t6 - t5, "loaded_by": t4 - t0,
-                  "sets": [n1, n2, n3]}))
+lib, apath, spath, nth = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+m = __import__(lib)
+st = {"import": time.perf_counter() - t0}
+t = time.perf_counter()
+a = m.open(apath, mode="r", dparams=m.DParams(nthreads=nth))
+s = m.open(spath, mode="r", dparams=m.DParams(nthreads=nth))
+n = s.nbytes // 8 - 100
+starts = [(i * 7919 * 4099) % n for i in range(1000)]
+chunks = [s.get_chunk(i) for i in range(min(16, s.nchunks))]
+st["open"] = time.perf_counter() - t
+run = {"a[:]": lambda: a[:], "get_slice": lambda: [s.get_slice(i, i + 100) for i in starts],
+       "decompress2": lambda: [m.decompress2(c, nthreads=nth) for c in chunks]}
+sets = []
+def stage(tag):
+    for op, fn in run.items():
+        t = time.perf_counter(); fn(); st[f"{tag} {op}"] = time.perf_counter() - t
+    if lib != "blosc2":
+        sets.append(m.kernels.active().name)
+stage("first"); stage("next")
+if lib != "blosc2":
+    from pyblosc2.kernels import select, wait_for_kernels
+    t = time.perf_counter()
+    loader = select._loader
+    while loader is not None and loader.is_alive() and time.perf_counter() < t + 120:
+        time.sleep(0.005)  # the load at its own pace (wait_for_kernels would lift its brake)
+    wait_for_kernels()
+    st["swapped by"] = time.perf_counter() - t0
+    stage("after swap"); stage("steady")
+print(json.dumps({"stages": st, "sets": sets}))
 """
 
 #: fills a numba cache with every kernel the background loader warms
@@ -122,73 +128,96 @@ WARM_CACHE = (
     "from pyblosc2.kernels.numba_set import warm_up; warm_up(full=True)"
 )
 
-#: (label, PYBLOSC2_KERNELS, numba cache) of the first-call runs; "auto": the variable unset
-#: (numba loads in the background while numpy serves), "numba": the synchronous load
+#: (label, library, PYBLOSC2_KERNELS, numba cache) of the fresh processes of the first-read
+#: rows; "auto": the variable unset (numba loads in the background while numpy serves),
+#: "numba": the synchronous load
 FIRST_MODES = [
-    ("numpy", "numpy", "warm"),
-    ("auto, warm cache", "", "warm"),
-    ("numba, warm cache", "numba", "warm"),
-    ("auto, cold cache", "", "cold"),
-    ("numba, cold cache", "numba", "cold"),
+    ("python-blosc2", "blosc2", "", "warm"),
+    ("numpy", "pyblosc2", "numpy", "warm"),
+    ("auto, warm cache", "pyblosc2", "", "warm"),
+    ("numba, warm cache", "pyblosc2", "numba", "warm"),
+    ("auto, cold cache", "pyblosc2", "", "cold"),
+    ("numba, cold cache", "pyblosc2", "numba", "cold"),
 ]
+FIRST_OPS = ("a[:]", "get_slice", "decompress2")
 
 
-def first_reads(paths: dict[str, str], repeat: int) -> list[dict[str, Any]]:
-    """The JIT's cost in fresh processes: import, open and the first read (``a[:]``, 1000
-    ``get_slice``, ``decompress2`` of 16 chunks; 1 and 2 threads) against the next one and
-    the first read right after the swap against the next (steady) one, per kernel mode
-    (:data:`FIRST_MODES`), ``repeat`` fresh processes each, the modes interleaved; "cold"
-    starts each process with an empty numba cache, "warm" with one a first process filled
-    (:data:`WARM_CACHE`). ``loaded_by``: when the
-    background load ended (polled; the swap happened before it)."""
-    rows = []
+def first_reads(apath: str, spath: str, repeat: int, nthreads: int) -> list[dict[str, Any]]:
+    """The first reads of fresh processes: one process per mode (:data:`FIRST_MODES`) and
+    round, ``repeat`` rounds with the modes interleaved, each process timing every stage:
+    import, open (the NDArray, the SChunk and 16 of its chunks), then ``a[:]``, 1000
+    ``get_slice`` and ``decompress2`` of 16 chunks (:data:`FIRST_OPS`) the first time and the
+    next, and for pyblosc2 the same after the kernel swap and once more (steady). "cold"
+    starts with an empty numba cache (in the first round only: its background load takes a
+    minute or more), "warm" with one a first process filled (:data:`WARM_CACHE`).
+    ``fresh_first_s``: import + open + the first ``a[:]``, what a user's script waits for its
+    first array; ``vs_C_s``: that minus python-blosc2's (issue 35's target: at most 0.3 s)."""
+    runs: dict[str, list[dict[str, Any]]] = {m[0]: [] for m in FIRST_MODES}
     with tempfile.TemporaryDirectory() as warm:
         subprocess.run(
             [sys.executable, "-c", WARM_CACHE],
             check=True, env={**os.environ, "NUMBA_CACHE_DIR": warm},
         )  # fmt: skip
-        for op, path in paths.items():
-            for nth in (1, 2):
-                runs: dict[str, list[dict[str, Any]]] = {m[0]: [] for m in FIRST_MODES}
-                for _ in range(repeat):
-                    for label, kset, cache in FIRST_MODES:
-                        with tempfile.TemporaryDirectory() as cold:
-                            env = {k: v for k, v in os.environ.items() if k != ENV}
-                            env["NUMBA_CACHE_DIR"] = warm if cache == "warm" else cold
-                            if kset:
-                                env[ENV] = kset
-                            p = subprocess.run(
-                                [sys.executable, "-c", FIRST_READ, op, path, str(nth)],
-                                capture_output=True, text=True, check=True, env=env,
-                            )  # fmt: skip
-                        runs[label].append(json.loads(p.stdout))
-                for label, rs in runs.items():
-                    med = {
-                        k: statistics.median(r[k] for r in rs)
-                        for k in (
-                            "import_open",
-                            "first",
-                            "next",
-                            "after_swap",
-                            "steady",
-                            "loaded_by",
-                        )
-                    }
-                    extra = [r["import_open"] + r["first"] - r["next"] for r in rs]
-                    swap = [r["after_swap"] - r["steady"] for r in rs]
-                    sets = sorted({"/".join(r["sets"]) for r in rs})
-                    rows.append(
-                        {
-                            "operation": f"first {op}, {nth} thread(s), {label}",
-                            **{f"{k}_s": v for k, v in med.items()},
-                            "extra_s": statistics.median(extra),
-                            "extra_range_s": (min(extra), max(extra)),
-                            "swap_extra_s": statistics.median(swap),
-                            "swap_extra_range_s": (min(swap), max(swap)),
-                            "sets": sets,
-                        }
-                    )
+        for round_ in range(repeat):
+            for label, lib, kset, cache in FIRST_MODES:
+                if cache == "cold" and round_:
+                    continue  # (once: a cold cache's background load takes a minute or more)
+                with tempfile.TemporaryDirectory() as cold:
+                    env = {k: v for k, v in os.environ.items() if k != ENV}
+                    env["NUMBA_CACHE_DIR"] = warm if cache == "warm" else cold
+                    if kset:
+                        env[ENV] = kset
+                    p = subprocess.run(
+                        [sys.executable, "-c", FIRST_READ, lib, apath, spath, str(nthreads)],
+                        capture_output=True, text=True, check=True, env=env, timeout=600,
+                    )  # fmt: skip
+                runs[label].append(json.loads(p.stdout))
+    fresh = {
+        label: [r["stages"]["import"] + r["stages"]["open"] + r["stages"]["first a[:]"] for r in rs]
+        for label, rs in runs.items()
+    }
+    c_fresh = statistics.median(fresh["python-blosc2"])
+    rows = []
+    for label, rs in runs.items():
+        names = list(rs[0]["stages"])
+        med = {k: statistics.median(r["stages"][k] for r in rs) for k in names}
+        f = statistics.median(fresh[label])
+        rows.append(
+            {
+                "operation": f"first reads in a fresh process, {nthreads} threads: {label}",
+                **{f"{k}_s": v for k, v in med.items()},
+                "fresh_first_s": f,
+                "fresh_first_range_s": (min(fresh[label]), max(fresh[label])),
+                "vs_C_s": f - c_fresh,
+                "sets": sorted({"/".join(r["sets"]) for r in rs}),
+            }
+        )
     return rows
+
+
+def print_first_reads(rows: list[dict[str, Any]]) -> None:
+    """The first-read rows as a markdown table, one line per mode."""
+    print(
+        "\n| fresh process | import s | open s | first a[:] s | next a[:] s | import+open+first "
+        "a[:] s (range) | minus python-blosc2's s | first / next get_slice s | first / next "
+        "decompress2 s | swapped by s | a[:] after swap / steady s | sets |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        swap = (
+            f"{r['swapped by_s']:.2f} | {r['after swap a[:]_s']:.3f} / {r['steady a[:]_s']:.3f}"
+            if "swapped by_s" in r
+            else "- | -"
+        )
+        print(
+            f"| {r['operation'].split(': ', 1)[1]} | {r['import_s']:.3f} | {r['open_s']:.3f} | "
+            f"{r['first a[:]_s']:.3f} | {r['next a[:]_s']:.3f} | {r['fresh_first_s']:.3f} "
+            f"({r['fresh_first_range_s'][0]:.3f}-{r['fresh_first_range_s'][1]:.3f}) | "
+            f"{r['vs_C_s']:+.3f} | {r['first get_slice_s']:.3f} / {r['next get_slice_s']:.3f} | "
+            f"{r['first decompress2_s']:.3f} / {r['next decompress2_s']:.3f} | {swap} | "
+            f"{', '.join(r['sets']) or '-'} |",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -200,8 +229,9 @@ def main() -> None:
         "--first-repeat",
         type=int,
         default=5,
-        help="fresh processes per mode in the first-read rows (150 processes at 5, up to 60 s"
-        " each while an auto-mode loader compiles: 0 skips those rows)",
+        help="rounds of the first-read rows: one fresh process per mode and round (22 at 5,"
+        " each timing every stage; the cold-cache modes run in the first round only, their"
+        " loader waited for up to 120 s; 0 skips those rows)",
     )
     ap.add_argument("--only", help="run only rows whose label contains this text")
     ap.add_argument(
@@ -404,28 +434,9 @@ def main() -> None:
             and args.first_repeat > 0
             and not (args.only and args.only not in "first reads")
         ):
-            fpaths = {
-                "a[:]": apath["ours"],
-                "get_slice": spath["ours"],
-                "decompress2": spath["ours"],
-            }
-            print(
-                "\n| first read in a fresh process | import+open s | first s | next s | "
-                "import+open+first-next s (range) | first after swap s | after swap-next s "
-                "(range) | steady s | swapped by s | sets first/next/after swap |"
-            )
-            print("|---|---|---|---|---|---|---|---|---|---|")
-            for r in first_reads(fpaths, args.first_repeat):
-                rows.append(r)
-                print(
-                    f"| {r['operation']} | {r['import_open_s']:.3f} | {r['first_s']:.3f} | "
-                    f"{r['next_s']:.3f} | {r['extra_s']:.3f} ({r['extra_range_s'][0]:.3f}-"
-                    f"{r['extra_range_s'][1]:.3f}) | {r['after_swap_s']:.3f} | "
-                    f"{r['swap_extra_s']:.3f} ({r['swap_extra_range_s'][0]:.3f}-"
-                    f"{r['swap_extra_range_s'][1]:.3f}) | {r['steady_s']:.3f} | "
-                    f"{r['loaded_by_s']:.3f} | {', '.join(r['sets'])} |",
-                    flush=True,
-                )
+            rs = first_reads(apath["ours"], spath["ours"], args.first_repeat, NTHREADS)
+            rows += rs
+            print_first_reads(rs)
     if args.json:
         results.write(args.json, run, rows)  # benchmarks/results.py's schema
 

@@ -92,6 +92,27 @@ def test_open_reads_only_header_index_trailer(cblosc2, tmp_path) -> None:
     assert src.bytes_read - before <= 32 + pb.get_cbuffer_sizes(r.get_chunk(2))[1]
 
 
+def test_a_consistent_open_makes_four_reads(cblosc2, tmp_path, monkeypatch) -> None:
+    """A follower re-opens the frame after every commit it sees: the prefix, the rest of the
+    header, the index and trailer together, and the prefix again (was seven reads)."""
+    _s, path, _ = _c_schunk(cblosc2, tmp_path, "appended", "LZ4")
+    src = FileSource(path)
+    calls = []
+    read = src.read
+    monkeypatch.setattr(src, "read", lambda pos, n: calls.append((pos, n)) or read(pos, n))
+    r = FrameReader.open_consistent(src)
+    h = r.header
+    assert calls == [
+        (0, 87),
+        (0, h.header_len),
+        (h.header_len + h.cbytes, h.frame_len - h.header_len - h.cbytes),
+        (0, 87),
+    ]
+    assert (
+        r.seen == path.read_bytes()[: h.header_len] + path.read_bytes()[h.header_len + h.cbytes :]
+    )
+
+
 @pytest.mark.parametrize(
     ("pos", "value", "field"),
     [
@@ -147,3 +168,23 @@ def test_variable_frame_special_chunk_where_c_fails(cblosc2, tmp_path) -> None:
     r = FrameReader.open(FileSource(path))
     assert pb.decompress2(r.get_chunk(4)) == bytes(4000)
     assert pb.decompress2(r.get_chunk(5)) == np.arange(300, dtype=np.int32).tobytes()
+
+
+def test_an_index_and_trailer_read_cut_short_is_read_piece_by_piece(cblosc2, tmp_path) -> None:
+    """A source whose read of the index and trailer together comes back short (a file cut
+    while it was read) is read as before, the trailer's last bytes, the trailer and the
+    index each on its own: the same frame, or the error those reads give."""
+    _s, path, _ = _c_schunk(cblosc2, tmp_path, "appended", "LZ4")
+    whole = FrameReader.open(FileSource(path))
+    h = whole.header
+    src = FileSource(path)
+    read = src.read
+    span = h.frame_len - h.header_len - h.cbytes
+
+    def short(pos: int, n: int) -> bytes:
+        return read(pos, n - 1) if n == span else read(pos, n)
+
+    src.read = short  # type: ignore[method-assign]
+    r = FrameReader.open(src)
+    assert r.seen == whole.seen
+    assert [r.offset(i) for i in range(r.nchunks)] == [whole.offset(i) for i in range(r.nchunks)]

@@ -130,13 +130,14 @@ def test_refresh_of_an_unchanged_frame_parses_nothing_and_keeps_nothing_read(
     cached = r._frame.reader
     assert cached._wholes or cached._layouts
     opened: list[int] = []
-    real = FrameReader.open.__func__  # type: ignore[attr-defined]
+    real = FrameReader._parse.__func__  # type: ignore[attr-defined]
 
     def counted(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
         opened.append(1)
         return real(cls, *args, **kwargs)
 
-    monkeypatch.setattr(FrameReader, "open", classmethod(counted))
+    # (every open parses through _parse: open and open_consistent alike)
+    monkeypatch.setattr(FrameReader, "_parse", classmethod(counted))
     assert r.refresh() is False and opened == []
     fresh = r._frame.reader
     assert fresh is not cached and not fresh._wholes and not fresh._layouts

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import pyblosc2 as pb
 from pyblosc2.ndarray.b2nd_meta import B2NDMeta
-from pyblosc2.ndarray.geometry import Geometry
+from pyblosc2.ndarray.geometry import Geometry, resize_plan
 
 #: (shape, chunks, blocks, dtype) -> (ext, grid, bgrid, nchunks, chunk_nbytes, ext_shape)
 DERIVED = {
@@ -147,3 +147,47 @@ def test_resize_of_an_empty_array_with_a_zero_chunk_length() -> None:
     a.resize((0, 6))
     assert a.shape == (0, 6) and a.schunk.nchunks == 0
     assert pb.ndarray_from_cframe(a.to_cframe())[...].shape == (0, 6)
+
+
+def _walked(old: Geometry, newshape: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """resize_plan's answer the slow way: the new grid walked chunk by chunk."""
+    import itertools
+
+    new = old.resized(newshape)
+    flat, edges = [], []
+    for i, coords in enumerate(itertools.product(*[range(g) for g in new.grid])):
+        if not all(c < g for c, g in zip(coords, old.grid, strict=True)):
+            flat.append(-1)
+            continue
+        flat.append(int(np.ravel_multi_index(coords, old.grid)) if coords else 0)
+        keep = [
+            min(k, o - c * k, n - c * k)
+            for k, o, n, c in zip(old.chunks, old.shape, newshape, coords, strict=True)
+        ]
+        if keep != list(old.chunks):
+            edges.append(i)
+    return flat, edges
+
+
+@given(
+    part=_partitions(),
+    grow=st.lists(st.integers(-6, 9), min_size=4, max_size=4),
+)
+def test_resize_plan_matches_the_chunk_by_chunk_walk(part, grow) -> None:
+    """Each new chunk's old number (-1: new) and the edge chunks, for growth and shrinkage
+    on every axis, equal those of the per-chunk walk resize used before."""
+    shape, chunks, blocks = part
+    old = Geometry(shape, chunks, blocks, np.dtype("u1"))
+    newshape = tuple(max(0, n + g) for n, g in zip(shape, grow[: len(shape)], strict=True))
+    if all(newshape) and not all(chunks):
+        return  # (resize refuses it)
+    flat, edges = resize_plan(old, newshape)
+    assert (flat.tolist(), edges.tolist()) == _walked(old, newshape)
+
+
+def test_resize_plan_of_a_growing_array_has_one_edge() -> None:
+    old = Geometry((25, 8), (10, 8), (5, 8), np.dtype("<i8"))
+    flat, edges = resize_plan(old, (35, 8))
+    assert flat.tolist() == [0, 1, 2, -1]
+    assert edges.tolist() == [2]
+    assert resize_plan(Geometry((), (), (), np.dtype("<f8")), ())[0].tolist() == [0]

@@ -265,3 +265,19 @@ def test_import_pyblosc2_and_its_compat_package_import_no_zarr_nor_numcodecs() -
         check=True,
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_import_pyblosc2_loads_none_of_numpys_lazy_submodules() -> None:
+    """``import pyblosc2`` takes numpy's namespace as loaded: a walk of ``getattr`` over
+    ``dir(np)`` imported f2py, testing (and unittest), ma, polynomial and random, a tenth of
+    the import and of a fresh process's first read (issue 35)."""
+    lazy = ["numpy.f2py", "numpy.testing", "unittest", "numpy.ma", "numpy.polynomial"]
+    code = f"import sys, pyblosc2; print(sorted(set({lazy!r}) & set(sys.modules)))"
+    out = run_child(
+        [sys.executable, "-c", code],
+        "import pyblosc2",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "[]"

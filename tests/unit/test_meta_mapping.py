@@ -88,3 +88,19 @@ def test_bad_bulk_values_and_meta_deletion(schunk) -> None:
     assert schunk.vlmeta[:] == VALUES  # nothing of a refused update was written
     with pytest.raises(NotImplementedError, match="Cannot remove a metalayer"):
         del schunk.meta["m"]
+
+
+def test_membership_decodes_no_entry(schunk, monkeypatch) -> None:
+    """``name in vlmeta`` (a reader polling a writer's flag) looks at the names only: no
+    entry is decoded, present or absent."""
+    decoded = []
+    original = blosc2.meta.layers.VLMeta._decode
+
+    def spy(self, name, stored):
+        decoded.append(name)
+        return original(self, name, stored)
+
+    monkeypatch.setattr(blosc2.meta.layers.VLMeta, "_decode", spy)
+    assert "a" in schunk.vlmeta and "z" not in schunk.vlmeta and "m" in schunk.meta
+    assert decoded == []
+    assert schunk.vlmeta["a"] == b"val1" and decoded == ["a"]

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pyblosc2 as pb
 from pyblosc2.ndarray.indexing import (
     check_key,
     is_basic_key,
@@ -114,3 +115,58 @@ def test_parse_key_is_the_three_visits_in_one(items, shape, bare) -> None:
     assert got is not None and (got.ranges, got.squeeze) == want
     ints = len(want[1]) == len(shape) and len(items) == len(shape)
     assert got.point == (tuple(r[0] for r in got.ranges) if ints else None)
+
+
+def _indexing_calls(fn) -> list[str]:
+    """The functions of ndarray/indexing.py that ``fn()`` calls, at any depth, in order
+    (found by code object: an alias imported elsewhere is counted too)."""
+    import inspect
+    import sys
+
+    import pyblosc2.ndarray.indexing as ix
+
+    codes = {
+        f.__code__: name
+        for name, f in vars(ix).items()
+        if inspect.isfunction(f) and f.__module__ == ix.__name__
+    }
+    seen: list[str] = []
+
+    def spy(frame, event, arg):
+        if event == "call" and frame.f_code in codes:
+            seen.append(codes[frame.f_code])
+
+    sys.setprofile(spy)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+ONCE_KEYS = {
+    "one item": (2, 3),
+    "one item, negative": (-1, 0),
+    "slices with steps": (slice(1, 7), slice(None, None, 3)),
+    "ellipsis and int": (Ellipsis, 4),
+    "bare int": 5,
+    "bare slice": slice(2, 4),
+    "everything": Ellipsis,
+}
+
+
+@pytest.mark.parametrize("where", ["memory", "disk"])
+@pytest.mark.parametrize("key", ONCE_KEYS.values(), ids=list(ONCE_KEYS))
+def test_a_read_and_a_write_normalise_the_key_once(key, where, tmp_path) -> None:
+    """``a[key]`` and ``a[key] = v`` visit indexing.py through one parse_key (and the
+    helpers it calls); none of the separate passes it replaced (check_key, is_basic_key,
+    normalize_key) runs on the way down."""
+    x = np.arange(80, dtype=np.int32).reshape(8, 10)
+    kw = {"urlpath": str(tmp_path / "a.b2nd"), "mode": "w"} if where == "disk" else {}
+    a = pb.asarray(x, chunks=(4, 5), blocks=(2, 5), **kw)
+    for fn in (lambda: a[key], lambda: a.__setitem__(key, 7)):
+        calls = _indexing_calls(fn)
+        assert calls.count("parse_key") == 1, calls
+        assert not {"check_key", "is_basic_key", "normalize_key"} & set(calls), calls
+    x[key] = 7
+    np.testing.assert_array_equal(a[...], x)

@@ -196,3 +196,33 @@ def test_slice_with_new_cparams_recompresses(arr) -> None:
     assert b.cparams.codec == pb.Codec.LZ4
     assert b.get_chunk(0) != arr.get_chunk(2)
     np.testing.assert_array_equal(b[...], X[8:24, 0:5])
+
+
+def _grow(path: str, monkeypatch=None) -> bytes:
+    """The frame a (0, 3) array grown by six batches (resize, then the batch written) leaves,
+    every shape commit through a whole chunk-list rewrite when ``monkeypatch`` is given."""
+    if monkeypatch is not None:
+        monkeypatch.setattr(
+            pb.SChunk,
+            "replace_tail",
+            lambda self, keep, chunks, meta: self.set_chunks([*range(keep), *chunks], meta),
+        )
+    a = pb.zeros((0, 3), dtype=np.int64, chunks=(8, 3), blocks=(2, 3), urlpath=path, mode="w")
+    for i in range(6):
+        n = a.shape[0]
+        a.resize((n + 3, 3))
+        a[n:] = np.full((3, 3), i + 1)
+    a.resize((4, 3))  # a shrink: the tail dropped, the edge chunk zeroed past row 4
+    a.resize((20, 3))
+    return open(path, "rb").read()
+
+
+def test_a_grown_array_commits_the_bytes_a_whole_rewrite_commits(tmp_path, monkeypatch) -> None:
+    """Resize commits a kept prefix plus new chunks through replace_tail: the frame is byte
+    for byte the one a rewrite of the whole chunk list gives."""
+    fast = _grow(str(tmp_path / "fast.b2nd"))
+    slow = _grow(str(tmp_path / "slow.b2nd"), monkeypatch)
+    assert fast == slow
+    want = np.zeros((20, 3), np.int64)
+    want[:3], want[3:4] = 1, 2
+    np.testing.assert_array_equal(pb.open(str(tmp_path / "fast.b2nd"))[...], want)

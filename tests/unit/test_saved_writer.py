@@ -47,3 +47,14 @@ def test_an_in_memory_expression_operand_is_refused_by_its_type(here) -> None:
     with pytest.raises(ParamError, match="operand 'e' is a LazyExpr in memory"):
         pb.lazyexpr("e + 1", {"e": inner}).save("e.b2nd")
     assert not os.path.exists("e.b2nd")
+
+
+def test_the_numpy_names_a_udf_may_use_hold_every_ufunc() -> None:
+    """NUMPY_NAMES (compute/saved/udfsource.py) takes the ufuncs from numpy's namespace as
+    loaded: the same ones a walk of ``getattr`` over ``dir(np)`` finds, with no lazy
+    submodule imported for it."""
+    from pyblosc2.compute.saved.udfsource import NUMPY_NAMES
+
+    ufuncs = {n for n in dir(np) if isinstance(getattr(np, n, None), np.ufunc)}
+    assert ufuncs <= NUMPY_NAMES
+    assert {"sin", "add", "logical_and", "where", "float64"} <= NUMPY_NAMES

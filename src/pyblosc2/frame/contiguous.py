@@ -123,8 +123,19 @@ class FrameReader:
         """Parse the frame at the start of ``source`` (``exact``: the source must be exactly
         the frame, as for in-memory cframes). ``directory``: ``source`` is the
         ``chunks.b2frame`` of that sparse frame's directory (§6)."""
+        return cls._parse(source, source.read(0, HEADER_MINLEN), exact, directory)
+
+    @classmethod
+    def _parse(
+        cls,
+        source: ByteStore,
+        prefix: bytes | memoryview,
+        exact: bool = False,
+        directory: ObjectStore | None = None,
+    ) -> FrameReader:
+        """:meth:`open` of the frame whose first :data:`HEADER_MINLEN` bytes were read as
+        ``prefix``: the header read whole, then the index and the trailer in one read."""
         size = source.size
-        prefix = source.read(0, HEADER_MINLEN)
         if len(prefix) < HEADER_MINLEN:
             raise FormatError(
                 "frame header", "length", 0, f"at least {HEADER_MINLEN} bytes", len(prefix)
@@ -170,18 +181,27 @@ class FrameReader:
                 f">= header_len + {TRAILER_MINLEN}",
                 h.frame_len,
             )
-        tlen = locate_trailer(
-            source.read(h.frame_len - TRAILER_MINLEN, TRAILER_MINLEN), h.frame_len, h.header_len
+        ipos = h.header_len + (h.cbytes if directory is None else 0)
+        # the index chunk and the trailer follow each other to the end: one read
+        rest = (
+            source.read(ipos, h.frame_len - ipos) if h.frame_len - ipos >= TRAILER_MINLEN else b""
         )
+        if len(rest) < h.frame_len - ipos:  # (a source cut short: read as before, piece by piece)
+            rest = b""
+        last = (
+            rest[-TRAILER_MINLEN:]
+            if rest
+            else source.read(h.frame_len - TRAILER_MINLEN, TRAILER_MINLEN)
+        )
+        tlen = locate_trailer(last, h.frame_len, h.header_len)
         tpos = h.frame_len - tlen
-        tail = source.read(tpos, tlen)
+        tail = rest[tpos - ipos :] if rest and tpos >= ipos else source.read(tpos, tlen)
         trailer = Trailer.from_bytes(tail, tpos)
         offsets: np.ndarray | OffsetIndex
         seen = None
         if h.nbytes == 0:
             offsets = np.empty(0, np.int64)
         else:
-            ipos = h.header_len + (h.cbytes if directory is None else 0)
             if ipos + EXTENDED_HEADER_LENGTH > tpos:
                 raise FormatError(
                     "frame header",
@@ -191,7 +211,7 @@ class FrameReader:
                     "(room for the index chunk)",
                     h.cbytes,
                 )
-            index = source.read(ipos, tpos - ipos)
+            index = rest[: tpos - ipos] if rest else source.read(ipos, tpos - ipos)
             offsets = OffsetIndex.open(index, h.nchunks_fixed, ipos)
             if directory is None:
                 seen = bytes(head) + bytes(index) + bytes(tail)
@@ -208,7 +228,7 @@ class FrameReader:
         for _ in range(attempts):
             before = bytes(source.read(0, HEADER_MINLEN))
             try:
-                reader = cls.open(source, directory=directory)
+                reader = cls._parse(source, before, directory=directory)
             except FormatError:
                 if bytes(source.read(0, HEADER_MINLEN)) != before:
                     continue

@@ -95,7 +95,9 @@ def plan_chunks(
         cs = first_chunksize(sizes[0], requested) if sizes else 0
     elif cs == 0 and sizes:
         cs = sizes[0]  # sizes that became regular again make the frame fixed-size again
-    regular = cs > 0 and all(x == cs for x in sizes[:-1]) and (not sizes or 0 < sizes[-1] <= cs)
+    regular = (
+        cs > 0 and sizes[:-1].count(cs) == len(sizes[:-1]) and (not sizes or 0 < sizes[-1] <= cs)
+    )
     return Plan(sizes, kinds, cs if regular else (0 if sizes else header.chunksize))
 
 

@@ -119,8 +119,13 @@ class Frame(SharedFrame):
     def chunk_sizes(self) -> list[int]:
         """Uncompressed size of every chunk (from the header for fixed sizes)."""
         r = self.reader
-        if self.header.chunksize > 0:
-            return [r.chunk_nbytes(k) for k in range(r.nchunks)]
+        h = self.header
+        if h.chunksize > 0:  # (FrameReader.chunk_nbytes of every chunk, in one list)
+            n = r.nchunks
+            sizes = [h.chunksize] * n
+            if n and h.nbytes % h.chunksize:
+                sizes[-1] = h.nbytes % h.chunksize
+            return sizes
         return [
             ChunkHeader.from_bytes(r.get_chunk(k)[:EXTENDED_HEADER_LENGTH]).nbytes
             for k in range(r.nchunks)
@@ -343,6 +348,7 @@ class Frame(SharedFrame):
     def _place(self, refs: Sequence[Ref], plan: Plan, placement: Placement) -> np.ndarray:
         """The index of ``refs``: kept chunks keep their offsets, new ones are placed."""
         r = self.reader
+        stored = r.offsets if any(not isinstance(ref, bytes) for ref in refs) else None
         offsets = np.empty(len(refs), np.int64)
         for i, ref in enumerate(refs):
             kind = plan.kinds[i]
@@ -352,7 +358,8 @@ class Frame(SharedFrame):
                     continue
                 raw = ref[: ChunkHeader.from_bytes(ref).cbytes]
             else:
-                old = int(r.offsets[ref])
+                assert stored is not None
+                old = int(stored[ref])
                 if old >= 0 or plan.chunksize > 0:
                     offsets[i] = old
                     continue

@@ -76,6 +76,11 @@ class _Layers(Mapping[str, Any]):
             raise KeyError(key)
         return self._decode(key, items[key])
 
+    def __contains__(self, key: object) -> bool:
+        # the names only: nothing decoded, no KeyError raised and caught (a reader polling
+        # a writer's flag asks this every poll)
+        return key in self._items()
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._items())
 

@@ -14,6 +14,7 @@ such a file and crashes reading it).
 from __future__ import annotations
 
 import ast
+import functools
 import struct
 from dataclasses import dataclass
 
@@ -47,6 +48,14 @@ def dtype_from_str(s: str) -> np.dtype:
         return np.dtype(ast.literal_eval(s))
     except (ValueError, TypeError, SyntaxError) as exc:
         raise _err("dtype", None, "a NumPy dtype string", f"{s!r} ({exc})") from None
+
+
+@functools.cache
+def _parts(nd: int) -> struct.Struct:
+    """The shape, chunks and blocks arrays of an ``nd``-dimensional metalayer after its
+    4-byte head, markers skipped: ``nd`` int64 (marker 0xd3), an array marker, ``nd`` int32
+    (0xd2), a marker, ``nd`` int32."""
+    return struct.Struct(">" + "xq" * nd + "x" + "xi" * nd + "x" + "xi" * nd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +100,9 @@ class B2NDMeta:
         need = 3 + 1 + 9 * nd + 1 + 5 * nd + 1 + 5 * nd
         if n < need:
             raise _err("length", 0, f"at least {need} bytes for ndim {nd}", n)
-        pos = 4
-        shape = tuple(struct.unpack_from(">q", buf, pos + 1 + 9 * i)[0] for i in range(nd))
-        pos += 9 * nd + 1
-        chunks = tuple(struct.unpack_from(">i", buf, pos + 1 + 5 * i)[0] for i in range(nd))
-        pos += 5 * nd + 1
-        blocks = tuple(struct.unpack_from(">i", buf, pos + 1 + 5 * i)[0] for i in range(nd))
-        pos += 5 * nd
+        values = _parts(nd).unpack_from(buf, 4)
+        shape, chunks, blocks = values[:nd], values[nd : 2 * nd], values[2 * nd :]
+        pos = 4 + 9 * nd + 1 + 5 * nd + 1 + 5 * nd
         if pos == n:  # legacy caterva: no dtype
             dtype = np.dtype(f"S{typesize}")
         else:

@@ -87,6 +87,14 @@ class ArrayCore:
         another partition, ndim or dtype (the file replaced by another array), or a hidden
         axis grown past length 1, is a :class:`FormatError`."""
         stored = Geometry.from_meta(_stored_meta(self.schunk))
+        if not self._dropped and not self._axes:  # no view: the stored geometry itself
+            if (stored.chunks, stored.blocks, stored.dtype) != (
+                current.chunks,
+                current.blocks,
+                current.dtype,
+            ):
+                _changed_partition(current, stored)
+            return stored
         hidden = [(stored.shape[d], stored.chunks[d], stored.blocks[d]) for d in self._dropped]
         if any(h != (1, 1, 1) for h in hidden):
             raise FormatError(
@@ -104,15 +112,13 @@ class ArrayCore:
             for part in (shape, chunks, blocks):
                 part.insert(axis, 1)
         geo = Geometry(tuple(shape), tuple(chunks), tuple(blocks), stored.dtype)
-        was = (current.ndim, current.chunks, current.blocks, current.dtype)
-        if (geo.ndim, geo.chunks, geo.blocks, geo.dtype) != was:
-            raise FormatError(
-                "b2nd array",
-                "chunks/blocks/dtype",
-                None,
-                f"ndim, chunks, blocks and dtype {was} (another handle may change the shape only)",
-                (geo.ndim, geo.chunks, geo.blocks, geo.dtype),
-            )
+        if (geo.ndim, geo.chunks, geo.blocks, geo.dtype) != (
+            current.ndim,
+            current.chunks,
+            current.blocks,
+            current.dtype,
+        ):
+            _changed_partition(current, geo)
         return geo
 
     def _stored_geometry(self, geo: Geometry) -> Geometry:
@@ -242,6 +248,19 @@ class ArrayCore:
         ranges = [range(a // c, -(-b // c)) for a, b, c in zip(lo, hi, geo.chunks, strict=True)]
         for coords in itertools.product(*ranges):
             yield coords, int(np.ravel_multi_index(coords, geo.grid)) if geo.ndim else 0
+
+
+def _changed_partition(current: Geometry, geo: Geometry) -> None:
+    """Refuse the geometry ``geo`` another handle stored in place of ``current``: only the
+    shape may change under a handle, as in python-blosc2."""
+    was = (current.ndim, current.chunks, current.blocks, current.dtype)
+    raise FormatError(
+        "b2nd array",
+        "chunks/blocks/dtype",
+        None,
+        f"ndim, chunks, blocks and dtype {was} (another handle may change the shape only)",
+        (geo.ndim, geo.chunks, geo.blocks, geo.dtype),
+    )
 
 
 def _stored_meta(schunk: SChunk) -> B2NDMeta:

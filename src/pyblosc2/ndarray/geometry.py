@@ -17,7 +17,7 @@ import numpy as np
 
 from .b2nd_meta import B2NDMeta
 
-__all__ = ["Geometry", "ShapeLike"]
+__all__ = ["Geometry", "ShapeLike", "resize_plan"]
 
 #: A shape argument: an int (one dimension) or a sequence of ints (numpy integers accepted).
 ShapeLike = int | Sequence[int]
@@ -48,15 +48,17 @@ class Geometry:
     itemsize: int = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        ext = tuple(
-            -(-c // b) * b if b else 0 for c, b in zip(self.chunks, self.blocks, strict=True)
-        )
-        grid = tuple(-(-s // c) if c else 0 for s, c in zip(self.shape, self.chunks, strict=True))
-        bgrid = tuple(e // b if b else 0 for e, b in zip(ext, self.blocks, strict=True))
-        object.__setattr__(self, "ext", ext)
-        object.__setattr__(self, "grid", grid)
-        object.__setattr__(self, "bgrid", bgrid)
-        object.__setattr__(self, "itemsize", self.dtype.itemsize)
+        ext, grid, bgrid = [], [], []  # one pass (a reader following a writer derives often)
+        for s, c, b in zip(self.shape, self.chunks, self.blocks, strict=True):
+            e = -(-c // b) * b if b else 0
+            ext.append(e)
+            grid.append(-(-s // c) if c else 0)
+            bgrid.append(e // b if b else 0)
+        setattr_ = object.__setattr__
+        setattr_(self, "ext", tuple(ext))
+        setattr_(self, "grid", tuple(grid))
+        setattr_(self, "bgrid", tuple(bgrid))
+        setattr_(self, "itemsize", self.dtype.itemsize)
 
     @classmethod
     def from_meta(cls, meta: B2NDMeta) -> Geometry:
@@ -105,3 +107,34 @@ class Geometry:
     def ext_shape(self) -> tuple[int, ...]:
         """The shape padded to whole chunks."""
         return tuple(g * c for g, c in zip(self.grid, self.chunks, strict=True))
+
+
+def resize_plan(old: Geometry, newshape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Where each chunk of ``old`` resized to ``newshape`` comes from: per chunk of the new
+    grid (C order) its flat number in ``old``'s grid, or -1 for a chunk outside it (new);
+    and the positions of the *edge* chunks, in both grids but not whole inside both shapes
+    (their part past the smaller shape may need zeroing). Whole-grid arithmetic, no
+    per-chunk Python.
+
+    >>> g = Geometry((5, 4), (2, 4), (2, 2), np.dtype("i1"))
+    >>> flat, edges = resize_plan(g, (7, 4))
+    >>> flat.tolist(), edges.tolist()
+    ([0, 1, 2, -1], [2])
+    """
+    grid = tuple(-(-s // c) if c else 0 for s, c in zip(newshape, old.chunks, strict=True))
+    flat = np.zeros(grid, np.int64)
+    inside = np.ones(grid, bool)
+    whole = np.ones(grid, bool)
+    stride = 1
+    for d in range(old.ndim - 1, -1, -1):
+        c = np.arange(grid[d])
+        k, g = old.chunks[d], old.grid[d]
+        view = (1,) * d + (grid[d],) + (1,) * (old.ndim - d - 1)
+        flat += (c * stride).reshape(view)
+        inside &= (c < g).reshape(view)
+        whole &= ((c + 1) * k <= min(old.shape[d], newshape[d])).reshape(view)
+        stride *= g
+    flat = flat.ravel()
+    inside = inside.ravel()
+    flat[~inside] = -1
+    return flat, np.flatnonzero(inside & ~whole.ravel())

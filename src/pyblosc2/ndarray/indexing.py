@@ -120,11 +120,16 @@ def parse_key(key: Any, shape: tuple[int, ...]) -> BasicKey | None:
                 check_key(key)  # raises (as it would have, for this key)
             ellipsis = i
         elif isinstance(k, slice):
-            if not all(v is None or is_int_key(v) for v in (k.start, k.stop, k.step)):
+            a, b, c = k.start, k.stop, k.step
+            if not (
+                (a is None or type(a) is int or is_int_key(a))
+                and (b is None or type(b) is int or is_int_key(b))
+                and (c is None or type(c) is int or is_int_key(c))
+            ):
                 check_key(key)  # raises
-            if k.step == 0:
+            if c == 0:
                 check_key(key)  # raises
-        elif not is_int_key(k):
+        elif type(k) is not int and not is_int_key(k):
             check_key(key)  # raises for a key numpy refuses
             return None
     ranges, squeeze = _ranges(items, ellipsis, shape)

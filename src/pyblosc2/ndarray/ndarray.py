@@ -29,7 +29,7 @@ from ..frame.location import put_cframe, whole_at_url
 from .blocklayout import buffer_to_chunk, chunk_to_buffer
 from .build import copy_of
 from .fancy import getitem, setitem
-from .geometry import Geometry, ShapeLike
+from .geometry import Geometry, ShapeLike, resize_plan
 from .indexing import parse_key, selection_box
 from .lazyhook import engine
 from .linalg_members import NDArrayLinalg
@@ -153,8 +153,9 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
             if item is not None:
                 return item
         out = read_selection(self, ranges)
-        # integer keys drop their axes; the Ellipsis keeps a 0-d array (not a scalar), as
-        # python-blosc2 returns, and a subarray dtype's trailing axes
+        if not squeeze:  # (a 0-d array stays one, as python-blosc2 returns it)
+            return out
+        # integer keys drop their axes, a subarray dtype's trailing axes stay
         picks = (*(0 if d in squeeze else slice(None) for d in range(len(ranges))), Ellipsis)
         return out[picks]
 
@@ -319,46 +320,52 @@ class NDArray(NDArrayMembers, NDArrayLinalg, Operand):
                 f"an expand_dims view keeps its added axes {self._axes} at length 1, got {newshape}"
             )
         geo = old.resized(newshape)
-        zero = make_special_chunk(
-            SpecialValue.ZERO,
-            old.chunk_nbytes,
-            self.schunk.typesize,
-            blocksize=self.schunk.cparams.blocksize,
-        )
-        refs: list[int | bytes] = []
-        for coords in itertools.product(*[range(g) for g in geo.grid]):
-            if not all(c < g for c, g in zip(coords, old.grid, strict=True)):
-                refs.append(zero)
-                continue
-            n = int(np.ravel_multi_index(coords, old.grid))
-            origin = [c * k for c, k in zip(coords, old.chunks, strict=True)]
+        # every chunk of the new grid as the old one numbers it (-1: new, a zero chunk);
+        # only the edge chunks (in both grids, cut by either shape) are looked at one by one
+        flat, edges = resize_plan(old, newshape)
+        refs: list[int | bytes] = flat.tolist()
+        new = np.flatnonzero(flat < 0).tolist()
+        if new:
+            zero = make_special_chunk(
+                SpecialValue.ZERO,
+                old.chunk_nbytes,
+                self.schunk.typesize,
+                blocksize=self.schunk.cparams.blocksize,
+            )
+            for i in new:
+                refs[i] = zero
+        for i in edges.tolist():
+            n = int(flat[i])
+            coords = np.unravel_index(n, old.grid)
             keep = [
-                min(k, o_s - o, n_s - o)
-                for k, o_s, n_s, o in zip(old.chunks, old.shape, newshape, origin, strict=True)
+                min(k, o_s - c * k, n_s - c * k)
+                for k, o_s, n_s, c in zip(old.chunks, old.shape, newshape, coords, strict=True)
             ]
-            if all(kp == k for kp, k in zip(keep, old.chunks, strict=True)):
-                refs.append(n)
-                continue
             if _zero_blocks_past(self.schunk, n, keep, old):
-                refs.append(n)  # already zero past the kept part (a growing array): kept as is
-                continue
+                continue  # already zero past the kept part (a growing array): kept as is
             raw = self.schunk.decompress_chunk(n)
             if _zero_past(raw, keep, old):
-                refs.append(n)
                 continue
             arr = np.zeros(old.ext, old.dtype)
             region = tuple(slice(0, kp) for kp in keep)
             arr[region] = buffer_to_chunk(np.frombuffer(raw, old.dtype), old.ext, old.blocks)[
                 region
             ]
-            refs.append(self._compress(arr))
+            refs[i] = self._compress(arr)
         return refs, geo
 
     def _commit_shape(self, refs: list[int | bytes], geo: Geometry) -> None:
         """Commit the chunk list ``refs`` with the ``b2nd`` metalayer of ``geo`` (as stored:
         without a view's added axes); the geometry follows the commit."""
         stored = self._stored_geometry(geo).to_meta().to_bytes()
-        self.schunk.set_chunks(refs, meta={"b2nd": stored})
+        keep = 0  # the stored chunks kept in place, then only new ones (a growing array):
+        while keep < len(refs) and refs[keep] == keep:  # a commit that reads no old offset
+            keep += 1
+        if keep and all(isinstance(r, bytes) for r in refs[keep:]):
+            tail = [r for r in refs[keep:] if isinstance(r, bytes)]
+            self.schunk.replace_tail(keep, tail, meta={"b2nd": stored})
+        else:
+            self.schunk.set_chunks(refs, meta={"b2nd": stored})
 
 
 def _zero_past(raw: bytes, keep: list[int], geo: Geometry) -> bool:

@@ -131,9 +131,11 @@ _NUMPY_TYPES = frozenset(
         "single", "half", "byte", "ubyte", "short", "ushort", "intc", "uintc",
     }
 )  # fmt: skip
-#: numpy names a UDF may use: the ufuncs, the functions and types above
+#: numpy names a UDF may use: the ufuncs, the functions and types above (the ufuncs from
+#: numpy's namespace as loaded: ``getattr`` over ``dir(np)`` imported its lazy submodules,
+#: f2py, testing and unittest among them, a tenth of ``import pyblosc2``)
 NUMPY_NAMES = frozenset(
-    {n for n in dir(np) if isinstance(getattr(np, n, None), np.ufunc)}
+    {n for n, v in vars(np).items() if isinstance(v, np.ufunc)}
     | {n for n in _NUMPY_FUNCTIONS | _NUMPY_TYPES if hasattr(np, n)}
 )
 _MATH_NAMES = frozenset(n for n in dir(math) if not n.startswith("_"))
