@@ -48,7 +48,8 @@ from .header import (
 )
 from .heldblock import HeldBlock, first_note, in_one_block, read_held
 from .index import OffsetIndex, special_of
-from .sparse import chunk_name, read_chunk_object
+from .indexwide import prefetch_chunks, variable_special_size
+from .sparse import read_chunk_object
 from .trailer import TRAILER_MINLEN, Trailer, locate_trailer
 
 T = TypeVar("T")
@@ -265,27 +266,7 @@ class FrameReader:
         index = self.index
         return int(index[n]) if isinstance(index, np.ndarray) else index.offset(n)
 
-    def prefetch(self, chunks: list[int]) -> None:
-        """Tell a source that can fetch ranges together (a remote one) that ``chunks`` will be
-        read whole: it fetches them concurrently. A chunk's bytes end at most at the next
-        offset in the data area (or at its end); a no-op for other sources."""
-        prefetch = getattr(self.source, "prefetch", None)
-        if self.directory is not None:
-            prefetch = getattr(self.directory, "prefetch_objects", None)
-            if prefetch is not None:
-                offs = [self.offset(n) for n in chunks]
-                ids = sorted({off for off in offs if off >= 0})
-                prefetch([chunk_name(i) for i in ids])
-            return
-        if prefetch is None or not chunks:
-            return
-        h = self.header
-        starts = np.unique(self.offsets[self.offsets >= 0])
-        ends = np.append(starts[1:], h.cbytes)
-        wanted = np.unique(self.offsets[np.asarray(chunks, np.int64)])
-        i = np.searchsorted(starts, wanted[wanted >= 0])
-        hl = h.header_len
-        prefetch([(hl + int(a), hl + int(b)) for a, b in zip(starts[i], ends[i], strict=True)])
+    prefetch = prefetch_chunks
 
     def chunk_nbytes(self, n: int) -> int:
         """Uncompressed size of chunk ``n`` as the frame header implies (fixed chunk sizes)."""
@@ -294,35 +275,7 @@ class FrameReader:
             return h.nbytes % h.chunksize
         return h.chunksize
 
-    def _variable_special_size(self, n: int) -> int:
-        """Size of special chunk ``n`` in a variable-chunk frame: the offset stores none, but
-        when it is the only special one the total ``nbytes`` determines it. (C-Blosc2 writes
-        such frames and then fails to read them back, frame-format.md §2.7.)"""
-        specials = np.flatnonzero(self.offsets < 0)
-        if len(specials) != 1:
-            raise FormatError(
-                "index chunk",
-                f"offset[{n}]",
-                None,
-                "at most one special offset in a variable-chunk frame "
-                "(its size is otherwise unknown)",
-                f"{len(specials)} of them",
-            )
-        stored = sum(
-            ChunkHeader.from_bytes(self.get_chunk(k)[:EXTENDED_HEADER_LENGTH]).nbytes
-            for k in range(self.nchunks)
-            if k != n
-        )
-        size = self.header.nbytes - stored
-        if size < 0:
-            raise FormatError(
-                "frame header",
-                "nbytes",
-                30,
-                f"at least the stored chunks' {stored} bytes",
-                self.header.nbytes,
-            )
-        return size
+    _variable_special_size = variable_special_size
 
     def get_chunk(self, n: int) -> bytes | memoryview:
         """The stored (or, for special offsets, synthesised) chunk ``n``."""
