@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..constants import Codec
 from ..errors import FormatError, ParamError, ParamTypeError
 from ..vlarrays.objectarray import ObjectArray
 from .base import TableBase
@@ -46,7 +47,7 @@ FULL = "full"  # the log's vlmeta: the columns whose every row it holds
 PIECE_ROWS = 1 << 16
 _TEXT_KINDS = ("utf8", "vlstring", "dictionary")
 _PAIR_KINDS = ("utf8", "dictionary")  # two leaves each: not replaced in one step
-_CPARAMS = {"codec": 1, "clevel": 1}  # LZ4: the log is written on every change
+_CPARAMS = {"codec": Codec.LZ4, "clevel": 1}  # the log is written on every change
 
 
 def _is_text(spec: Any) -> bool:
@@ -105,8 +106,7 @@ class VarLog:
         #: the rows of the layout the log is a change of (past them, the layout may hold
         #: anything: a dictionary column's codes are read there only from the log)
         self.base_rows = base_rows
-        self.touched: set[str] = set()  # columns written since the layout was
-        self.rewritten: set[str] = set()  # ... in a row the layout holds (not appends only)
+        self.rewritten: set[str] = set()  # columns written in a row the layout holds
         self.covered: dict[str, int] = {}  # rows 0 .. covered-1 are all in the log
 
     @staticmethod
@@ -197,7 +197,6 @@ class VarLog:
             if isinstance(exc, ParamError | ParamTypeError):
                 raise
             raise ParamTypeError(f"column {name!r}: a value msgpack cannot hold: {exc}") from None
-        self.touched.add(name)
         if first < self.base_rows:
             self.rewritten.add(name)
 
@@ -237,7 +236,6 @@ class VarLog:
         if self.log is not None:
             self.log = None
             self.storage.delete_array(LOG_KEY)
-        self.touched.clear()
         self.rewritten.clear()
         self.covered.clear()
 
@@ -268,7 +266,6 @@ class VarLog:
             col = specs.get(name)
             if col is None:  # a column renamed or dropped since: its layout was rewritten
                 continue
-            self.touched.add(name)
             positions = self._positions(i, op, rows, len(values))
             if positions.size and int(positions.min()) < self.base_rows:
                 self.rewritten.add(name)
