@@ -86,6 +86,7 @@ from .errors import (
 )
 from .ndarray import indexhook as _indexhook
 from .ndarray import lazyhook as _lazyhook
+from .ndarray import linalg_members as _linalg_members
 from .ndarray.b2nd_meta import MAX_DIM
 from .ndarray.combine import astype, concat, stack
 from .ndarray.constructors import copy, ndarray_from_cframe
@@ -229,6 +230,7 @@ def _load_indexes() -> None:
 
 
 _lazyhook.set_loader(_load_engine)  # an NDArray operator, ufunc or reduction
+_linalg_members.set_loader(_load_engine)  # ``a @ b``, ``a.T``, ``a.mT``
 _set_object_loader(_load_engine)  # a saved expression opened (python-blosc2's b2o, _LazyArray)
 _indexhook.set_loader(_load_indexes)  # an index asked for, or a write that may make one stale
 

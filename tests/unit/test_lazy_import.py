@@ -86,6 +86,16 @@ def test_an_operator_loads_the_engine() -> None:
     assert got == ["LazyExpr", [7.0, 9.0], True]
 
 
+def test_matmul_and_transpose_load_linalg() -> None:
+    got = child(
+        """
+        v = blosc2.asarray(np.arange(6.0).reshape(2, 3))
+        print(json.dumps([(v @ v.T)[...].tolist(), v.mT.shape, "pyblosc2.linalg" in loaded()]))
+        """
+    )
+    assert got == [[[5.0, 14.0], [14.0, 50.0]], [3, 2], True]
+
+
 @pytest.mark.parametrize("name", ["lazyexpr", "CTable", "Proxy", "IndexKind", "linalg", "pi"])
 def test_a_name_loads_its_module(name: str) -> None:
     got = child(
