@@ -83,9 +83,11 @@ def members(cls: type) -> list[str]:
     return sorted(found)
 
 
+@functools.cache
 def _defining_modules(module: str = PACKAGE) -> dict[str, str]:
     """name -> the module ``pyblosc2/__init__.py`` imports it from (itself for its own); a
-    name it takes by ``from .m import *`` is looked up in ``m`` the same way."""
+    name it takes by ``from .m import *``, or resolves on first use from ``m`` (its ``_LAZY``
+    table), is looked up in ``m`` the same way."""
     mod = importlib.import_module(module)
     source = Path(mod.__file__ or "")
     package = module if source.name == "__init__.py" else module.rpartition(".")[0]
@@ -100,6 +102,10 @@ def _defining_modules(module: str = PACKAGE) -> dict[str, str]:
                     where.update({n: inner.get(n, sub) for n in names})
                 else:
                     where[alias.asname or alias.name] = sub
+    for name, (sub, attr) in getattr(mod, "_LAZY", {}).items():
+        if attr is not None:
+            inner = f"{package}{sub}"
+            where[name] = _defining_modules(inner).get(name, inner)
     return where
 
 

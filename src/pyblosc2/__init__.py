@@ -22,12 +22,16 @@ array([[ 4,  6],
        [ 8, 10]])
 """
 
+import builtins as _builtins
+import importlib as _importlib
 import importlib.util as _importlib_util
 import os as _os
 from dataclasses import fields as _fields
+from typing import Any as _Any
 
 # -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
 from . import blosc2_ext as blosc2_ext  # python-blosc2's C-extension names
+from ._engine_list import ENGINE_NAMES as _ENGINE_NAMES
 from .api import (
     compress,
     compress2,
@@ -71,7 +75,6 @@ from .constants import (
     SplitMode,
     Tuner,
 )
-from .ctable import CTable
 from .errors import (
     Blosc2Error,
     CodecError,
@@ -81,6 +84,9 @@ from .errors import (
     ParamError,
     TruncatedError,
 )
+from .ndarray import indexhook as _indexhook
+from .ndarray import lazyhook as _lazyhook
+from .ndarray import linalg_members as _linalg_members
 from .ndarray.b2nd_meta import MAX_DIM
 from .ndarray.combine import astype, concat, stack
 from .ndarray.constructors import copy, ndarray_from_cframe
@@ -148,6 +154,7 @@ from .vlarrays import (
     UnsafeDeserializationError,
     objectarray_from_cframe,
 )
+from .vlarrays.kinds import set_object_loader as _set_object_loader
 
 #: pyblosc2's version
 __version__ = VERSION
@@ -165,13 +172,67 @@ ncores = _os.cpu_count() or 1
 IS_WASM = False
 
 
-def __getattr__(name: str) -> int:
+#: names resolved on first use, ``name: (module, attribute)`` (attribute None: the module
+#: itself): the compute engine, the tables, the indexes and the proxies are not imported by
+#: ``import pyblosc2`` (a process that only reads arrays loads none of them), and are imported
+#: by the first access to one of their names (``blosc2.lazyexpr``, ``blosc2.CTable``, ...) or
+#: by the first use that needs them (an NDArray operator asks the engine, a write the indexes)
+_LAZY: dict[str, tuple[str, str | None]] = {
+    **{name: ("._engine_names", name) for name in _ENGINE_NAMES},
+    "bool_": ("._engine_names", "bool_"),
+    "compute": (".compute", None),
+    "linalg": (".linalg", None),
+    "exceptions": (".exceptions", None),
+    "indexing": (".indexing", None),
+    "IndexKind": (".indexes", "IndexKind"),
+    "CTable": (".ctable", "CTable"),
+    "Column": (".ctable", "Column"),
+    "col": (".ctable", "col"),
+    "ctable_from_cframe": (".ctable", "ctable_from_cframe"),
+    "schema_compiler": (".schema_compiler", None),
+    "proxy": (".proxy", None),
+    "proxy_source": (".proxy_source", None),
+    "Proxy": (".proxies", "Proxy"),
+    "ProxyNDField": (".proxies", "ProxyNDField"),
+    "ProxyNDSource": (".proxies", "ProxyNDSource"),
+    "ProxySource": (".proxies", "ProxySource"),
+    "ByteRangeNDSource": (".proxies.byterange", "ByteRangeNDSource"),
+    "FsspecNDSource": (".proxies.byterange", "FsspecNDSource"),
+}
+
+
+def __getattr__(name: str) -> _Any:
     # ``blosc2.nthreads``: the thread count set_nthreads() last set
     if name == "nthreads":
         from .api import _state
 
         return int(_state["nthreads"])
-    raise AttributeError(f"module 'pyblosc2' has no attribute {name!r}")
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module 'pyblosc2' has no attribute {name!r}")
+    module = _importlib.import_module(where[0], __name__)
+    value = module if where[1] is None else getattr(module, where[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> _builtins.list[str]:  # (``list`` is the schema spec here)
+    return sorted(set(globals()) | set(_LAZY) | {"nthreads"})
+
+
+def _load_engine() -> None:
+    """The compute engine and the functions it computes (``linalg`` registers its own)."""
+    _importlib.import_module(".linalg", __name__)  # imports pyblosc2.compute first
+
+
+def _load_indexes() -> None:
+    _importlib.import_module(".indexes", __name__)
+
+
+_lazyhook.set_loader(_load_engine)  # an NDArray operator, ufunc or reduction
+_linalg_members.set_loader(_load_engine)  # ``a @ b``, ``a.T``, ``a.mT``
+_set_object_loader(_load_engine)  # a saved expression opened (python-blosc2's b2o, _LazyArray)
+_indexhook.set_loader(_load_indexes)  # an index asked for, or a write that may make one stale
 
 
 __all__ = [
@@ -317,18 +378,9 @@ __all__ += [
 from . import c2array as c2array  # noqa: E402
 from . import core as core  # noqa: E402
 from . import msgpack_utils as msgpack_utils  # noqa: E402
-from . import proxy as proxy  # noqa: E402
-from . import proxy_source as proxy_source  # noqa: E402
 from . import random as random  # noqa: E402
 from . import schema as schema  # noqa: E402
 from .c2array import C2Array  # noqa: E402
-from .proxies import (  # noqa: E402
-    Proxy,
-    ProxyNDField,
-    ProxyNDSource,
-    ProxySource,
-)
-from .proxies.byterange import ByteRangeNDSource, FsspecNDSource  # noqa: E402
 from .schema import (  # noqa: E402
     bool,
     bytes,
@@ -390,14 +442,7 @@ __all__ += [
 #: python-blosc2's flag: whether numba is installed (the DSL's numba route, pyblosc2[fast])
 _HAS_NUMBA = _importlib_util.find_spec("numba") is not None
 
-from . import _engine_names as _engine_names  # noqa: E402
-from . import compute as compute  # noqa: E402
-from . import exceptions as exceptions  # noqa: E402 - python-blosc2's blosc2.exceptions
-from . import linalg as linalg  # noqa: E402
-from ._engine_names import *  # noqa: E402, F403
-from ._engine_names import bool_ as bool_  # noqa: E402 - numpy's, not in __all__
-
-__all__ += _engine_names.__all__
+__all__ += [*_ENGINE_NAMES]
 __all__ += ["compute", "linalg"]
 
 from ._aliasing import install as _install_aliasing  # noqa: E402
@@ -405,9 +450,6 @@ from ._aliasing import install as _install_aliasing  # noqa: E402
 _install_aliasing(__name__)
 
 # -- issue 34: NDArray indexes (python-blosc2's IndexKind, NDArray.create_index & co.) ------------
-from . import indexing as indexing  # noqa: E402
-from .indexes import IndexKind  # noqa: E402 - importing it registers the index provider
-
 __all__ += ["IndexKind", "indexing"]
 
 # python-blosc2's CTable-only column kinds (declared; CTable refuses them by name), and the
@@ -415,8 +457,6 @@ __all__ += ["IndexKind", "indexing"]
 from . import _utf8_array as _utf8_array  # noqa: E402
 from . import dictionary_column as dictionary_column  # noqa: E402
 from . import scalar_array as scalar_array  # noqa: E402
-from . import schema_compiler as schema_compiler  # noqa: E402
-from .ctable import Column, col, ctable_from_cframe  # noqa: E402
 from .ctable.kinds import dictionary, utf8, vlbytes, vlstring  # noqa: E402
 from .ctable.kinds import object as object  # noqa: E402
 from .ctable.nulls import NullPolicy, get_null_policy, null_policy  # noqa: E402

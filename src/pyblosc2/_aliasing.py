@@ -18,11 +18,10 @@ class _Package(_types.ModuleType):
 
     def __setattr__(self, name: str, value: object) -> None:
         have = self.__dict__.get(name)
-        if (
-            isinstance(value, _types.ModuleType)
-            and callable(have)
-            and not isinstance(have, _types.ModuleType)
-        ):
+        if isinstance(value, _types.ModuleType) and (
+            (callable(have) and not isinstance(have, _types.ModuleType))
+            or (have is None and self.__dict__.get("_LAZY", {}).get(name, ("", None))[1])
+        ):  # a function, or the name of one not loaded yet (pyblosc2.__getattr__ gives it)
             return
         super().__setattr__(name, value)
 

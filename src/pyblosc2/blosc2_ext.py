@@ -12,31 +12,26 @@ its C extension (the frame at an offset of a file as an SChunk, or an NDArray wh
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Any
 
 import numpy as np
 
 from .api import vlcompress, vldecompress, vldecompress_block
-from .compute.analysis import Analysis
 from .errors import ParamError
-from .linalg.backend import (
-    get_loaded_matmul_cblas_library,
-    get_matmul_block_backend,
-    get_selected_matmul_block_backend,
-    set_matmul_block_backend,
-)
 from .ndarray.ndarray import NDArray
 from .schunk import SChunk
 from .schunk import open as open_schunk
 
 __all__ = [
-    "get_loaded_matmul_cblas_library",
-    "get_matmul_block_backend",
+    "get_loaded_matmul_cblas_library",  # noqa: F822 - module __getattr__
+    "get_matmul_block_backend",  # noqa: F822 - module __getattr__
     "get_matmul_library",
-    "get_selected_matmul_block_backend",
+    "get_selected_matmul_block_backend",  # noqa: F822 - module __getattr__
     "me_output_dtype",
     "open",
-    "set_matmul_block_backend",
+    "set_matmul_block_backend",  # noqa: F822 - module __getattr__
     "vlcompress",
     "vldecompress",
     "vldecompress_block",
@@ -67,6 +62,8 @@ def me_output_dtype(expression: str, dtypes: dict[str, Any]) -> np.dtype | None:
     >>> me_output_dtype("o0 * 1.5", {"o0": "i4"}), me_output_dtype("nosuch(o0)", {"o0": "f8"})
     (dtype('float64'), None)
     """
+    from .compute.analysis import Analysis  # the engine, loaded on first use
+
     try:
         ops = {k: np.empty((1,), np.dtype(v)) for k, v in dtypes.items()}
         return Analysis.of(expression, ops).dtype
@@ -84,9 +81,31 @@ def get_matmul_library() -> str | None:
     >>> lib is None or lib == "Accelerate.framework" or "blas" in lib.lower()
     True
     """
-    selected = get_selected_matmul_block_backend()
+    this = sys.modules[__name__]
+    selected = this.get_selected_matmul_block_backend()
     if selected == "accelerate":
         return "Accelerate.framework"
     if selected == "cblas":
-        return get_loaded_matmul_cblas_library()
+        lib: str | None = this.get_loaded_matmul_cblas_library()
+        return lib
     return None
+
+
+#: the matmul backend knobs, from :mod:`pyblosc2.linalg.backend` on first use (importing
+#: ``pyblosc2.linalg`` loads the compute engine it registers with)
+_MATMUL_KNOBS = frozenset(
+    {
+        "get_loaded_matmul_cblas_library",
+        "get_matmul_block_backend",
+        "get_selected_matmul_block_backend",
+        "set_matmul_block_backend",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MATMUL_KNOBS:
+        value = getattr(importlib.import_module(".linalg.backend", __package__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

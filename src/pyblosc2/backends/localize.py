@@ -21,7 +21,6 @@ import shutil
 from typing import Any
 
 from ..errors import FormatError
-from .fsspec import connect
 from .retry import retrying
 
 __all__ = ["localize"]
@@ -58,6 +57,8 @@ def localize(
     >>> open(os.path.join(d, "x.bin"), "rb").read()
     b'abc'
     """
+    from .fsspec import connect  # fsspec (and asyncio) only when a URL is met
+
     fs, path = connect(url, storage_options)
     directory = os.fspath(directory)
     os.makedirs(directory, exist_ok=True)

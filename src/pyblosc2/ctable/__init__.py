@@ -19,6 +19,9 @@ pandas), :mod:`.csv_io` (CSV), :mod:`.build` (new tables from columns),
 building, the catalog, ``where`` through them, min/max from their summaries).
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ..schema import (  # python-blosc2's ctable module has the spec names too
     ListSpec,
     NDArraySpec,
@@ -40,18 +43,67 @@ from ..schema import (  # python-blosc2's ctable module has the spec names too
     uint32,
     uint64,
 )
-from .base import TableSchema
-from .chunkwriter import ChunkAlignedWriter as _ChunkAlignedWriter
-from .colexpr import ColExpr, col
-from .column import Column, ColumnViewIndexer
-from .kleene import NullableBoolExpr
-from .listcol import ListColumn  # list columns: registered with strings.py on import
-from .nulls import NullPolicy, get_null_policy, null_policy
-from .objcol import ObjectColumn  # object columns: registered with strings.py on import
-from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
-from .storage import Leaves, TableStorage, register_tree_opener
-from .strings import DictionarySpec, UTF8Spec, VLBytesSpec, VLStringSpec
-from .table import NOT_BUILT, CTable, ctable_from_cframe
+
+#: the names this package exports from its modules: ``(module, name there)``, imported on
+#: first use (``import pyblosc2`` loads none of them: a process that reads arrays needs no
+#: table code)
+_FROM: dict[str, tuple[str, str]] = {
+    "TableSchema": ("base", "TableSchema"),
+    "_ChunkAlignedWriter": ("chunkwriter", "ChunkAlignedWriter"),
+    "ColExpr": ("colexpr", "ColExpr"),
+    "col": ("colexpr", "col"),
+    "Column": ("column", "Column"),
+    "ColumnViewIndexer": ("column", "ColumnViewIndexer"),
+    "NullableBoolExpr": ("kleene", "NullableBoolExpr"),
+    "ListColumn": ("listcol", "ListColumn"),
+    "NullPolicy": ("nulls", "NullPolicy"),
+    "get_null_policy": ("nulls", "get_null_policy"),
+    "null_policy": ("nulls", "null_policy"),
+    "ObjectColumn": ("objcol", "ObjectColumn"),
+    "TableColumn": ("schema", "TableColumn"),
+    "compile_row_type": ("schema", "compile_row_type"),
+    "schema_from_dict": ("schema", "schema_from_dict"),
+    "schema_to_dict": ("schema", "schema_to_dict"),
+    "Leaves": ("storage", "Leaves"),
+    "TableStorage": ("storage", "TableStorage"),
+    "register_tree_opener": ("storage", "register_tree_opener"),
+    "DictionarySpec": ("strings", "DictionarySpec"),
+    "UTF8Spec": ("strings", "UTF8Spec"),
+    "VLBytesSpec": ("strings", "VLBytesSpec"),
+    "VLStringSpec": ("strings", "VLStringSpec"),
+    "NOT_BUILT": ("table", "NOT_BUILT"),
+    "CTable": ("table", "CTable"),
+    "ctable_from_cframe": ("table", "ctable_from_cframe"),
+}
+#: imported with the first of those names, whichever it is: the table and the modules that
+#: register their column kinds on import (list and object columns)
+_LOADED_TOGETHER = ("listcol", "objcol", "table")
+
+
+def __getattr__(name: str) -> Any:
+    where = _FROM.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    for module in _LOADED_TOGETHER:
+        importlib.import_module(f".{module}", __name__)
+    value = getattr(importlib.import_module(f".{where[0]}", __name__), where[1])
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:  # what the names above are, for type checkers
+    from .base import TableSchema
+    from .chunkwriter import ChunkAlignedWriter as _ChunkAlignedWriter
+    from .colexpr import ColExpr, col
+    from .column import Column, ColumnViewIndexer
+    from .kleene import NullableBoolExpr
+    from .listcol import ListColumn  # list columns: registered with strings.py on import
+    from .nulls import NullPolicy, get_null_policy, null_policy
+    from .objcol import ObjectColumn  # object columns: registered with strings.py on import
+    from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
+    from .storage import Leaves, TableStorage, register_tree_opener
+    from .strings import DictionarySpec, UTF8Spec, VLBytesSpec, VLStringSpec
+    from .table import NOT_BUILT, CTable, ctable_from_cframe
 
 __all__ = [
     "NOT_BUILT",

@@ -1,21 +1,23 @@
 """The slot through which an NDArray and the compute engine reach its indexes.
 
 The indexes (:mod:`pyblosc2.indexes`) sit above this package and the engine: they build
-from NDArrays and evaluate with the engine. They register here when ``pyblosc2`` is
-imported; an NDArray's ``create_index``/``index``/``indexes`` & co. and its writes, and the
-engine's filters, ask :func:`provider` at call time. Without one registered, a write has
-nothing to tell and a filter scans.
+from NDArrays and evaluate with the engine. They register here when they are imported
+(``import pyblosc2`` sets a loader that imports them on the first :func:`provider` call).
+An NDArray's ``create_index``/``index``/``indexes`` & co. and its writes, and the engine's
+filters, ask :func:`provider` at call time. Without one, a write has nothing to tell and a
+filter scans.
 
 >>> from pyblosc2 import asarray
->>> provider() is not None    # import pyblosc2 registered pyblosc2.indexes
+>>> provider() is not None    # the loader import pyblosc2 set imported pyblosc2.indexes
 True
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
-__all__ = ["Provider", "provider", "register"]
+__all__ = ["Provider", "provider", "register", "set_loader"]
 
 
 class Provider(Protocol):
@@ -35,6 +37,7 @@ class Provider(Protocol):
 
 
 _slot: list[Provider] = []
+_loader: list[Callable[[], object]] = []
 
 
 def register(new: Provider) -> Provider | None:
@@ -44,6 +47,14 @@ def register(new: Provider) -> Provider | None:
     return old
 
 
+def set_loader(load: Callable[[], object]) -> None:
+    """``load()`` imports the indexes (which register their provider) the first time the
+    provider is asked for: ``import pyblosc2`` does not import them."""
+    _loader[:] = [load]
+
+
 def provider() -> Provider | None:
-    """The registered provider, or None."""
+    """The registered provider (the loader called first when none is), or None."""
+    if not _slot and _loader:
+        _loader[0]()
     return _slot[0] if _slot else None

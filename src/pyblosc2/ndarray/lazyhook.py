@@ -2,10 +2,11 @@
 
 The engine (:mod:`pyblosc2.compute`, layer 8.4) sits above this package: it builds lazy
 expressions *of* NDArrays, so ``ndarray/`` cannot import it without an arrow pointing up.
-Instead the engine registers itself here when ``pyblosc2`` is imported (as the stores register
-their openers), and :class:`~.operand.Operand`'s operators, ufuncs and reductions ask
-:func:`engine` for it at call time. The slot holds one engine; registering again replaces it
-(the tests restore the previous one).
+Instead the engine registers itself here when it is imported (as the stores register their
+openers), and :class:`~.operand.Operand`'s operators, ufuncs and reductions ask :func:`engine`
+for it at call time. ``import pyblosc2`` does not import the engine: it sets a loader here
+(:func:`set_loader`), called by the first :func:`engine` that finds the slot empty. The slot
+holds one engine; registering again replaces it (the tests restore the previous one).
 
 >>> from pyblosc2 import asarray
 >>> type(asarray([1, 2]) + 1).__name__      # the registered engine answered
@@ -14,9 +15,10 @@ their openers), and :class:`~.operand.Operand`'s operators, ufuncs and reduction
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
-__all__ = ["Engine", "engine", "register"]
+__all__ = ["Engine", "engine", "register", "set_loader"]
 
 
 class Engine(Protocol):
@@ -46,6 +48,7 @@ class Engine(Protocol):
 
 
 _slot: list[Engine] = []
+_loader: list[Callable[[], object]] = []
 
 
 def register(new: Engine) -> Engine | None:
@@ -55,8 +58,16 @@ def register(new: Engine) -> Engine | None:
     return old
 
 
+def set_loader(load: Callable[[], object]) -> None:
+    """``load()`` imports the engine (which registers itself) the first time it is asked for."""
+    _loader[:] = [load]
+
+
 def engine() -> Engine:
-    """The registered engine (``import pyblosc2`` registers :mod:`pyblosc2.compute`)."""
+    """The registered engine (:mod:`pyblosc2.compute`, imported by the loader
+    ``import pyblosc2`` sets when nothing registered it yet)."""
+    if not _slot and _loader:
+        _loader[0]()
     if not _slot:
         raise NotImplementedError(
             "lazy expressions need the compute engine: import pyblosc2 (pyblosc2.compute "

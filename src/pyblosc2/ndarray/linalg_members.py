@@ -4,9 +4,10 @@
 NDArrays computed chunk by chunk by :mod:`pyblosc2.linalg`.
 
 That package sits a layer above this one: it puts its functions in :data:`LINALG` when it is
-imported (``import pyblosc2`` imports it, before any NDArray can exist), so no import goes up
-the layers. :class:`NDArrayLinalg` is a base of :class:`~pyblosc2.NDArray` placed before its
-operators' mixin, whose ``__array_ufunc__`` it extends with ``np.matmul`` only.
+imported, so no import goes up the layers; ``import pyblosc2`` does not import it, but sets a
+loader here (:func:`set_loader`) that the first of these members calls.
+:class:`NDArrayLinalg` is a base of :class:`~pyblosc2.NDArray` placed before its operators'
+mixin, whose ``__array_ufunc__`` it extends with ``np.matmul`` only.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ import numpy as np
 
 from ..errors import ParamError
 
-__all__ = ["LINALG", "LINALG_FUNCS", "NDArrayLinalg"]
+__all__ = ["LINALG", "LINALG_FUNCS", "NDArrayLinalg", "set_loader"]
 
 #: name -> function, filled by :mod:`pyblosc2.linalg` when it is imported
 LINALG: dict[str, Callable[..., Any]] = {}
+_loader: list[Callable[[], object]] = []
 
 #: python-blosc2's ``linalg_funcs``: the names of its linear-algebra and shape functions
 LINALG_FUNCS = [
@@ -41,8 +43,17 @@ LINALG_FUNCS = [
 ]
 
 
+def set_loader(load: Callable[[], object]) -> None:
+    """``load()`` imports :mod:`pyblosc2.linalg` (which fills :data:`LINALG`) the first time
+    a member needs it."""
+    _loader[:] = [load]
+
+
 def _call(name: str, *args: Any) -> Any:
     fn = LINALG.get(name)
+    if fn is None and _loader:
+        _loader[0]()
+        fn = LINALG.get(name)
     if fn is None:  # only when pyblosc2.ndarray is used without pyblosc2/__init__ (never)
         raise NotImplementedError(f"NDArray {name}: pyblosc2.linalg is not imported")
     return fn(*args)

@@ -3,9 +3,34 @@
 filled and shared (:mod:`.filler`, :mod:`.splice`, :mod:`.cells`), a frame read by byte ranges
 (:mod:`.frameranges`, used by :mod:`pyblosc2.proxy_source`), and :class:`SimpleProxy`."""
 
-from .proxy import Proxy, ProxyNDField
-from .simple import convert_dtype
-from .sources import NotRanged, ProxyNDSource, ProxySource
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: the names this package exports, ``name: module``, imported on first use: the stores and the
+#: opener import the cache's constants without loading the proxy (and asyncio) with them
+_FROM = {
+    "NotRanged": "sources",
+    "Proxy": "proxy",
+    "ProxyNDField": "proxy",
+    "ProxyNDSource": "sources",
+    "ProxySource": "sources",
+    "convert_dtype": "simple",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _FROM.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:  # what the names above are, for type checkers
+    from .proxy import Proxy, ProxyNDField
+    from .simple import convert_dtype
+    from .sources import NotRanged, ProxyNDSource, ProxySource
 
 __all__ = [
     "NotRanged",

@@ -26,7 +26,6 @@ from .dictstore import DictStore
 from .embed import EmbedStore
 from .keys import EMBED_NAME
 from .leaves import URLPath, check_deserialize, container_of, schunk_in_window
-from .proxies import open_lazy, open_proxy
 from .tables import root_table
 from .treestore import TreeStore
 from .zipindex import ZipIndex
@@ -152,6 +151,8 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> Any:
         options = {k: kwargs[k] for k in ("storage_options",) if kwargs.get(k)}
         local = not is_url(path)
         if kwargs.get("lazy") is True and not local:
+            from .proxies import open_lazy  # the proxies, loaded when one is met
+
             return open_lazy(path, mode, offset, kwargs)
         if kwargs.get("max_concurrency") is not None and kwargs.get("lazy") is not True:
             raise NotImplementedError("max_concurrency= is for lazy=True proxies of URLs")
@@ -177,6 +178,8 @@ def open(urlpath: Any, mode: str = "r", offset: int = 0, **kwargs: Any) -> Any:
     try:
         schunk = open_schunk(urlpath, mode, offset, **frame_kwargs)
         if SOURCE_META in {name for name, _ in schunk.metalayers}:
+            from .proxies import open_proxy
+
             return open_proxy(schunk, kwargs.get("deserialize", "safe"), open)
         return container_of(schunk, kwargs.get("deserialize", "safe"))
     except (Blosc2Error, OSError) as exc:

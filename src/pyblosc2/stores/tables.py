@@ -10,14 +10,16 @@ a ``.b2z`` is packed again on close.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..ctable import CTable, TableStorage, register_tree_opener
-from ..ctable.storage import register_embed_opener
+from ..ctable.storage import TableStorage, register_embed_opener, register_tree_opener
 from ..errors import FormatError, ParamError
 from ..schunk import schunk_from_cframe
 from .dictstore import DictStore
 from .embed import EmbedStore, estore_from_cframe
+
+if TYPE_CHECKING:
+    from ..ctable import CTable
 
 __all__ = ["EmbedLeaves", "StoreLeaves", "open_inline", "root_table", "write_inline"]
 
@@ -115,6 +117,8 @@ register_embed_opener(_open_table_cframe)
 
 def open_inline(store: DictStore, full_key: str) -> CTable:
     """The table stored inline at ``full_key`` of ``store``."""
+    from ..ctable import CTable  # the table code, loaded when a table is met
+
     storage = TableStorage(StoreLeaves(store, full_key))
     if not storage.exists():
         raise KeyError(f"No inline CTable found at key {full_key!r} in {store.localpath!r}")
@@ -123,6 +127,8 @@ def open_inline(store: DictStore, full_key: str) -> CTable:
 
 def write_inline(store: DictStore, full_key: str, table: Any) -> None:
     """Write the live rows of ``table`` inline at ``full_key`` of ``store``."""
+    from ..ctable import CTable
+
     if not isinstance(table, CTable):
         raise ParamError(f"not a CTable: {type(table).__name__}")
     table._save_into(TableStorage(StoreLeaves(store, full_key)))
@@ -142,4 +148,6 @@ def root_table(store: DictStore, mode: str) -> Any:
             store.discard()  # nothing to pack back: the store was only opened
             raise
         return store
+    from ..ctable import CTable
+
     return CTable._from_storage(storage)

@@ -16,15 +16,17 @@ import contextlib
 import os
 import shutil
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..ctable import CTable
 from ..errors import ParamError
 from ..schunk import SChunk
 from .dictstore import DictStore
 from .keys import VLMETA_LEAF, tree_key
 from .tables import INLINE_LAYOUT, open_inline, write_inline
 from .treevlmeta import REGISTRY, GroupVLMeta, object_kind_name
+
+if TYPE_CHECKING:
+    from ..ctable import CTable
 
 __all__ = ["TreeStore"]
 
@@ -259,6 +261,8 @@ class TreeStore(DictStore):
         key = self._validate_key(key)
         if key == "/" or _is_vlmeta_key(key):
             raise ParamError(f"Cannot assign data to {key!r}")
+        from ..ctable import CTable  # the table code, loaded on the first leaf stored
+
         if isinstance(value, CTable):
             self._set_table(key, value)
             return

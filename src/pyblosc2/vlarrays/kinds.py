@@ -8,8 +8,10 @@ classes register themselves here when their module is imported (:func:`register_
 so can containers of higher layers (a store registers ``b2embed``): this module imports none
 of them. Serialized objects — python-blosc2's b2o carriers (metalayer ``b2o``) and legacy
 saved lazy arrays (``LazyArray``) — are opened by the opener a higher layer registers
-(:func:`register_object`: the compute engine's saved expressions), after the deserialization
-policy: ``"safe"`` refuses them with :class:`UnsafeDeserializationError`.
+(:func:`register_object`: the compute engine's saved expressions; ``import pyblosc2`` sets
+a loader that imports the engine when the first one is met, :func:`set_object_loader`),
+after the deserialization policy: ``"safe"`` refuses them with
+:class:`UnsafeDeserializationError`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "open_object",
     "register_kind",
     "register_object",
+    "set_object_loader",
     "wrap",
 ]
 
@@ -54,6 +57,14 @@ class Origin:
 
 #: metalayer tag -> opener(schunk, policy, origin) of serialized objects (b2o, LazyArray)
 _OBJECTS: dict[str, Callable[[SChunk, DeserializeMode, Origin | None], Any]] = {}
+#: imports the layer that registers those openers, the first time one is missing
+_OBJECT_LOADER: list[Callable[[], object]] = []
+
+
+def set_object_loader(load: Callable[[], object]) -> None:
+    """``load()`` imports the openers of serialized objects (they register themselves) the
+    first time a frame tagged with one is opened and none is registered."""
+    _OBJECT_LOADER[:] = [load]
 
 
 def register_object(
@@ -72,6 +83,9 @@ def open_object(schunk: SChunk, deserialize: Any, tag: str, origin: Origin | Non
         return NotImplemented
     mode = normalize_deserialize(deserialize)
     opener = _OBJECTS.get(tag)
+    if opener is None and _OBJECT_LOADER:
+        _OBJECT_LOADER[0]()
+        opener = _OBJECTS.get(tag)
     if opener is None:
         if mode is DeserializeMode.SAFE:
             raise UnsafeDeserializationError(tag)
