@@ -197,3 +197,16 @@ def test_an_index_found_on_write_is_kept_current(tmp_path: Path) -> None:
     a = pyblosc2.open(str(tmp_path / "i.b2nd"), mode="r")
     assert a[a == 1000].compute()[:].tolist() == [1000]
     assert a[a == 5].compute()[:].tolist() == []
+
+
+def test_the_table_module_imported_alone_registers_its_column_kinds() -> None:
+    """``ctable/__init__`` no longer imports every module first: the table module itself makes
+    sure list and object columns are registered (the CLI's Parquet import reaches it so)."""
+    got = child(
+        """
+        from pyblosc2.ctable.table import CTable
+        from pyblosc2.ctable import strings
+        print(json.dumps(sorted(t.__name__ for t in strings._MEMORY_KINDS)))
+        """
+    )
+    assert got == ["ListSpec", "ObjectSpec"]

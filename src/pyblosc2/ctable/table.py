@@ -40,6 +40,7 @@ from .nested import namespace_of
 from .nullconvert import TableNullConvert
 from .nulls import resolve_nullable
 from .nullstore import open_null_masks
+from .objcol import ObjectColumn as _ObjectColumn  # noqa: F401 - registers object columns
 from .persist import TablePersist
 from .rows import batch_to_columns, row_class, row_to_values, to_column
 from .schema import TableColumn, compile_row_type, schema_from_dict, schema_to_dict
