@@ -32,6 +32,7 @@ from typing import Any as _Any
 # -- stores (issue 21): DictStore/TreeStore/EmbedStore; open/from_cframe recognise them ---------
 from . import blosc2_ext as blosc2_ext  # python-blosc2's C-extension names
 from ._engine_list import ENGINE_NAMES as _ENGINE_NAMES
+from ._lazyattrs import lazy_getattr as _lazy_getattr_of
 from .api import (
     compress,
     compress2,
@@ -201,19 +202,16 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 }
 
 
+_lazy_getattr = _lazy_getattr_of(_LAZY, globals())
+
+
 def __getattr__(name: str) -> _Any:
     # ``blosc2.nthreads``: the thread count set_nthreads() last set
     if name == "nthreads":
         from .api import _state
 
         return int(_state["nthreads"])
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module 'pyblosc2' has no attribute {name!r}")
-    module = _importlib.import_module(where[0], __name__)
-    value = module if where[1] is None else getattr(module, where[1])
-    globals()[name] = value
-    return value
+    return _lazy_getattr(name)
 
 
 def __dir__() -> _builtins.list[str]:  # (``list`` is the schema spec here)

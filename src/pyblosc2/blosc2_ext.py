@@ -12,12 +12,12 @@ its C extension (the frame at an offset of a file as an SChunk, or an NDArray wh
 
 from __future__ import annotations
 
-import importlib
 import sys
 from typing import Any
 
 import numpy as np
 
+from ._lazyattrs import lazy_getattr
 from .api import vlcompress, vldecompress, vldecompress_block
 from .errors import ParamError
 from .ndarray.ndarray import NDArray
@@ -103,9 +103,4 @@ _MATMUL_KNOBS = frozenset(
 )
 
 
-def __getattr__(name: str) -> Any:
-    if name in _MATMUL_KNOBS:
-        value = getattr(importlib.import_module(".linalg.backend", __package__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr({name: (".linalg.backend", name) for name in _MATMUL_KNOBS}, globals())

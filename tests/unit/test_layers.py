@@ -30,6 +30,7 @@ LAYERS = {
     "errors": 0,
     "constants": 0.5,
     "_aliasing": 0.6,  # pyblosc2 standing in for python-blosc2's package (no pyblosc2 imports)
+    "_lazyattrs": 0.65,  # names a package imports on first use (no pyblosc2 imports)
     "_engine_list": 0.7,  # the engine's names, listed for the package's lazy names (no imports)
     "_bytes": 1,
     "_threads": 1.1,

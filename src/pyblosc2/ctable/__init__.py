@@ -19,9 +19,9 @@ pandas), :mod:`.csv_io` (CSV), :mod:`.build` (new tables from columns),
 building, the catalog, ``where`` through them, min/max from their summaries).
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazyattrs import lazy_getattr
 from ..schema import (  # python-blosc2's ctable module has the spec names too
     ListSpec,
     NDArraySpec,
@@ -80,15 +80,11 @@ _FROM: dict[str, tuple[str, str]] = {
 _LOADED_TOGETHER = ("listcol", "objcol", "table")
 
 
-def __getattr__(name: str) -> Any:
-    where = _FROM.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    for module in _LOADED_TOGETHER:
-        importlib.import_module(f".{module}", __name__)
-    value = getattr(importlib.import_module(f".{where[0]}", __name__), where[1])
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(
+    {name: (f".{module}", attr) for name, (module, attr) in _FROM.items()},
+    globals(),
+    together=[f".{module}" for module in _LOADED_TOGETHER],
+)
 
 
 if TYPE_CHECKING:  # what the names above are, for type checkers

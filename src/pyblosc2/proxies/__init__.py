@@ -3,8 +3,9 @@
 filled and shared (:mod:`.filler`, :mod:`.splice`, :mod:`.cells`), a frame read by byte ranges
 (:mod:`.frameranges`, used by :mod:`pyblosc2.proxy_source`), and :class:`SimpleProxy`."""
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazyattrs import lazy_getattr
 
 #: the names this package exports, ``name: module``, imported on first use: the stores and the
 #: opener import the cache's constants without loading the proxy (and asyncio) with them
@@ -18,13 +19,9 @@ _FROM = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _FROM.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(
+    {name: (f".{module}", name) for name, module in _FROM.items()}, globals()
+)
 
 
 if TYPE_CHECKING:  # what the names above are, for type checkers

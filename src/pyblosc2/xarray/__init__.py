@@ -13,8 +13,9 @@ verifies stores with it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazyattrs import lazy_getattr
 
 if TYPE_CHECKING:
     from .backend import PyBlosc2Array, PyBlosc2BackendEntrypoint, open_store
@@ -30,9 +31,5 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The xarray-facing names, imported (with xarray) when first used."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{home}", __name__), name)
+#: the xarray-facing names, imported (with xarray) when first used
+__getattr__ = lazy_getattr({name: (f".{home}", name) for name, home in _HOMES.items()}, globals())
