@@ -45,6 +45,8 @@ m = __import__("blosc2" if lib == "C" else "pyblosc2")
 if lib != "C":  # numba's kernels loaded before the measure, as bench_compute does
     from pyblosc2.kernels.select import active, wait_for_kernels
     active(); wait_for_kernels(120)
+    # python-blosc2's import loads its engine and tables: ours too, before the clock
+    import pyblosc2.compute, pyblosc2.linalg, pyblosc2.indexes, pyblosc2.ctable.table
 
 @dataclasses.dataclass
 class Row:

