@@ -200,6 +200,21 @@ def join_all(threads: Sequence[threading.Thread], what: str, timeout: float = TH
         raise AssertionError(f"threads {alive} ({what}) still running after {timeout} s")
 
 
+def wait_until(cond: Callable[[], bool], what: str, timeout: float = THREAD_S) -> None:
+    """Poll ``cond()`` every 5 ms until it holds (another thread reached a state); fails
+    naming ``what`` after ``timeout`` seconds (stretched with the load, as every wait here).
+
+    >>> wait_until(lambda: True, "nothing")
+    """
+    timeout = _stretched(timeout)
+    tick = threading.Event()
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not reached within {timeout} s")
+        tick.wait(0.005)
+
+
 def _kernels_loaded() -> None:
     """Wait for pyblosc2's kernel set to finish its background load: the process's CPU time
     counts every thread's, and numba's import and compiles (from a cold cache: minutes of CPU

@@ -18,7 +18,14 @@ import numpy as np
 import pytest
 
 import pyblosc2 as pb
-from tests.bounded import THREAD_S, join_all, readline_within, started, wait_child
+from tests.bounded import (
+    THREAD_S,
+    join_all,
+    readline_within,
+    started,
+    wait_child,
+    wait_until,
+)
 
 from . import appender, thread_reader
 
@@ -45,15 +52,6 @@ def _threads(fns: list[Callable[[], None]], errors: list[BaseException]) -> list
     for t in threads:
         t.start()
     return threads
-
-
-def _wait_until(cond: Callable[[], bool], what: str) -> None:
-    tick = threading.Event()
-    for _ in range(int(THREAD_S / 0.005)):
-        if cond():
-            return
-        tick.wait(0.005)
-    raise AssertionError(f"{what}: not reached within {THREAD_S} s")
 
 
 @pytest.mark.parametrize("case", ["memory", "file", "sparse"])
@@ -105,7 +103,7 @@ def test_with_locking_the_reads_of_threads_take_turns(tmp_path: Path, case: str)
 
     errors: list[BaseException] = []
     threads = _threads([holder, other], errors)
-    _wait_until(lambda: a.schunk._frame._holds.waiting == 1 or bool(errors), "a waiting read")
+    wait_until(lambda: a.schunk._frame._holds.waiting == 1 or bool(errors), "a waiting read")
     release.set()
     join_all(threads, "two reads of one locking handle")
     assert errors == [] and order == ["holder leaves", "other read"]
@@ -133,7 +131,7 @@ def test_a_change_waits_for_the_reads_under_way(tmp_path: Path, case: str) -> No
 
     errors: list[BaseException] = []
     threads = _threads([reader, writer], errors)
-    _wait_until(lambda: a.schunk._frame._holds.waiting == 1 or bool(errors), "a waiting resize")
+    wait_until(lambda: a.schunk._frame._holds.waiting == 1 or bool(errors), "a waiting resize")
     release.set()
     join_all(threads, "a read hold and a resize")
     assert errors == []

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from pyblosc2.frame.holds import READ, WRITE, Holds
-from tests.bounded import THREAD_S, join_all
+from tests.bounded import THREAD_S, join_all, wait_until
 
 
 def _spawn(fn: Callable[[], None], errors: list[BaseException], name: str = "") -> threading.Thread:
@@ -23,16 +23,6 @@ def _spawn(fn: Callable[[], None], errors: list[BaseException], name: str = "") 
     t = threading.Thread(target=run, daemon=True, name=name or None)
     t.start()
     return t
-
-
-def _wait_until(cond: Callable[[], bool], what: str) -> None:
-    """Wait (bounded) until ``cond()`` holds: another thread reached a state."""
-    tick = threading.Event()
-    for _ in range(int(THREAD_S / 0.005)):
-        if cond():
-            return
-        tick.wait(0.005)
-    raise AssertionError(f"{what}: not reached within {THREAD_S} s")
 
 
 def _spy_waits(h: Holds, thread_name: str) -> threading.Event:
@@ -92,7 +82,7 @@ def test_an_exclusive_hold_waits_for_readers_and_goes_before_later_ones() -> Non
 
     late_waits = _spy_waits(h, "late")
     w = _spawn(writer, errors)
-    _wait_until(lambda: h.waiting == 1, "the writer waits for the reader")
+    wait_until(lambda: h.waiting == 1, "the writer waits for the reader")
     r = _spawn(late, errors, "late")
     assert late_waits.wait(THREAD_S) and order == []
     h.leave_read()
@@ -121,7 +111,7 @@ def test_a_downgraded_hold_lets_readers_in_but_no_writer() -> None:
     assert h.readers == 2
     order: list[str] = []
     w = _spawn(lambda: (h.enter_exclusive(), order.append("W"), h.leave_exclusive()), errors)
-    _wait_until(lambda: h.waiting == 1, "the writer waits for both readers")
+    wait_until(lambda: h.waiting == 1, "the writer waits for both readers")
     h.leave_read()
     order.append("one left")
     h.leave_read()
@@ -176,9 +166,9 @@ def test_exclusive_holds_are_granted_in_the_order_asked() -> None:
         return run
 
     b = _spawn(take("B"), errors)
-    _wait_until(lambda: h.waiting == 1, "B waits")
+    wait_until(lambda: h.waiting == 1, "B waits")
     c = _spawn(take("C"), errors)
-    _wait_until(lambda: h.waiting == 2, "C waits")
+    wait_until(lambda: h.waiting == 2, "C waits")
     h.leave_exclusive()
     h.enter_exclusive()
     order.append("A")

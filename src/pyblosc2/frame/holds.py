@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 
-__all__ = ["READ", "WRITE", "Holds"]
+__all__ = ["NONE", "READ", "WRITE", "Holds"]
 
 #: this thread's hold: none, a read hold, a write hold
 NONE, READ, WRITE = 0, 1, 2

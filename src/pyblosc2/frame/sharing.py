@@ -51,7 +51,7 @@ from ..errors import FormatError, FrameChangedError
 from ..kernels import active as active_kernels
 from .contiguous import FrameReader
 from .header import HEADER_MINLEN, FrameHeader
-from .holds import READ, WRITE, Holds
+from .holds import NONE, READ, WRITE, Holds
 from .sparse import SPARSE_INDEX
 from .trailer import Trailer
 
@@ -313,7 +313,7 @@ class SharedFrame:
         try:
             yield
         finally:
-            holds.mine = 0
+            holds.mine = NONE
             holds.leave_read()
 
     @contextmanager
@@ -328,7 +328,7 @@ class SharedFrame:
             try:
                 yield
             finally:
-                holds.mine = 0
+                holds.mine = NONE
                 self.lock.release()
         finally:
             holds.leave_exclusive()
@@ -348,7 +348,7 @@ class SharedFrame:
             with self._changing():
                 yield
         finally:
-            holds.mine = 0
+            holds.mine = NONE
             holds.leave_exclusive()
 
     @contextmanager
