@@ -6,6 +6,7 @@ decoded through the run path with the same bytes and the same errors under every
 from __future__ import annotations
 
 import importlib.util
+import threading
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pyblosc2
+from pyblosc2 import _threads
 from pyblosc2.chunk import decode as decode_mod
 from pyblosc2.chunk.decode import ChunkReader
 from pyblosc2.errors import FormatError
@@ -136,6 +138,36 @@ def test_bitshuffle_chunks_are_decoded_in_runs(kset, monkeypatch, nthreads, type
     assert pyblosc2.decompress2(c, nthreads=nthreads) == raw
     assert sum(shape[0] for shape in calls) == 20  # all whole blocks, no leftover
     assert all(shape[1] == 8192 and shape[0] <= 3 for shape in calls) and len(calls) == 7
+
+
+def test_bitshuffle_runs_are_one_task_per_thread(kset, monkeypatch) -> None:
+    """On two threads the whole blocks are cut into two contiguous parts, one pool task
+    each, each decoded in runs of at most ``BIT_BATCH_BYTES`` (a task per run cost a pool
+    hand-over each and ate the second thread's gain); the bytes are the data."""
+    monkeypatch.setattr(decode_mod, "BIT_BATCH_BYTES", 3 * 8192)
+    monkeypatch.setattr(_threads, "MIN_PARALLEL_BYTES", 0)
+    calls: list[tuple[str, tuple[int, int]]] = []
+    runs = kset.bitunshuffle_blocks
+
+    def spy(src, dst, t, b1):
+        calls.append((threading.current_thread().name, src.shape))
+        runs(src, dst, t, b1)
+
+    tasks: list[list[range]] = []
+    real = decode_mod.run_parallel
+
+    def count(fn, items, n):
+        items = list(items)
+        tasks.append(items)
+        return real(fn, items, n)
+
+    monkeypatch.setattr(select, "_active", _with(kset, bitunshuffle_blocks=spy))
+    monkeypatch.setattr(decode_mod, "run_parallel", count)
+    raw, c = _bit_chunk(20 * 8192 // 8 + 77, 8, 8192)
+    assert pyblosc2.decompress2(c, nthreads=2) == raw
+    assert tasks[0] == [range(0, 10), range(10, 20)]
+    assert sorted(shape[0] for _, shape in calls) == [1, 1, 3, 3, 3, 3, 3, 3]
+    assert all(name.startswith("pyblosc2") for name, _ in calls)  # on the pool's threads
 
 
 def _with(ks: KernelSet, **kw) -> KernelSet:

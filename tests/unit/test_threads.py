@@ -6,8 +6,10 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pyblosc2._threads import SCRATCH_MAX, run_parallel, scratch, thread_cache
+from pyblosc2._threads import SCRATCH_MAX, run_parallel, scratch, thread_cache, thread_parts
 from tests.bounded import join_all
 
 
@@ -60,3 +62,14 @@ def test_scratch_and_caches_are_per_thread() -> None:
     thread_cache("test-cache")["k"] = "main"
     assert _in_thread(lambda: thread_cache("test-cache").get("k")) is None
     assert thread_cache("test-cache")["k"] == "main"
+
+
+@given(st.integers(0, 50), st.integers(0, 200), st.integers(1, 9))
+def test_thread_parts_cover_the_range_in_balanced_contiguous_parts(
+    first: int, n: int, nthreads: int
+) -> None:
+    parts = thread_parts(first, first + n, nthreads)
+    assert [j for p in parts for j in p] == list(range(first, first + n))
+    assert len(parts) == min(nthreads, n) and all(len(p) for p in parts)
+    if parts:
+        assert max(map(len, parts)) - min(map(len, parts)) <= 1

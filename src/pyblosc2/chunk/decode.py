@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._bytes import fill_bytes
-from .._threads import run_parallel, scratch, threads_for
+from .._threads import run_parallel, scratch, thread_parts, threads_for
 from ..codecs.registry import codec_for_format
 from ..constants import Filter, SpecialValue
 from ..context import ChunkContext
@@ -435,23 +435,25 @@ class ChunkReader(ChunkStreams):
             nthreads = 1
         elif g is None and ref is None and self._bitshuffle_only():
             stop = last + 1 if h.block_size(last) == bs else last
-            per = max(1, min(BIT_BATCH_BYTES // bs, -(-(stop - first) // max(1, nthreads))))
-            bruns = [range(j, min(stop, j + per)) for j in range(todo.start, stop, per)]
+            per = max(1, BIT_BATCH_BYTES // bs)
             blosc1 = h.version == 2
             ks = active()
             kernel = ks.bitunshuffle_blocks
-
-            def bits(blocks: range) -> None:
-                n = len(blocks)
-                buf = scratch(n * bs, "bit-run").reshape(n, bs)
-                for i, j in enumerate(blocks):
-                    self.decode_streams(j, buf[i])
-                o = (blocks.start - first) * bs
-                kernel(buf, out[o : o + n * bs].reshape(n, bs), h.typesize, blosc1)
-
             # a fast set's kernel is one long nogil call per run; numpy's makes a dozen
             # passes of ~bs / 8 bytes per block
-            run_parallel(bits, bruns, threads_for(nthreads, bs if ks.fast_unshuffle else bs // 8))
+            nt = threads_for(nthreads, bs if ks.fast_unshuffle else bs // 8)
+
+            def bits(part: range) -> None:
+                for j0 in range(part.start, part.stop, per):
+                    blocks = range(j0, min(part.stop, j0 + per))
+                    n = len(blocks)
+                    buf = scratch(n * bs, "bit-run").reshape(n, bs)
+                    for i, j in enumerate(blocks):
+                        self.decode_streams(j, buf[i])
+                    o = (j0 - first) * bs
+                    kernel(buf, out[o : o + n * bs].reshape(n, bs), h.typesize, blosc1)
+
+            run_parallel(bits, thread_parts(todo.start, stop, nt), nt)
             todo = range(stop, last + 1)  # the leftover block, if any
             nthreads = 1
         # the general path's filters make a dozen numpy passes per block: calls of ~bs / 8
