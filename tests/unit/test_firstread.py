@@ -65,6 +65,7 @@ def test_ranges_in_one_block_match_the_reader(
         if got is not None:
             served += 1
             assert bytes(got) == bytes(r.decode_range(lo, hi)), (lo, hi)
+            assert got.dtype == np.uint8 and got.flags.writeable  # as the reader's
     # (incompressible data is stored memcpyed, zeros as a special chunk: not served)
     assert (served > 0) == (pipeline[2] and r.layout.kind == ChunkKind.BLOCKS)
 

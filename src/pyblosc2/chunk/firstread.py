@@ -111,9 +111,12 @@ def read_in_block(
         s0, s1 = a // ne, (b - 1) // ne + 1
     else:
         return None
-    dst = np.empty(b - a, np.uint8) if out is None else out[: b - a]
     w = i1 - i0
+    # the common one-item reads make their few bytes with bytes operations (``res``); a
+    # numpy call costs more than the rest of such a read on a cold path (a fresh open)
     part = bytearray(w * g) if nst > 1 and g > 1 else None  # items i0..i1, item-major
+    res: bytes | bytearray | None = None
+    dst = None
     buf = scratch(ne, "first-stream").data
     view = memoryview(data)
     decode = codec.decompress_into
@@ -156,18 +159,19 @@ def read_in_block(
                 part[s::g] = src[i0:i1]
         elif g > 1:  # the items' bytes out of the one stream's planes
             if src is None:
-                dst[...] = -csize & 0xFF
+                res = bytes((-csize & 0xFF,)) * (b - a)
             elif w == 1:  # one item: its g bytes, one per plane, by one strided slice
                 q = ne // g
-                dst[...] = np.frombuffer(bytes(src[i0 : i0 + (g - 1) * q + 1 : q]), np.uint8)[
-                    a - i0 * g : b - i0 * g
-                ]
+                res = bytes(src[i0 : i0 + (g - 1) * q + 1 : q])[a - i0 * g : b - i0 * g]
             else:
                 planes = np.frombuffer(src, np.uint8).reshape(g, ne // g)[:, i0:i1]
                 items = scratch(w * g, "first-items")
                 items.reshape(w, g)[...] = planes.T
+                dst = np.empty(b - a, np.uint8) if out is None else out[: b - a]
                 dst[...] = items[a - i0 * g : b - i0 * g]
         else:
+            if dst is None:
+                dst = np.empty(b - a, np.uint8) if out is None else out[: b - a]
             p0, p1 = max(a, s * ne), min(b, (s + 1) * ne)
             piece = dst[p0 - a : p1 - a]
             if src is None:
@@ -175,5 +179,11 @@ def read_in_block(
             else:
                 piece[...] = np.frombuffer(src, np.uint8, p1 - p0, p0 - s * ne)
     if part is not None:
-        dst[...] = np.frombuffer(part, np.uint8, b - a, a - i0 * g)
-    return dst
+        res = part[a - i0 * g : b - i0 * g]
+    if res is None:
+        return dst
+    if out is None:  # (a writable array, as the other paths give)
+        return np.frombuffer(res if type(res) is bytearray else bytearray(res), np.uint8)
+    got = out[: b - a]
+    got[...] = np.frombuffer(res, np.uint8)
+    return got
