@@ -11,7 +11,9 @@ to its own file; the two files grow in lock step, ``--window`` appends of one li
 of the other, so both see the same machine load. At each size of ``--sizes`` a row reports,
 per library, the median time of one append over the last ``--samples`` windows, the time to
 open the file (``blosc2.open``), and the time to read one item of the last chunk from the
-freshly opened file (open excluded), each the median of ``--repeat`` runs; ``ratio`` =
+freshly opened file (open excluded), each the median of ``--repeat`` runs, and the same read of
+one item of ``--random`` chunks picked at random (a fresh open each: the chunk's offset is then
+looked up in a block of the index other than the last one's), median; ``ratio`` =
 python-blosc2's time / ours (1.0 = parity, higher is better).
 """
 
@@ -37,6 +39,7 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=50, help="appends per timed window")
     ap.add_argument("--samples", type=int, default=9, help="windows per size (median)")
     ap.add_argument("--repeat", type=int, default=7, help="open / read repeats (median)")
+    ap.add_argument("--random", type=int, default=41, help="random chunks read (median)")
     ap.add_argument("--sparse", action="store_true", help="sparse frames (a directory)")
     ap.add_argument("--json", help="write the rows here as JSON")
     args = ap.parse_args()
@@ -65,9 +68,9 @@ def main() -> None:
     print(f"# command: python {' '.join(sys.argv)}\n")
     print(
         "| chunks | append C ms | append ours ms | ratio | open C ms | open ours ms | ratio "
-        "| 1-item read C ms | ours ms | ratio |"
+        "| 1-item read C ms | ours ms | ratio | random chunk C ms | ours ms | ratio |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         ext = "b2frame" if not args.sparse else "sframe"
         paths = {k: os.path.join(tmp, f"{k}.{ext}") for k in libs}
@@ -111,9 +114,20 @@ def main() -> None:
                     opens[k].append(t1 - t)
                     reads[k].append(t2 - t1)
                     del s
+            rnd: dict[str, list[float]] = {k: [] for k in libs}
+            for c in np.random.default_rng(size).integers(0, size, args.random).tolist():
+                item = c * PER_CHUNK + 7
+                for k, m in libs.items():
+                    s = m.open(paths[k], mode="r")
+                    t1 = time.perf_counter()
+                    got = s.get_slice(item, item + 1)
+                    rnd[k].append(time.perf_counter() - t1)
+                    assert np.frombuffer(got, np.int64)[0] == 7
+                    del s
             r: dict[str, Any] = {"chunks": size, "codec": args.codec, "kernels": kernels}
             cells = [f"{size:,}"]
-            for name, series in (("append", times), ("open", opens), ("read", reads)):
+            series_all = (("append", times), ("open", opens), ("read", reads), ("random", rnd))
+            for name, series in series_all:
                 c_ms = statistics.median(series["C"]) * 1e3
                 o_ms = statistics.median(series["ours"]) * 1e3
                 r[f"{name}_C_ms"], r[f"{name}_ours_ms"] = c_ms, o_ms

@@ -66,8 +66,10 @@ def test_ranges_in_one_block_match_the_reader(
             served += 1
             assert bytes(got) == bytes(r.decode_range(lo, hi)), (lo, hi)
             assert got.dtype == np.uint8 and got.flags.writeable  # as the reader's
-    # (incompressible data is stored memcpyed, zeros as a special chunk: not served)
-    assert (served > 0) == (pipeline[2] and r.layout.kind == ChunkKind.BLOCKS)
+    # (incompressible data is stored memcpyed: served; zeros as a special chunk: not served)
+    kind = r.layout.kind
+    served_kind = (pipeline[2] and kind == ChunkKind.BLOCKS) or kind == ChunkKind.MEMCPYED
+    assert (served > 0) == served_kind
 
 
 def test_writes_into_out() -> None:
@@ -78,11 +80,37 @@ def test_writes_into_out() -> None:
     assert bytes(out[8:24]) == bytes(ChunkReader.open(c).decode_range(800, 816))
 
 
+@pytest.mark.parametrize("blocksize", [0, 4096])
+def test_memcpyed_chunks_are_read_where_they_lie(blocksize: int) -> None:
+    """A memcpyed chunk (clevel 0; C-Blosc2 stores small index chunks so) is served from
+    its bytes after the header, within one block; a cbytes that is not nbytes + 32 or a
+    short buffer is left to the reader, which names it."""
+    data = np.arange(4096, dtype=np.int32).data.cast("B")
+    c = encode_chunk(data, EncodeSpec(4, 0, Codec.LZ4, blocksize=blocksize))
+    r = ChunkReader.open(c)
+    assert r.layout.kind == ChunkKind.MEMCPYED
+    bs = r.header.effective_blocksize
+    for lo, hi in [(0, 4), (8, 40), (4096, 4100), (len(data) - 3, len(data))]:
+        if lo // bs == (hi - 1) // bs:
+            got = read_in_block(c, lo, hi)
+            assert got is not None and bytes(got) == bytes(data[lo:hi]) and got.flags.writeable
+    out = np.zeros(8, np.uint8)
+    got = read_in_block(c, 100, 104, out[2:])
+    assert got is not None and np.shares_memory(got, out)
+    assert bytes(out[2:6]) == bytes(data[100:104])
+    if bs < len(data):
+        assert read_in_block(c, bs - 4, bs + 4) is None
+    assert read_in_block(c[:-1], 0, 4) is None  # short
+    bad = bytearray(c)
+    struct.pack_into("<i", bad, 12, len(c) - 1)  # cbytes != nbytes + 32
+    assert read_in_block(bytes(bad), 0, 4) is None
+    with pytest.raises(FormatError, match="cbytes"):
+        ChunkReader.open(bytes(bad))
+
+
 def test_chunks_it_does_not_serve() -> None:
     data = np.arange(4096, dtype=np.int32).data.cast("B")
-    memcpyed = encode_chunk(data, EncodeSpec(4, 0, Codec.LZ4))
     special = make_special_chunk(SpecialValue.ZERO, 4096, 4)
-    assert read_in_block(memcpyed, 0, 4) is None
     assert read_in_block(special, 0, 4) is None
     assert read_in_block(encode_chunk(data, EncodeSpec(4, 5, Codec.LZ4)), 8, 4) is None
 

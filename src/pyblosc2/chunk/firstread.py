@@ -9,8 +9,9 @@ start of the one block (within the data area), that block's stream headers (each
 ``cbytes``, run tokens valid), then its streams decoded (each to exactly its size).
 
 It serves the common chunks (regular blocks, a built-in codec, no dictionary, a pipeline of at
-most one SHUFFLE) and returns None for everything else, and for anything that fails a check:
-the caller then reads the chunk through the full reader, which names what is wrong.
+most one SHUFFLE; memcpyed chunks, such as the index of a frame of a few thousand chunks) and
+returns None for everything else, and for anything that fails a check: the caller then reads
+the chunk through the full reader, which names what is wrong.
 """
 
 from __future__ import annotations
@@ -64,9 +65,16 @@ def read_in_block(
     [1025, 1026]
     """
     f = peek(data)
-    if f is None or f[P_BLOSC2_FLAGS] or f[P_FLAGS] & MEMCPYED:
-        return None  # a dictionary, lazy, big-endian, instrumented or memcpyed chunk
+    if f is None or f[P_BLOSC2_FLAGS]:
+        return None  # a dictionary, lazy, big-endian or instrumented chunk
     flags, typesize, nbytes, cbytes = f[P_FLAGS], f[P_TYPESIZE], f[P_NBYTES], f[P_CBYTES]
+    if flags & MEMCPYED:  # the data verbatim after the header, no filter undone (spec §5)
+        bs = min(f[P_BLOCKSIZE], nbytes)
+        if cbytes != nbytes + _HL or not 0 <= lo < hi <= nbytes or len(data) < cbytes:
+            return None
+        if lo // bs != (hi - 1) // bs:
+            return None
+        return _deliver(bytes(memoryview(data)[_HL + lo : _HL + hi]), out)
     filters = f[P_FILTERS]
     if filters == _SHUFFLE_LAST:  # (the common pipelines first: no tuple walk)
         g = f[P_FILTERS_META][-1] or typesize
@@ -180,10 +188,14 @@ def read_in_block(
                 piece[...] = np.frombuffer(src, np.uint8, p1 - p0, p0 - s * ne)
     if part is not None:
         res = part[a - i0 * g : b - i0 * g]
-    if res is None:
-        return dst
-    if out is None:  # (a writable array, as the other paths give)
+    return dst if res is None else _deliver(res, out)
+
+
+def _deliver(res: bytes | bytearray, out: np.ndarray | None) -> np.ndarray:
+    """``res`` as the result: in ``out`` when given, else as a writable array (as the
+    reader's are)."""
+    if out is None:
         return np.frombuffer(res if type(res) is bytearray else bytearray(res), np.uint8)
-    got = out[: b - a]
+    got = out[: len(res)]
     got[...] = np.frombuffer(res, np.uint8)
     return got
