@@ -223,6 +223,37 @@ def test_a_block_is_decoded_by_one_light_read_of_its_range(monkeypatch: pytest.M
     np.testing.assert_array_equal(index._blocks[1], offsets[PER_BLOCK : 2 * PER_BLOCK])
 
 
+def test_a_pair_is_picked_by_one_read_and_counts_as_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk's first read looks up its offset and the next one's: one light read of their
+    16 bytes when both lie in one block (two picks: the next lookup decodes the block); at a
+    block's end or the last chunk, two lookups; a special chunk's next offset is not looked
+    up."""
+    import pyblosc2.frame.index as ix
+
+    asked = []
+    real = ix.read_in_block
+
+    def spy(data: memoryview, lo: int, hi: int) -> np.ndarray | None:
+        asked.append((lo // 8, hi // 8))
+        return real(data, lo, hi)
+
+    monkeypatch.setattr(ix, "read_in_block", spy)
+    offsets = np.arange(5000, dtype=np.int64) * 13
+    zero = next(iter(SPECIAL_OFFSETS))  # a special offset value
+    offsets[3000], offsets[3001] = zero, -5  # a special chunk, then a bad offset
+    index = OffsetIndex.open(encode_index(offsets), 5000, 0)
+    assert index.pair(10) == (130, 143) and asked == [(10, 12)]
+    assert index._picked == {0: 2} and not index._blocks
+    assert index.pair(20) == (260, 273) and list(index._blocks) == [0]
+    asked.clear()
+    assert index.pair(PER_BLOCK - 1) == (13 * (PER_BLOCK - 1), 13 * PER_BLOCK)
+    assert asked == [(PER_BLOCK, PER_BLOCK + 1)]  # block 0 kept, then a pick in block 1
+    assert index.pair(4999) == (4999 * 13, None)
+    assert index.pair(3000) == (int(zero), None)  # the bad one next to it is not taken
+    with pytest.raises(FormatError, match=r"offset\[3001\]"):
+        index.pair(3001)
+
+
 @pytest.mark.parametrize("first", [4400, 4500, 4501], ids=["neighbour", "itself", "next"])
 def test_a_bad_offset_fails_the_lookups_that_take_it(first: int) -> None:
     """A bad value fails every lookup of it (picked alone or out of its decoded block) and

@@ -266,6 +266,13 @@ class FrameReader:
         index = self.index
         return int(index[n]) if isinstance(index, np.ndarray) else index.offset(n)
 
+    def offset_pair(self, n: int) -> tuple[int, int | None]:
+        """The offsets of chunks ``n`` and ``n + 1`` (None past the last chunk)."""
+        index = self.index
+        if isinstance(index, np.ndarray):
+            return int(index[n]), int(index[n + 1]) if n + 1 < len(index) else None
+        return index.pair(n)
+
     prefetch = prefetch_chunks
 
     def chunk_nbytes(self, n: int) -> int:
@@ -464,15 +471,17 @@ class FrameReader:
         from now on) with its parsed header and position, else None. The read stops at the
         next chunk's offset when that one is further on (as in a frame built by appends).
         Its header is checked as :meth:`get_chunk` checks it."""
-        off = self.offset(n)
-        if off < 0 or self.directory is not None:
+        if self.directory is not None:
+            return None
+        off, nxt = self.offset_pair(n)
+        if off < 0:
             return None
         h = self.header
         if off > h.cbytes - EXTENDED_HEADER_LENGTH:
             self.get_chunk(n)  # raises
         pos = h.header_len + off
         limit = min(SMALL_CHUNK, h.cbytes - off)
-        if n + 1 < self.nchunks and off < (nxt := self.offset(n + 1)):
+        if nxt is not None and off < nxt:
             limit = min(limit, nxt - off)  # appended frames: no bytes of the next chunk
         data = self.source.read(pos, limit)
         f = peek(data)

@@ -147,6 +147,31 @@ class OffsetIndex:
             self._blocks[b] = block
         return self._checked(n, int(block[n - b * per]))
 
+    def pair(self, n: int) -> tuple[int, int | None]:
+        """The offsets of chunks ``n`` and ``n + 1`` (None past the last chunk, or when
+        chunk ``n`` is special: the next one is then not looked up), as :meth:`offset` gives
+        them; when both are picked from one block, by one read of their 16 bytes (counted as
+        two picks: a chunk's first read looks up both)."""
+        if n + 1 >= self.nchunks:
+            return self.offset(n), None
+        per = self._per_block
+        b = n // per
+        if self._full is None and (n + 1) // per == b and b not in self._blocks:
+            picked = self._picked.get(b, 0)
+            if picked < PICKS:
+                self._picked[b] = picked + 2
+                two = read_in_block(self._reader.buf, 8 * n, 8 * n + 16)
+                if two is not None:
+                    raw = two.tobytes()
+                    first = self._checked(n, int.from_bytes(raw[:8], "little", signed=True))
+                    if first < 0:
+                        return first, None
+                    return first, self._checked(
+                        n + 1, int.from_bytes(raw[8:], "little", signed=True)
+                    )
+        first = self.offset(n)
+        return first, self.offset(n + 1) if first >= 0 else None
+
     @staticmethod
     def _checked(n: int, value: int) -> int:
         """``value``, the offset of chunk ``n``, when it is one (non-negative or special)."""
