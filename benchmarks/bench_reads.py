@@ -11,7 +11,10 @@ bytes), files in the page cache. Each repeat times python-blosc2 and then pyblos
 same operation and data, pyblosc2 once per kernel set (``--kernels``; default: every set
 that loads, e.g. numpy and numba side by side); a row reports the median time of each over
 the repeats with its range, and ``ratio`` = python-blosc2's time / ours (1.0 = parity, higher
-is better). With the numba set, the last rows give the first reads of fresh processes, one
+is better); a row's last cell is the median number of page faults one call took, per library
+(a fresh result's first touches: on some rows they cost as much as the decode, and how many a
+call takes depends on what the process freed before it, for both libraries). With the numba
+set, the last rows give the first reads of fresh processes, one
 process per mode and round reporting every stage (import, open, the first and the next
 ``a[:]``, ``get_slice`` and ``decompress2``, and the reads after the kernel swap): python-blosc2,
 and pyblosc2 with ``PYBLOSC2_KERNELS`` unset (numba loading in the background), ``=numba`` and
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -61,16 +65,23 @@ print(json.dumps({"rss_mb": grow / 1024, "result_mb": size / 2**20}))
 """
 
 
-def timed(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
+def timed(
+    fns: dict[str, Callable[[], Any]], repeat: int
+) -> tuple[dict[str, list[float]], dict[str, list[int]]]:
     """Wall times of each function, the libraries (and kernel sets) interleaved in every
-    repeat."""
+    repeat, and the page faults each call took (first touches of fresh memory: a fresh
+    result's pages cost ~1.5-3 us each on the 2-vCPU machine, and whether an allocation gets
+    fresh pages depends on what the process freed before, so a row's time moves with them)."""
     times: dict[str, list[float]] = {k: [] for k in fns}
+    faults: dict[str, list[int]] = {k: [] for k in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
+            f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             t = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - t)
-    return times
+            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    return times, faults
 
 
 def with_sets(fns: dict[str, Callable[[], Any]], sets: list[str]) -> dict[str, Callable[[], Any]]:
@@ -261,9 +272,10 @@ def main() -> None:
     def row(label: str, fns: dict[str, Callable[[], Any]], **extra: Any) -> None:
         if args.only and args.only not in label:
             return
-        t = timed(with_sets(fns, sets), args.repeat)
+        t, faults = timed(with_sets(fns, sets), args.repeat)
         c = statistics.median(t["C"])
         r: dict[str, Any] = {"operation": label, "C_s": c, "C_range_s": (min(t["C"]), max(t["C"]))}
+        r["faults"] = {k: int(statistics.median(v)) for k, v in faults.items()}
         cells = [label, f"{c:.4f}"]
         for name in sets:
             ours = t[f"ours:{name}"]
@@ -271,6 +283,7 @@ def main() -> None:
             r[f"{name}_s"], r[f"{name}_range_s"] = m, (min(ours), max(ours))
             r[f"{name}_ratio"] = c / m
             cells += [f"{m:.4f} ({min(ours):.4f}-{max(ours):.4f})", f"{c / m:.2f}"]
+        cells.append(" / ".join(str(f) for f in r["faults"].values()))
         r.update(extra)
         rows.append(r)
         print("| " + " | ".join(cells) + " |", flush=True)
@@ -283,8 +296,9 @@ def main() -> None:
     )
     print(f"# command: python {' '.join(sys.argv)} | load {os.getloadavg()[0]:.1f}\n")
     heads = "".join(f" pyblosc2 {n} s (range) | ratio {n} |" for n in sets)
-    print(f"| operation | python-blosc2 s |{heads}")
-    print("|---|---|" + "---|---|" * len(sets))
+    faults = " / ".join(["C", *sets])
+    print(f"| operation | python-blosc2 s |{heads} page faults per call ({faults}) |")
+    print("|---|---|" + "---|---|" * len(sets) + "---|")
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         # -- SChunk ---------------------------------------------------------------------

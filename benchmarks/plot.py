@@ -183,14 +183,18 @@ def reads_table(run: dict[str, Any], name: str) -> list[str]:
 
 def append_table(run: dict[str, Any], name: str) -> list[str]:
     lines = _header(run, name)
+    # (runs since session 46 also read one item of random chunks, a fresh open each)
+    random = all("random_ratio" in r for r in run["rows"])
+    whats = ("append", "open", "read", "random") if random else ("append", "open", "read")
+    extra = " random chunk python-blosc2 ms | pyblosc2 ms | ratio |" if random else ""
     lines += [
         "| chunks | append python-blosc2 ms | append pyblosc2 ms | ratio | open python-blosc2 ms "
-        "| open pyblosc2 ms | ratio | 1-item read python-blosc2 ms | pyblosc2 ms | ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| open pyblosc2 ms | ratio | 1-item read python-blosc2 ms | pyblosc2 ms | ratio |" + extra,
+        "|---|---|---|---|---|---|---|---|---|---|" + "---|---|---|" * random,
     ]
     for r in run["rows"]:
         cells = [f"{r['chunks']:,}"]
-        for what in ("append", "open", "read"):
+        for what in whats:
             cells += [
                 f"{r[f'{what}_C_ms']:.3f}",
                 f"{r[f'{what}_ours_ms']:.3f}",

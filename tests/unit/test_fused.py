@@ -196,20 +196,21 @@ def test_threads_are_used_only_for_long_calls(monkeypatch) -> None:
         n = len(x) if name != "short" else 8192
         assert pb.decompress2(chunk, nthreads=2) == x[:n].tobytes(), name
         assert asked == want, name
-    # bitshuffle: whole blocks in runs of up to 256 KiB, one kernel call each (then the
-    # leftover's empty call); numba's kernel is one long call per run (two threads), numpy's
-    # makes passes of ~bs/8 (16 KiB: one thread; 128 KiB: two)
+    # bitshuffle: whole blocks in one contiguous part per thread (each decoded in runs of up
+    # to 256 KiB, one kernel call each; then the leftover's empty call); numba's kernel is one
+    # long call per run (two threads), numpy's makes passes of ~bs/8 (16 KiB: one thread;
+    # 128 KiB: two)
     bits = {
-        "bits": (pb.compress2(x, typesize=8, blocksize=2**17, filters=[2]), 8),
-        "bits-big": (pb.compress2(x, typesize=8, blocksize=2**20, filters=[2]), 2),
+        "bits": pb.compress2(x, typesize=8, blocksize=2**17, filters=[2]),
+        "bits-big": pb.compress2(x, typesize=8, blocksize=2**20, filters=[2]),
     }
     for kset in kernel_sets():
         with kernels_in_use(kset) as ks:
-            for name, (chunk, runs) in bits.items():
+            for name, chunk in bits.items():
                 asked.clear()
                 assert pb.decompress2(chunk, nthreads=2) == x.tobytes(), name
-                one = name == "bits" and not ks.fast_unshuffle
-                assert asked == [(1 if one else 2, runs), (1, 0)], (name, ks.name)
+                nt = 1 if name == "bits" and not ks.fast_unshuffle else 2
+                assert asked == [(nt, nt), (1, 0)], (name, ks.name)
     monkeypatch.setattr(_threads, "MIN_PARALLEL_BYTES", 0)
     asked.clear()
     assert pb.decompress2(cases["short"][0], nthreads=2) == x[:8192].tobytes()

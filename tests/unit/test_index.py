@@ -181,77 +181,109 @@ def test_first_lookups_decode_only_their_offset_then_the_block() -> None:
     assert index.offset(4999) == 499900
 
 
-def test_a_picked_lookup_decodes_one_item_of_its_block(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A first lookup asks the light first read for the 8 bytes of its offset."""
+def _spy(monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[int, ...]], list[tuple[int, int]]]:
+    """The calls of the index's picker ``(block, item, count)`` and of the general light read
+    ``(first offset, stop)``, recorded."""
     import pyblosc2.frame.index as ix
 
-    asked = []
-    real = ix.read_in_block
+    picks: list[tuple[int, ...]] = []
+    reads: list[tuple[int, int]] = []
+    real_read, real_picker = ix.read_in_block, ix.pair_picker
 
-    def spy(data: memoryview, lo: int, hi: int) -> np.ndarray | None:
-        asked.append((lo, hi))
-        return real(data, lo, hi)
+    def read(data: memoryview, lo: int, hi: int) -> np.ndarray | None:
+        reads.append((lo // 8, hi // 8))
+        return real_read(data, lo, hi)
 
-    monkeypatch.setattr(ix, "read_in_block", spy)
+    def picker(reader: object) -> object:
+        pick = real_picker(reader)
+        if pick is None:
+            return None
+
+        def spy(*args: int) -> bytes | None:
+            picks.append(args)
+            return pick(*args)
+
+        return spy
+
+    monkeypatch.setattr(ix, "read_in_block", read)
+    monkeypatch.setattr(ix, "pair_picker", picker)
+    return picks, reads
+
+
+def test_a_picked_lookup_decodes_one_item_of_its_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first lookup asks the index's picker for the 8 bytes of its offset."""
+    picks, reads = _spy(monkeypatch)
     index = OffsetIndex.open(encode_index(np.arange(5000, dtype=np.int64) * 7), 5000, 0)
     assert index.offset(3000) == 21000
-    assert asked == [(24000, 24008)]
+    assert picks == [(1, 3000 - PER_BLOCK, 1)] and reads == []
 
 
 def test_a_block_is_decoded_by_one_light_read_of_its_range(monkeypatch: pytest.MonkeyPatch) -> None:
     """The lookup after the PICKS picked ones decodes its block by one light read of the
     block's offsets (no full reader: a BloscLZ block cost 40-70 us more through it)."""
-    import pyblosc2.frame.index as ix
-
-    asked = []
-    real = ix.read_in_block
-
-    def spy(data: memoryview, lo: int, hi: int) -> np.ndarray | None:
-        asked.append((lo, hi))
-        return real(data, lo, hi)
+    picks, reads = _spy(monkeypatch)
 
     def no_full_decode(*args: object) -> None:
         raise AssertionError("the full reader decoded the block")
 
-    monkeypatch.setattr(ix, "read_in_block", spy)
     offsets = np.arange(5000, dtype=np.int64) * 11
     index = OffsetIndex.open(encode_index(offsets), 5000, 0)
     monkeypatch.setattr(OffsetIndex, "_decode", no_full_decode)
     for n in (2100, 2101, 2102, 4095):
         assert index.offset(n) == 11 * n
-    assert asked == [(8 * 2100, 8 * 2101), (8 * 2101, 8 * 2102), (8 * PER_BLOCK, 16 * PER_BLOCK)]
+    assert picks == [(1, 2100 - PER_BLOCK, 1), (1, 2101 - PER_BLOCK, 1)]
+    assert reads == [(PER_BLOCK, 2 * PER_BLOCK)]
     np.testing.assert_array_equal(index._blocks[1], offsets[PER_BLOCK : 2 * PER_BLOCK])
 
 
 def test_a_pair_is_picked_by_one_read_and_counts_as_two(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A chunk's first read looks up its offset and the next one's: one light read of their
-    16 bytes when both lie in one block (two picks: the next lookup decodes the block); at a
+    """A chunk's first read looks up its offset and the next one's: one pick of their 16
+    bytes when both lie in one block (two picks: the next lookup decodes the block); at a
     block's end or the last chunk, two lookups; a special chunk's next offset is not looked
     up."""
-    import pyblosc2.frame.index as ix
-
-    asked = []
-    real = ix.read_in_block
-
-    def spy(data: memoryview, lo: int, hi: int) -> np.ndarray | None:
-        asked.append((lo // 8, hi // 8))
-        return real(data, lo, hi)
-
-    monkeypatch.setattr(ix, "read_in_block", spy)
+    picks, reads = _spy(monkeypatch)
     offsets = np.arange(5000, dtype=np.int64) * 13
     zero = next(iter(SPECIAL_OFFSETS))  # a special offset value
     offsets[3000], offsets[3001] = zero, -5  # a special chunk, then a bad offset
     index = OffsetIndex.open(encode_index(offsets), 5000, 0)
-    assert index.pair(10) == (130, 143) and asked == [(10, 12)]
+    assert index.pair(10) == (130, 143) and picks == [(0, 10, 2)]
     assert index._picked == {0: 2} and not index._blocks
     assert index.pair(20) == (260, 273) and list(index._blocks) == [0]
-    asked.clear()
+    picks.clear()
     assert index.pair(PER_BLOCK - 1) == (13 * (PER_BLOCK - 1), 13 * PER_BLOCK)
-    assert asked == [(PER_BLOCK, PER_BLOCK + 1)]  # block 0 kept, then a pick in block 1
+    assert picks == [(1, 0, 1)]  # block 0 kept, then a pick in block 1
     assert index.pair(4999) == (4999 * 13, None)
     assert index.pair(3000) == (int(zero), None)  # the bad one next to it is not taken
     with pytest.raises(FormatError, match=r"offset\[3001\]"):
         index.pair(3001)
+    assert reads == [(0, PER_BLOCK), (PER_BLOCK, 2 * PER_BLOCK)]  # blocks 0 and 1, whole
+
+
+@pytest.mark.parametrize("kind", ["runs", "unshuffled", "split"])
+def test_lookups_the_picker_does_not_serve_take_the_light_read(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """An index of constant offsets (its blocks are runs), one not shuffled or one split in
+    streams (any index another writer may make): the light read serves what the picker
+    leaves, with the same values."""
+    picks, reads = _spy(monkeypatch)
+    runs = np.full(5000, 0x0101010101010101, np.int64)  # every byte 1: each block is a run
+    offsets = runs if kind == "runs" else np.arange(5000, dtype=np.int64)
+    if kind == "runs":
+        chunk = encode_index(offsets)
+    else:
+        chunk = pb.compress2(
+            offsets.tobytes(), typesize=8, blocksize=16384, codec=pb.Codec.BLOSCLZ,
+            filters=[pb.Filter.SHUFFLE if kind == "split" else pb.Filter.NOFILTER],
+            splitmode=pb.SplitMode.ALWAYS_SPLIT if kind == "split" else pb.SplitMode.NEVER_SPLIT,
+        )  # fmt: skip
+    index = OffsetIndex.open(chunk, 5000, 0)
+    assert index.pair(100) == tuple(int(v) for v in offsets[100:102])
+    assert index.offset(3000) == int(offsets[3000])
+    if kind == "unshuffled":
+        assert picks == [(0, 100, 2), (1, 3000 - PER_BLOCK, 1)] and reads == []
+    else:
+        assert reads[:2] == [(100, 102), (3000, 3001)]
 
 
 @pytest.mark.parametrize("first", [4400, 4500, 4501], ids=["neighbour", "itself", "next"])

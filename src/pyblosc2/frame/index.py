@@ -16,6 +16,8 @@ lookup fails when its own offset is bad; :meth:`OffsetIndex.all` when any is.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ..chunk.decode import ChunkReader
@@ -24,6 +26,7 @@ from ..chunk.header import OFF_CBYTES, OFF_NBYTES, OFF_TYPESIZE, ChunkHeader
 from ..chunk.layout import ChunkKind, ChunkLayout
 from ..constants import SpecialValue
 from ..errors import FormatError, TruncatedError
+from .indexpick import PairPicker, pair_picker
 
 __all__ = [
     "PICKS",
@@ -64,7 +67,7 @@ class OffsetIndex:
     (``open`` copies a view); lookups may come from several threads (a block decoded twice
     at worst)."""
 
-    __slots__ = ("_blocks", "_full", "_per_block", "_picked", "_reader", "nchunks")
+    __slots__ = ("_blocks", "_full", "_per_block", "_picked", "_picker", "_reader", "nchunks")
 
     def __init__(self, reader: ChunkReader, nchunks: int) -> None:
         self._reader = reader
@@ -77,6 +80,8 @@ class OffsetIndex:
         #: per block, the lookups that decoded only their offset
         self._picked: dict[int, int] = {}
         self._full: np.ndarray | None = None
+        #: the pair lookups' plan (:mod:`.indexpick`), made at the first one
+        self._picker: PairPicker | Literal[False] | None = False
 
     @classmethod
     def open(cls, chunk: bytes | memoryview, nchunks: int | None, where: int) -> OffsetIndex:
@@ -134,15 +139,19 @@ class OffsetIndex:
             picked = self._picked.get(b, 0)
             if picked < PICKS:
                 self._picked[b] = picked + 1
-                one = read_in_block(self._reader.buf, 8 * n, 8 * n + 8)
-                if one is not None:
-                    return self._checked(n, int.from_bytes(one, "little", signed=True))
+                raw = self._pick(b, n - b * per, 1)
+                if raw is None:  # (not served there: the general light read)
+                    one = read_in_block(self._reader.buf, 8 * n, 8 * n + 8)
+                    raw = None if one is None else one.tobytes()
+                if raw is not None:
+                    return self._checked(n, int.from_bytes(raw, "little", signed=True))
             first, stop = b * per, min(self.nchunks, (b + 1) * per)
             # the block's offsets by the same light read (its stream headers checked as
             # they are read; 16 KiB BloscLZ blocks: 40-70 us less than the full reader)
-            raw = read_in_block(self._reader.buf, 8 * first, 8 * stop) if per > 1 else None
-            block = raw.view("<i8").astype(np.int64) if raw is not None else None
-            if block is None:
+            got = read_in_block(self._reader.buf, 8 * first, 8 * stop) if per > 1 else None
+            if got is not None:
+                block = got.view("<i8").astype(np.int64)
+            else:
                 block = self._decode(first, stop)
             self._blocks[b] = block
         return self._checked(n, int(block[n - b * per]))
@@ -160,9 +169,11 @@ class OffsetIndex:
             picked = self._picked.get(b, 0)
             if picked < PICKS:
                 self._picked[b] = picked + 2
-                two = read_in_block(self._reader.buf, 8 * n, 8 * n + 16)
-                if two is not None:
-                    raw = two.tobytes()
+                raw = self._pick(b, n - b * per, 2)
+                if raw is None:  # (not served there: the general light read)
+                    two = read_in_block(self._reader.buf, 8 * n, 8 * n + 16)
+                    raw = None if two is None else two.tobytes()
+                if raw is not None:
                     first = self._checked(n, int.from_bytes(raw[:8], "little", signed=True))
                     if first < 0:
                         return first, None
@@ -171,6 +182,14 @@ class OffsetIndex:
                     )
         first = self.offset(n)
         return first, self.offset(n + 1) if first >= 0 else None
+
+    def _pick(self, b: int, i: int, count: int) -> bytes | None:
+        """Items ``i`` .. ``i + count - 1`` of block ``b`` by the index's picker, if it has
+        one (None: the general light read serves them)."""
+        picker = self._picker
+        if picker is False:
+            picker = self._picker = pair_picker(self._reader)
+        return None if picker is None else picker(b, i, count)
 
     @staticmethod
     def _checked(n: int, value: int) -> int:
