@@ -159,15 +159,22 @@ def _env(run: dict[str, Any]) -> str:
 def reads_table(run: dict[str, Any], name: str) -> list[str]:
     sets = _sets(run)
     lines = _header(run, name)
+    rows = _timed_rows(run)
+    # (runs since session 46 note each call's page faults, per library)
+    faults = bool(rows) and all("faults" in r for r in rows)
     head = "| operation | python-blosc2 s |" + "".join(
         f" pyblosc2 {k} s (range) | ratio {k} |" for k in sets
     )
-    lines += [head, "|---|---|" + "---|---|" * len(sets)]
-    for r in _timed_rows(run):
+    if faults:
+        head += f" page faults per call ({' / '.join(['C', *sets])}) |"
+    lines += [head, "|---|---|" + "---|---|" * len(sets) + "---|" * faults]
+    for r in rows:
         cells = [r["operation"], f"{r['C_s']:.4f}"]
         for k in sets:
             lo, hi = r[f"{k}_range_s"]
             cells += [f"{r[f'{k}_s']:.4f} ({lo:.4f}-{hi:.4f})", f"{r[f'{k}_ratio']:.2f}"]
+        if faults:
+            cells.append(" / ".join(str(f) for f in r["faults"].values()))
         lines.append("| " + " | ".join(cells) + " |")
     rss = [r for r in run["rows"] if "rss_ratio" in r]
     if rss:
