@@ -136,15 +136,9 @@ class OffsetIndex:
         b = n // per
         block = self._blocks.get(b)
         if block is None:
-            picked = self._picked.get(b, 0)
-            if picked < PICKS:
-                self._picked[b] = picked + 1
-                raw = self._pick(b, n - b * per, 1)
-                if raw is None:  # (not served there: the general light read)
-                    one = read_in_block(self._reader.buf, 8 * n, 8 * n + 8)
-                    raw = None if one is None else one.tobytes()
-                if raw is not None:
-                    return self._checked(n, int.from_bytes(raw, "little", signed=True))
+            raw = self._take_picks(b, n, 1)
+            if raw is not None:
+                return self._checked(n, int.from_bytes(raw, "little", signed=True))
             first, stop = b * per, min(self.nchunks, (b + 1) * per)
             # the block's offsets by the same light read (its stream headers checked as
             # they are read; 16 KiB BloscLZ blocks: 40-70 us less than the full reader)
@@ -166,30 +160,32 @@ class OffsetIndex:
         per = self._per_block
         b = n // per
         if self._full is None and (n + 1) // per == b and b not in self._blocks:
-            picked = self._picked.get(b, 0)
-            if picked < PICKS:
-                self._picked[b] = picked + 2
-                raw = self._pick(b, n - b * per, 2)
-                if raw is None:  # (not served there: the general light read)
-                    two = read_in_block(self._reader.buf, 8 * n, 8 * n + 16)
-                    raw = None if two is None else two.tobytes()
-                if raw is not None:
-                    first = self._checked(n, int.from_bytes(raw[:8], "little", signed=True))
-                    if first < 0:
-                        return first, None
-                    return first, self._checked(
-                        n + 1, int.from_bytes(raw[8:], "little", signed=True)
-                    )
+            raw = self._take_picks(b, n, 2)
+            if raw is not None:
+                first = self._checked(n, int.from_bytes(raw[:8], "little", signed=True))
+                if first < 0:
+                    return first, None
+                return first, self._checked(n + 1, int.from_bytes(raw[8:], "little", signed=True))
         first = self.offset(n)
         return first, self.offset(n + 1) if first >= 0 else None
 
-    def _pick(self, b: int, i: int, count: int) -> bytes | None:
-        """Items ``i`` .. ``i + count - 1`` of block ``b`` by the index's picker, if it has
-        one (None: the general light read serves them)."""
+    def _take_picks(self, b: int, n: int, count: int) -> bytes | None:
+        """The ``8 * count`` bytes of offsets ``n`` .. ``n + count - 1`` (in block ``b``, not
+        decoded) while the block still serves picks (each one counted), by the index's picker
+        or else the general light read; None: the block is to be decoded (or neither served
+        them: the full reader names what is wrong)."""
+        picked = self._picked.get(b, 0)
+        if picked >= PICKS:
+            return None
+        self._picked[b] = picked + count
         picker = self._picker
         if picker is False:
             picker = self._picker = pair_picker(self._reader)
-        return None if picker is None else picker(b, i, count)
+        raw = None if picker is None else picker(b, n - b * self._per_block, count)
+        if raw is None:
+            got = read_in_block(self._reader.buf, 8 * n, 8 * (n + count))
+            raw = None if got is None else got.tobytes()
+        return raw
 
     @staticmethod
     def _checked(n: int, value: int) -> int:
