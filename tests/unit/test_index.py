@@ -7,7 +7,7 @@ import struct
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -408,3 +408,48 @@ def test_a_frame_whose_index_has_a_bad_stream_opens_and_fails_where_it_is_needed
         s.decompress_chunk(2090)
     with pytest.raises(FormatError):
         s[:]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_the_picker_gives_what_the_light_read_gives_or_nothing(data: st.DataObject) -> None:
+    """Property: on an index chunk (offsets of any size and values, specials among them),
+    damaged in one byte or not, the picker's bytes for any one or two items are the light
+    read's (itself held to the full reader by test_firstread), or it leaves them (None): it
+    never serves bytes the light read refuses."""
+    from pyblosc2.chunk.firstread import read_in_block
+    from pyblosc2.frame.indexpick import pair_picker
+
+    n = data.draw(st.integers(3, 6000), label="n")
+    kind = data.draw(st.sampled_from(["steps", "random", "specials"]), label="kind")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16), label="seed"))
+    if kind == "steps":
+        offsets = np.cumsum(rng.integers(0, 9000, n)).astype(np.int64)
+    else:
+        offsets = rng.integers(0, 2**40, n, dtype=np.int64)
+    if kind == "specials":
+        offsets[rng.integers(0, n, max(1, n // 7))] = next(iter(SPECIAL_OFFSETS))
+    chunk = bytearray(encode_index(offsets))
+    if data.draw(st.booleans(), label="damaged"):
+        at = data.draw(st.integers(32, len(chunk) - 1), label="at")
+        chunk[at] = data.draw(st.integers(0, 255), label="byte")
+    try:
+        index = OffsetIndex.open(bytes(chunk), n, 0)
+    except FormatError:
+        return  # (a header or layout damaged: refused on open)
+    pick = pair_picker(index._reader)
+    if pick is None:
+        return
+    for _ in range(8):
+        i = data.draw(st.integers(0, n - 1), label="item")
+        count = data.draw(st.integers(1, 2), label="count") if i + 1 < n else 1
+        per = index._per_block
+        b = i // per
+        if (i + count - 1) // per != b:
+            continue
+        got = pick(b, i - b * per, count)
+        light = read_in_block(bytes(chunk), 8 * i, 8 * (i + count))
+        if got is not None:
+            assert light is not None and got == light.tobytes(), (i, count)
+            if chunk == bytearray(encode_index(offsets)):
+                assert got == offsets[i : i + count].tobytes()
