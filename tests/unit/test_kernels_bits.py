@@ -202,3 +202,25 @@ def test_a_bad_stream_in_a_run_fails_alike_under_every_set(kset: KernelSet) -> N
     with kernels_in_use("numpy"), pytest.raises(FormatError) as ref:
         pyblosc2.decompress2(bytes(buf))
     assert str(err.value) == str(ref.value)
+
+
+@pytest.mark.parametrize("block", [1, 8])
+def test_an_undecodable_stream_fails_alike_on_one_and_two_threads(
+    kset: KernelSet, monkeypatch, block: int
+) -> None:
+    """A stream whose codec bytes do not decode, in the first or the second thread's part:
+    the same error names it on one thread and on two, under every set, and nothing else
+    (the other part's blocks decode or not, the call raises)."""
+    monkeypatch.setattr(_threads, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(decode_mod, "BIT_BATCH_BYTES", 2 * 8192)
+    _, c = _bit_chunk(10 * 8192 // 8, 8, 8192, codec=pyblosc2.Codec.LZ4)
+    r = ChunkReader.open(c)
+    buf = bytearray(c)
+    at = int(r.bstarts[block]) + 4  # the first stream's coded bytes
+    buf[at : at + 4] = b"\xff\xff\xff\xff"
+    errors = []
+    for nthreads in (1, 2):
+        with kernels_in_use(kset.name), pytest.raises(pyblosc2.errors.Blosc2Error) as err:
+            pyblosc2.decompress2(bytes(buf), nthreads=nthreads)
+        errors.append(str(err.value))
+    assert errors[0] == errors[1] and f"block {block}" in errors[0]
