@@ -68,11 +68,14 @@ def read_in_block(
     if f is None or f[P_BLOSC2_FLAGS]:
         return None  # a dictionary, lazy, big-endian or instrumented chunk
     flags, typesize, nbytes, cbytes = f[P_FLAGS], f[P_TYPESIZE], f[P_NBYTES], f[P_CBYTES]
+    if not 0 <= lo < hi <= nbytes or len(data) < cbytes:
+        return None
+    bs = min(f[P_BLOCKSIZE], nbytes)  # (block_geometry's rule: clamped to nbytes)
+    j = lo // bs
+    if (hi - 1) // bs != j:
+        return None
     if flags & MEMCPYED:  # the data verbatim after the header, no filter undone (spec §5)
-        bs = min(f[P_BLOCKSIZE], nbytes)
-        if cbytes != nbytes + _HL or not 0 <= lo < hi <= nbytes or len(data) < cbytes:
-            return None
-        if lo // bs != (hi - 1) // bs:
+        if cbytes != nbytes + _HL:
             return None
         return _deliver(bytes(memoryview(data)[_HL + lo : _HL + hi]), out)
     filters = f[P_FILTERS]
@@ -86,13 +89,7 @@ def read_in_block(
             return None
         g = f[P_FILTERS_META][k[0]] or typesize
     codec = _DECODERS.get(flags >> COMPFORMAT_SHIFT)  # (plug-ins are not served)
-    if codec is None or not 0 <= lo < hi <= nbytes or len(data) < cbytes:
-        return None
-    bs = f[P_BLOCKSIZE]
-    if bs > nbytes:  # (block_geometry's rule: the block size clamped to nbytes)
-        bs = nbytes
-    j = lo // bs
-    if (hi - 1) // bs != j:
+    if codec is None:
         return None
     nblocks = -(-nbytes // bs)
     leftover = nbytes % bs

@@ -142,7 +142,7 @@ class OffsetIndex:
             first, stop = b * per, min(self.nchunks, (b + 1) * per)
             # the block's offsets by the same light read (its stream headers checked as
             # they are read; 16 KiB BloscLZ blocks: 40-70 us less than the full reader)
-            got = read_in_block(self._reader.buf, 8 * first, 8 * stop) if per > 1 else None
+            got = read_in_block(self._reader.buf, 8 * first, 8 * stop)
             if got is not None:
                 block = got.view("<i8").astype(np.int64)
             else:
