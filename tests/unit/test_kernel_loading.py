@@ -345,9 +345,9 @@ def test_numpy_serves_a_plain_read_while_the_loader_is_stuck(tmp_path: Path, fra
 #: shuffles made per group size included) -> the signatures it holds (compiled or loaded)
 SIGNATURES = """
 def signatures():
-    from pyblosc2.kernels import blosclz_nb, delta_nb, shuffle_nb, transpose_nb
+    from pyblosc2.kernels import blosclz_nb, delta_nb, shuffle_nb
     out = {f"made {kind} {g}": k.signatures for (kind, g), k in shuffle_nb._made.items()}
-    for mod in (shuffle_nb, blosclz_nb, delta_nb, transpose_nb):
+    for mod in (shuffle_nb, blosclz_nb, delta_nb):
         for name, obj in vars(mod).items():
             if hasattr(obj, "signatures"):
                 out[f"{mod.__name__}.{name}"] = obj.signatures
@@ -378,19 +378,16 @@ after = signatures()
 print(sorted(k for k in after if after[k] != before.get(k)))
 print(sorted(k for k, v in before.items() if k.startswith("made") and v))
 print(len(before["pyblosc2.kernels.blosclz_nb._decompress_streams"]))
-print(sorted(k.rsplit(".", 1)[1] for k, v in before.items() if ".transpose_nb." in k and v))
 """,
         frames,
     )
-    added, made, streams, tiles = _lines(out)
+    added, made, streams = _lines(out)
     assert added == "[]"  # the first reads and writes after the swap loaded no kernel
-    # typesize 8 takes the tile kernels of transpose_nb where the items fill whole tiles, the
-    # generic ones elsewhere (a frame's chunk-offsets index of python-blosc2: one 8-byte item
-    # per chunk, 100 chunks: 0.03-0.07 s of loading in a first read of an expression)
+    # one kernel per kind and group size, whatever the length (a frame's chunk-offsets index
+    # of python-blosc2, one 8-byte item per chunk, takes the same 8-byte kernels)
     assert made == str(
         sorted(f"made {kind} {g}" for kind in ("blocks", "shuffle", "unshuffle") for g in (2, 4, 8))
     )
-    assert tiles == str(["shuffle8", "unshuffle8", "unshuffle8_blocks"])
     assert streams == "2"  # read-only and writable sources
     assert out.stderr == ""
 

@@ -83,20 +83,11 @@ def warm_steps() -> list[Callable[[], None]]:
         getattr(NUMPY, kernel)(src, want, *args)
         _same(kernel, got, want)
 
-    # rows of 5 items of 8 bytes: not whole tiles of transpose_nb's 8-byte kernels, so the
-    # generic kernels (a frame's chunk-offsets index: one item per chunk) are warmed too
-    odd = block[:160]
-    odd_rows = odd.reshape(4, 40)
-
     def byte_shuffles(g: int) -> None:
         for kernel in ("unshuffle", "shuffle"):
             both(kernel, block, g)
-            if g == 8:
-                both(kernel, odd, g)
         for kernel in ("unshuffle_blocks", "shuffle_blocks"):
             both(kernel, rows, g)
-            if g == 8:
-                both(kernel, odd_rows, g)
 
     def bit_shuffles(g: int) -> None:
         for kernel in ("bitunshuffle", "bitshuffle"):
