@@ -8,6 +8,7 @@ contexts (:func:`thread_cache`, :func:`scratch`), so no lock is taken per block.
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -125,21 +126,64 @@ def thread_parts(first: int, stop: int, nthreads: int) -> list[range]:
 
 
 def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> list[R]:
-    """``[fn(x) for x in items]``, on ``nthreads`` threads when that is more than one.
+    """``[fn(x) for x in items]``, on ``nthreads`` threads when that is more than one: the
+    calling thread and ``nthreads - 1`` threads of the shared pool each take the next item
+    until none is left (one pool task per thread, not per item).
 
-    Exceptions propagate (the first one raised, in item order).
+    The caller works rather than waits: with every item on the pool, the caller slept on
+    a condition while the pool's threads took the items, and on the 2-vCPU machine the
+    hand-overs cost 0.2-0.5 ms per call (``decompress2`` of a 4 MiB chunk on two threads:
+    1.04 -> 0.75 ms lz4, 1.77 -> 1.22 ms zstd; a 128 MB array read whole 41 -> 32 ms). Work
+    started by an item runs inline (on the caller as on the pool's threads), never nested on
+    a pool. After an item raises, no new item is started; the exception raised is the one of
+    the first item in item order that raised.
 
     >>> run_parallel(lambda x: x * x, range(4), 2)
     [0, 1, 4, 9]
     """
     items = list(items)
-    if nthreads <= 1 or len(items) <= 1 or threading.current_thread().name.startswith("pyblosc2"):
+    n = len(items)
+    here = _local
+    if (
+        nthreads <= 1
+        or n <= 1
+        or here.inline
+        or threading.current_thread().name.startswith("pyblosc2")
+    ):
         return [fn(x) for x in items]
-    return list(_pool(min(nthreads, _MAX_THREADS)).map(fn, items))
+    k = min(nthreads, n, _MAX_THREADS)
+    results: list[Any] = [None] * n
+    errors: dict[int, BaseException] = {}
+    taken = itertools.count()  # next() is atomic under the GIL
+
+    def work() -> None:
+        for i in taken:
+            if i >= n or errors:
+                return
+            try:
+                results[i] = fn(items[i])
+            except BaseException as exc:  # raised below, once every thread has stopped
+                errors[i] = exc
+                return
+
+    pool = _pool(k - 1)
+    futures = [pool.submit(work) for _ in range(k - 1)]
+    here.inline = True
+    try:
+        work()
+    finally:
+        here.inline = False
+        for f in futures:
+            f.result()  # (work() never raises)
+    if errors:
+        raise errors[min(errors)]
+    return results
 
 
 class _PerThread(threading.local):
     def __init__(self) -> None:
+        #: the thread is running items of :func:`run_parallel` (nested calls run inline)
+        self.inline = False
         self.caches: dict[str, dict[Any, Any]] = {}
         self.bufs: dict[str, np.ndarray] = {}
 

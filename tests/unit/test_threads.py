@@ -28,6 +28,71 @@ def test_run_parallel_propagates_the_first_error() -> None:
         run_parallel(fn, range(10), 2)
 
 
+def test_run_parallel_raises_the_first_failing_item_in_item_order() -> None:
+    """Item 0 fails after item 1 has failed: item 0's error is the one raised."""
+    one_failed = threading.Event()
+
+    def fn(x: int) -> int:
+        if x == 0:
+            assert one_failed.wait(10)
+            raise KeyError("first")
+        one_failed.set()
+        raise ValueError("second")
+
+    with pytest.raises(KeyError, match="first"):
+        run_parallel(fn, range(2), 2)
+
+
+def test_run_parallel_starts_no_item_after_one_raised() -> None:
+    started: list[int] = []
+
+    def fn(x: int) -> int:
+        started.append(x)
+        if x == 2:
+            raise KeyError(x)
+        return x
+
+    with pytest.raises(KeyError, match="2"):
+        run_parallel(fn, range(1000), 2)
+    # items taken before the error finish; no other starts (at most one per thread after it)
+    assert 3 <= len(started) <= 5, started
+
+
+def test_run_parallel_works_on_the_caller_and_one_pool_thread_at_once() -> None:
+    """Two items that each wait for the other to start: they can only both finish if two
+    threads run them at once, the caller being one (it works rather than waits)."""
+    both = threading.Barrier(2, timeout=10)
+    names: list[str] = []
+
+    def fn(x: int) -> int:
+        names.append(threading.current_thread().name)
+        both.wait()
+        return x
+
+    assert run_parallel(fn, range(2), 2) == [0, 1]
+    assert threading.current_thread().name in names
+    assert any(n.startswith("pyblosc2") for n in names)
+
+
+def test_run_parallel_runs_nested_calls_inline_on_every_thread() -> None:
+    """Work an item starts runs on the item's own thread, the caller's included (never
+    queued behind the pool's busy threads)."""
+    seen: list[tuple[str, list[str]]] = []
+
+    def inner(_: int) -> str:
+        return threading.current_thread().name
+
+    def outer(x: int) -> int:
+        seen.append((threading.current_thread().name, run_parallel(inner, range(4), 2)))
+        return x
+
+    assert run_parallel(outer, range(8), 2) == list(range(8))
+    assert len(seen) == 8
+    assert all(names == [name] * 4 for name, names in seen)
+    # and the caller runs items of its own again afterwards
+    assert run_parallel(inner, range(2), 2) is not None
+
+
 def test_scratch_is_reused_per_slot_and_grows() -> None:
     a = scratch(100, "test-a")
     assert scratch(50, "test-a").base is a.base
