@@ -297,6 +297,50 @@ def test_blosc1_bitshuffle_and_block_runs_are_byte_identical(kset: KernelSet, bl
 
 
 @FAST
+@given(
+    _blocks(),
+    st.lists(
+        st.tuples(st.integers(0, 2**16), st.integers(0, 2**16), st.integers(0, 300)), max_size=6
+    ),
+    st.integers(0, 2),
+)
+def test_unshuffle_runs_is_numpys_bytes_and_refuses_a_run_out_of_bounds(
+    kset: KernelSet, block, picks, bad: int
+) -> None:
+    """Runs of items out of byte planes (a run's items picked by their planes' positions)
+    into places of the result: the numpy set's bytes, the same as unshuffling the planes
+    whole and copying the run; a run that would read or write out of bounds is refused
+    (returned, nothing of it written) by every set at the same row."""
+    data, t = block
+    q = len(data) // t
+    if not q:
+        return
+    whole = np.empty(q * t, np.uint8)
+    NUMPY.unshuffle(data[: q * t], whole, t)
+    dst_len = 4096
+    rows = []
+    for a, b, m in picks:
+        m = min(m, q)
+        s0 = a % (q - m + 1)
+        d0 = b % max(1, (dst_len - m * t) // t + 1) * t
+        rows.append((s0, d0, m))
+    if bad and rows:  # one run past the end of the planes (1) or of the result (2)
+        s0, d0, m = rows[-1]
+        past = len(data) - (t - 1) * q - m + 1
+        rows[-1] = (past, d0, m) if bad == 1 else (s0, dst_len - m * t + 1, m)
+    table = np.array(rows, np.int64).reshape(-1, 3)
+    want, got = np.zeros(dst_len, np.uint8), np.zeros(dst_len, np.uint8)
+    r_want = NUMPY.unshuffle_runs(data, q, want, table, t)
+    r_got = kset.unshuffle_runs(data, q, got, table, t)
+    assert r_got == r_want == (len(rows) - 1 if bad and rows else -1)
+    assert bytes(got) == bytes(want)
+    check = np.zeros(dst_len, np.uint8)
+    for s0, d0, m in rows[: len(rows) - (1 if bad and rows else 0)]:
+        check[d0 : d0 + m * t] = whole[s0 * t : (s0 + m) * t]
+    assert bytes(want) == bytes(check)
+
+
+@FAST
 @given(_blocks(), st.integers(1, 9), st.integers(0, 4000))
 def test_blosclz_output_bounds_are_byte_identical(kset: KernelSet, block, clevel, maxout) -> None:
     data, _ = block

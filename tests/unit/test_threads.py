@@ -66,7 +66,7 @@ def test_run_parallel_works_on_the_caller_and_one_pool_thread_at_once() -> None:
 
     def fn(x: int) -> int:
         names.append(threading.current_thread().name)
-        both.wait()
+        both.wait(10)
         return x
 
     assert run_parallel(fn, range(2), 2) == [0, 1]

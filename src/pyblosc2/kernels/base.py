@@ -16,6 +16,13 @@ contract of each kernel:
     :func:`unshuffle` of each row of 2-d ``uint8`` arrays of shape ``(blocks, block size)``
     whose block size is a multiple of ``typesize`` (a run of whole blocks decoded as byte
     planes: one long call, where per-block calls are short).
+``unshuffle_runs(src, q, dst, table, typesize)``
+    items unshuffled out of byte planes straight into runs of the result: ``src`` holds
+    byte planes of ``q`` bytes each (byte ``k`` of the item at plane position ``p`` is
+    ``src[p + k * q]``), and row ``(s, d, m)`` of the ``(runs, 3)`` ``int64`` ``table``
+    writes the ``m`` items at plane positions ``s .. s + m - 1`` to ``dst[d : d + m *
+    typesize]`` (1-d ``uint8`` arrays). Returns -1, or the first row that does not lie
+    within ``src`` and ``dst`` (nothing of it written: a caller's bug, never data).
 ``bitshuffle(src, dst, typesize, blosc1)`` / ``bitunshuffle(src, dst, typesize, blosc1)``
     bit transposition of one block (§9.2); ``blosc1``: C-Blosc 1.x's rule (chunk version 2).
 ``bitunshuffle_blocks(src, dst, typesize, blosc1)``
@@ -73,6 +80,7 @@ class KernelSet:
     bitshuffle: Callable[[np.ndarray, np.ndarray, int, bool], None]
     bitunshuffle: Callable[[np.ndarray, np.ndarray, int, bool], None]
     bitunshuffle_blocks: Callable[[np.ndarray, np.ndarray, int, bool], None]
+    unshuffle_runs: Callable[[np.ndarray, int, np.ndarray, np.ndarray, int], int]
     prefix_xor: Callable[[np.ndarray, np.ndarray], None]
     channel_cumsum: Callable[[np.ndarray, np.ndarray], None]
     blosclz_compress: Callable[[BytesLike, int, int], bytes]

@@ -28,6 +28,7 @@ NUMBA = KernelSet(
     bitshuffle=shuffle_nb.bitshuffle,
     bitunshuffle=shuffle_nb.bitunshuffle,
     bitunshuffle_blocks=shuffle_nb.bitunshuffle_blocks,
+    unshuffle_runs=shuffle_nb.unshuffle_runs,
     prefix_xor=delta_nb.prefix_xor,
     channel_cumsum=delta_nb.channel_cumsum,
     blosclz_compress=blosclz_nb.compress,

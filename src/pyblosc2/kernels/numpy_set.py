@@ -16,6 +16,7 @@ NUMPY = KernelSet(
     bitshuffle=shuffle_np.bitshuffle,
     bitunshuffle=shuffle_np.bitunshuffle,
     bitunshuffle_blocks=shuffle_np.bitunshuffle_blocks,
+    unshuffle_runs=shuffle_np.unshuffle_runs,
     prefix_xor=delta_np.prefix_xor,
     channel_cumsum=delta_np.channel_cumsum,
     blosclz_compress=blosclz_np.compress,

@@ -31,6 +31,7 @@ __all__ = [
     "shuffle_blocks",
     "unshuffle",
     "unshuffle_blocks",
+    "unshuffle_runs",
 ]
 
 #: group sizes compiled as constants (one specialisation each, on first use)
@@ -125,6 +126,41 @@ def _make_unshuffle_blocks(g: int) -> Callable[..., None]:
     return items if g <= ITEM_MAJOR_MAX else planes
 
 
+def _make_unshuffle_runs(g: int) -> Callable[..., int]:
+    @_jit
+    def runs(src: Any, q: int, dst: Any, table: Any) -> int:
+        uq = _U(q)
+        ns = _U(src.size)
+        nd = _U(dst.size)
+        for r in range(table.shape[0]):
+            s0, d0, m = table[r, 0], table[r, 1], table[r, 2]
+            if s0 < 0 or d0 < 0 or m < 0:
+                return r
+            us, ud, um = _U(s0), _U(d0), _U(m)
+            if us + _U(g - 1) * uq + um > ns or ud + um * _U(g) > nd:
+                return r
+            for i in range(um):
+                base = ud + i * _U(g)
+                for j in range(g):
+                    dst[base + _U(j)] = src[us + _U(j) * uq + i]
+        return -1
+
+    return runs
+
+
+@_jit
+def _unshuffle_runs_any(src: Any, q: int, dst: Any, table: Any, g: int) -> int:
+    ns, nd = src.size, dst.size
+    for r in range(table.shape[0]):
+        s0, d0, m = table[r, 0], table[r, 1], table[r, 2]
+        if s0 < 0 or d0 < 0 or m < 0 or s0 + (g - 1) * q + m > ns or d0 + m * g > nd:
+            return r
+        for j in range(g):
+            for i in range(m):
+                dst[d0 + i * g + j] = src[s0 + j * q + i]
+    return -1
+
+
 @_jit
 def _shuffle_any(src: Any, dst: Any, g: int) -> None:
     n = src.size
@@ -159,15 +195,16 @@ def _unshuffle_blocks_any(src: Any, dst: Any, g: int) -> None:
                 dst[b, i * g + j] = src[b, j * q + i]
 
 
-_made: dict[tuple[str, int], Callable[..., None]] = {}
+_made: dict[tuple[str, int], Callable[..., Any]] = {}
 _FACTORIES = {
     "shuffle": _make_shuffle,
     "unshuffle": _make_unshuffle,
     "blocks": _make_unshuffle_blocks,
+    "runs": _make_unshuffle_runs,
 }
 
 
-def _kernel(kind: str, g: int) -> Callable[..., None]:
+def _kernel(kind: str, g: int) -> Callable[..., Any]:
     k = _made.get((kind, g))
     if k is None:
         with _lock:
@@ -213,6 +250,16 @@ def unshuffle_blocks(src: np.ndarray, dst: np.ndarray, typesize: int) -> None:
         _kernel("blocks", typesize)(src, dst)
     else:
         _unshuffle_blocks_any(src, dst, typesize)
+
+
+def unshuffle_runs(
+    src: np.ndarray, q: int, dst: np.ndarray, table: np.ndarray, typesize: int
+) -> int:
+    """Items out of byte planes into runs of ``dst`` (the contract in :mod:`.base`)."""
+    g = typesize
+    if g <= ITEM_MAJOR_MAX:
+        return int(_kernel("runs", g)(src, q, dst, table))
+    return int(_unshuffle_runs_any(src, q, dst, table, g))
 
 
 # -- bit shuffle ----------------------------------------------------------------------------

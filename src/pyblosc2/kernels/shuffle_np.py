@@ -35,6 +35,7 @@ __all__ = [
     "shuffle_blocks",
     "unshuffle",
     "unshuffle_blocks",
+    "unshuffle_runs",
 ]
 
 _LE: dict[int, np.dtype[Any]] = {2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<u8")}
@@ -272,3 +273,25 @@ def bitunshuffle_blocks(
     """
     for row, out in zip(src, dst, strict=True):
         bitunshuffle(row, out, typesize, blosc1)
+
+
+def unshuffle_runs(
+    src: np.ndarray, q: int, dst: np.ndarray, table: np.ndarray, typesize: int
+) -> int:
+    """Items out of byte planes into runs of ``dst`` (the contract in :mod:`.base`): one
+    strided copy per byte plane and run.
+
+    >>> planes = np.array([0, 1, 2, 3, 10, 11, 12, 13], np.uint8)  # 4 items of 2 bytes
+    >>> dst = np.zeros(6, np.uint8)
+    >>> unshuffle_runs(planes, 4, dst, np.array([[1, 0, 3]]), 2), dst.tolist()
+    (-1, [1, 11, 2, 12, 3, 13])
+    """
+    g = typesize
+    ns, nd = src.size, dst.size
+    for r, (s0, d0, m) in enumerate(table.tolist()):
+        if min(s0, d0, m) < 0 or s0 + (g - 1) * q + m > ns or d0 + m * g > nd:
+            return r
+        out = dst[d0 : d0 + m * g]
+        for j in range(g):
+            out[j::g] = src[s0 + j * q : s0 + j * q + m]
+    return -1

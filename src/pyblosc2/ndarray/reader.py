@@ -33,6 +33,7 @@ from .._threads import run_parallel, scratch, threads_for
 from ..chunk.decode import ChunkReader
 from ..constants import Filter
 from ..kernels import active
+from .itemruns import item_runs
 
 if TYPE_CHECKING:
     from ..frame.frame import Frame
@@ -471,19 +472,28 @@ def _gather_blocks(
     out: np.ndarray,
 ) -> None:
     """The selected items of one byte-shuffled chunk (``bound``: its reader over the stored
-    bytes of the ``touched`` blocks; :func:`_gathers` holds) into ``out`` with one decode call
-    per block, one unshuffle kernel call per run of touched blocks and one numpy copy per
-    combination of pieces: the touched blocks' streams are decoded into their places in a
-    per-thread buffer of the chunk, unshuffled into a second one viewed as ``(block grid...,
-    block shape..., item bytes)``, and every combination of pieces is one copy of whole items
-    into the result (the benchmark's 16 slabs: 0.59 of C's speed on one thread, 0.50 block by
-    block)."""
+    bytes of the ``touched`` blocks; :func:`_gathers` holds) into ``out``: the touched
+    blocks' streams are decoded into their places in a per-thread buffer of the chunk, then
+    one kernel call unshuffles the selected items straight into the result, run by run
+    (:func:`~.itemruns.item_runs`; the benchmark's 16 slabs: no unshuffle of whole blocks and
+    no copy after it). Selections whose innermost axis has a step instead unshuffle each run
+    of touched blocks into a second buffer viewed as ``(block grid..., block shape..., item
+    bytes)`` and copy every combination of pieces out of it with one numpy copy."""
     t = plan.dtype.itemsize
-    bs = math.prod(plan.blocks) * t
+    q = math.prod(plan.blocks)
+    bs = q * t
     nb = math.prod(plan.bgrid)
     buf = scratch(nb * bs, "nd-planes").reshape(nb, bs)
-    items = scratch(nb * bs, "nd-items").reshape(nb, bs)
     ks = active()
+    table = item_runs(pieces, plan.blocks, plan.bgrid, out.strides, t)
+    if table is not None and out.flags.c_contiguous:
+        for j in touched:
+            bound.decode_streams(j, buf[j])
+        bad = ks.unshuffle_runs(buf.reshape(-1), q, out.reshape(-1).view(np.uint8), table, t)
+        if bad >= 0:  # (built from the geometry, never from stored bytes)
+            raise RuntimeError(f"item run {table[bad].tolist()} lies outside the read's buffers")
+        return
+    items = scratch(nb * bs, "nd-items").reshape(nb, bs)
     for a, b in _runs(touched):
         for j in range(a, b):
             bound.decode_streams(j, buf[j])
