@@ -386,7 +386,11 @@ print(len(before["pyblosc2.kernels.blosclz_nb._decompress_streams"]))
     # one kernel per kind and group size, whatever the length (a frame's chunk-offsets index
     # of python-blosc2, one 8-byte item per chunk, takes the same 8-byte kernels)
     assert made == str(
-        sorted(f"made {kind} {g}" for kind in ("blocks", "shuffle", "unshuffle") for g in (2, 4, 8))
+        sorted(
+            f"made {kind} {g}"
+            for kind in ("blocks", "runs", "shuffle", "unshuffle")
+            for g in (2, 4, 8)
+        )
     )
     assert streams == "2"  # read-only and writable sources
     assert out.stderr == ""

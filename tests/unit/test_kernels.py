@@ -320,7 +320,7 @@ def test_unshuffle_runs_is_numpys_bytes_and_refuses_a_run_out_of_bounds(
     dst_len = 4096
     rows = []
     for a, b, m in picks:
-        m = min(m, q)
+        m = min(m, q, dst_len // t)
         s0 = a % (q - m + 1)
         d0 = b % max(1, (dst_len - m * t) // t + 1) * t
         rows.append((s0, d0, m))

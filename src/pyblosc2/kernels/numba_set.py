@@ -89,6 +89,13 @@ def warm_steps() -> list[Callable[[], None]]:
             both(kernel, block, g)
         for kernel in ("unshuffle_blocks", "shuffle_blocks"):
             both(kernel, rows, g)
+        q = len(block) // g  # the runs of a slab read: two runs of items out of the planes
+        table = np.array([[0, 0, q // 2], [q // 2, q // 2 * g, q - q // 2]], np.int64)
+        got, want = np.empty_like(block), np.empty_like(block)
+        for ks, dst in ((NUMBA, got), (NUMPY, want)):
+            if ks.unshuffle_runs(block, q, dst, table, g) != -1:
+                raise RuntimeError(f"the {ks.name} kernel unshuffle_runs refused a run in bounds")
+        _same("unshuffle_runs", got, want)
 
     def bit_shuffles(g: int) -> None:
         for kernel in ("bitunshuffle", "bitshuffle"):
