@@ -63,10 +63,10 @@ class Holds:
 
     def leave_read(self) -> None:
         """Leave a read hold; the last reader wakes the threads waiting for the exclusive
-        hold."""
+        hold (only they wait for the readers to leave: no wake-up when none waits)."""
         with self._cond:
             self.readers -= 1
-            if not self.readers:
+            if not self.readers and self._queue:
                 self._cond.notify_all()
 
     def enter_exclusive(self) -> None:
