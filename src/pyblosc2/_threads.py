@@ -156,9 +156,11 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> lis
     errors: dict[int, BaseException] = {}
     taken = itertools.count()  # next() is atomic under the GIL
 
+    closed: list[bool] = []  # the caller has stopped taking items (or was interrupted)
+
     def work() -> None:
         for i in taken:
-            if i >= n or errors:
+            if i >= n or errors or closed:
                 return
             try:
                 results[i] = fn(items[i])
@@ -173,6 +175,7 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> lis
         work()
     finally:
         here.inline = False
+        closed.append(True)  # an interrupted wait below leaves no thread taking new items
         for f in futures:
             f.result()  # (work() never raises)
     if errors:
