@@ -177,7 +177,10 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> lis
         here.inline = False
         closed.append(True)  # an interrupted wait below leaves no thread taking new items
         for f in futures:
-            f.result()  # (work() never raises)
+            # a task still queued (the pool's threads busy with another caller's items) is
+            # not waited for: every item was taken already
+            if not f.cancel():
+                f.result()  # (work() never raises)
     if errors:
         raise errors[min(errors)]
     return results

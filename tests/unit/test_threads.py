@@ -93,6 +93,41 @@ def test_run_parallel_runs_nested_calls_inline_on_every_thread() -> None:
     assert run_parallel(inner, range(2), 2) is not None
 
 
+def test_a_caller_does_not_wait_behind_another_callers_pool_work() -> None:
+    """While another caller's item holds the pool's thread, a second caller does its items
+    itself and returns (its queued pool task is dropped, not waited for)."""
+    release = threading.Event()
+    held = threading.Event()
+
+    def slow(x: int) -> int:
+        if threading.current_thread().name.startswith("pyblosc2"):
+            held.set()
+            assert release.wait(10)
+        return x
+
+    first: list[list[int]] = []
+    other = threading.Thread(
+        target=lambda: first.append(run_parallel(slow, range(2), 2)), daemon=True
+    )
+    other.start()
+    try:
+        assert held.wait(10)  # the pool's one thread is busy with the first caller's item
+        done = threading.Event()
+        got: list[list[int]] = []
+
+        def second() -> None:
+            got.append(run_parallel(lambda x: x + 1, range(6), 2))
+            done.set()
+
+        threading.Thread(target=second, daemon=True).start()
+        assert done.wait(5), "the second caller waited behind the first caller's item"
+        assert got == [[1, 2, 3, 4, 5, 6]]
+    finally:
+        release.set()
+        join_all([other], "the first caller")
+    assert first == [[0, 1]]
+
+
 def test_scratch_is_reused_per_slot_and_grows() -> None:
     a = scratch(100, "test-a")
     assert scratch(50, "test-a").base is a.base
