@@ -415,3 +415,28 @@ def test_the_chosen_set_is_named_by_clib_info() -> None:
     with kernels_in_use("numba") as ks:
         assert ks.name in ("numba", "numpy")
         assert f"({ks.name} kernels)" in str(pyblosc2.clib_info(pyblosc2.Codec.BLOSCLZ))
+
+
+def test_a_bound_blosclz_stream_decoder_uses_the_set_active_at_each_call(monkeypatch) -> None:
+    """A reader binds its stream decoder once (an index picker: once per open frame); the
+    BloscLZ decoder still asks for the active set per stream, so numba serves it once swapped
+    in."""
+    import dataclasses
+
+    from pyblosc2.codecs.registry import get_codec
+
+    dec = get_codec(0).stream_decoder()  # bound while another set serves
+    calls: list[int] = []
+
+    def into(src, dst) -> None:
+        calls.append(len(dst))
+        NUMPY.blosclz_decompress_into(src, dst)
+
+    traced = dataclasses.replace(NUMPY, name="traced", blosclz_decompress_into=into)
+    monkeypatch.setitem(select._LOADERS, "traced", lambda: traced)
+    src = memoryview(bytes.fromhex("2361616161e00603016162"))
+    with kernels_in_use("traced"):
+        got = dec(src, memoryview(bytearray(21)))
+        assert dec(memoryview(b"junk"), memoryview(bytearray(21))) is None
+    assert got is not None and bytes(got) == b"a" * 20 + b"b"
+    assert calls == [21, 21]
