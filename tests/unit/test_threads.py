@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -50,12 +51,14 @@ def test_run_parallel_starts_no_item_after_one_raised() -> None:
         started.append(x)
         if x == 2:
             raise KeyError(x)
+        time.sleep(0.001)  # (lets the failing thread record its error while others work)
         return x
 
     with pytest.raises(KeyError, match="2"):
         run_parallel(fn, range(1000), 2)
-    # items taken before the error finish; no other starts (at most one per thread after it)
-    assert 3 <= len(started) <= 5, started
+    # items taken before the error finish; then no new one starts (a few at most, taken by
+    # the other thread before the error was recorded; all 1,000 started before this change)
+    assert 3 <= len(started) <= 20, started
 
 
 def test_run_parallel_works_on_the_caller_and_one_pool_thread_at_once() -> None:
@@ -103,6 +106,8 @@ def test_a_caller_does_not_wait_behind_another_callers_pool_work() -> None:
         if threading.current_thread().name.startswith("pyblosc2"):
             held.set()
             assert release.wait(10)
+        else:  # the first caller's own item waits until the pool's thread has taken one
+            assert held.wait(10)
         return x
 
     first: list[list[int]] = []
