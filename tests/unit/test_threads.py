@@ -92,8 +92,10 @@ def test_run_parallel_runs_nested_calls_inline_on_every_thread() -> None:
     assert run_parallel(outer, range(8), 2) == list(range(8))
     assert len(seen) == 8
     assert all(names == [name] * 4 for name, names in seen)
-    # and the caller runs items of its own again afterwards
-    assert run_parallel(inner, range(2), 2) is not None
+    # and afterwards the caller's calls use the pool again: two items that each wait for
+    # the other to start finish only on two threads at once
+    both = threading.Barrier(2, timeout=10)
+    assert run_parallel(lambda x: (both.wait(10), x)[1], range(2), 2) == [0, 1]
 
 
 def test_a_caller_does_not_wait_behind_another_callers_pool_work() -> None:
