@@ -155,15 +155,21 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> lis
     results: list[Any] = [None] * n
     errors: dict[int, BaseException] = {}
     taken = itertools.count()  # next() is atomic under the GIL
-
     closed: list[bool] = []  # the caller has stopped taking items (or was interrupted)
+    # what the tasks use, emptied before returning: a task cancelled while queued (or one
+    # finishing) still references work(), and must not keep the items or the function alive
+    # (a view into a frame's buffer the caller resizes next would stay exported)
+    state: list[Any] = [fn, items]
 
     def work() -> None:
+        if not state:
+            return
+        call, todo = state
         for i in taken:
             if i >= n or errors or closed:
                 return
             try:
-                results[i] = fn(items[i])
+                results[i] = call(todo[i])
             except BaseException as exc:  # raised below, once every thread has stopped
                 errors[i] = exc
                 return
@@ -181,9 +187,14 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> lis
             # not waited for: every item was taken already
             if not f.cancel():
                 f.result()  # (work() never raises)
+        state.clear()
+    got = results.copy()
+    results.clear()
     if errors:
-        raise errors[min(errors)]
-    return results
+        exc = errors[min(errors)]
+        errors.clear()
+        raise exc
+    return got
 
 
 class _PerThread(threading.local):

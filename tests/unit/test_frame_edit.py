@@ -108,3 +108,19 @@ def test_a_small_slice_of_a_small_chunk_reads_about_that_chunk(tmp_path: Path) -
     before = s.bytes_read
     s[3 * 50_000 + 10 : 3 * 50_000 + 20]
     assert s.bytes_read - before <= chunk3 + 64
+
+
+def test_an_in_memory_frame_is_edited_right_after_a_threaded_read() -> None:
+    """python-blosc2's test_schunk_delete/insert/update: a chunk decompressed on two threads,
+    then the in-memory frame resized at once (no task of the read may keep a view of it)."""
+    s = pb.SChunk(
+        chunksize=200_000 * 4, cparams={"nthreads": 2}, dparams={"nthreads": 2}, contiguous=True
+    )
+    for i in range(6):
+        s.append_data(i * np.arange(200_000, dtype=np.int32))
+    for _ in range(40):
+        kept = s.decompress_chunk(1)  # kept alive across the edit, as the test does
+        s.delete_chunk(0)
+        s.insert_data(0, np.arange(200_000, dtype=np.int32), copy=True)
+        s.update_data(2, np.zeros(200_000, np.int32), copy=True)
+        assert kept == s.decompress_chunk(1)

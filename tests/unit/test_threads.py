@@ -135,6 +135,36 @@ def test_a_caller_does_not_wait_behind_another_callers_pool_work() -> None:
     assert first == [[0, 1]]
 
 
+def test_a_dropped_pool_task_keeps_no_view_of_the_items_alive() -> None:
+    """A caller's pool task dropped while queued (the pool's thread busy with another
+    caller's item) no longer references the items: a buffer they viewed can be resized at
+    once (python-blosc2's test_schunk_delete resizes an in-memory frame right after a read)."""
+    release = threading.Event()
+    held = threading.Event()
+
+    def slow(x: int) -> int:
+        if threading.current_thread().name.startswith("pyblosc2"):
+            held.set()
+            assert release.wait(10)
+        else:
+            assert held.wait(10)
+        return x
+
+    other = threading.Thread(target=lambda: run_parallel(slow, range(2), 2), daemon=True)
+    other.start()
+    try:
+        assert held.wait(10)
+        frame = bytearray(64)
+        views = [memoryview(frame)[i : i + 8] for i in range(0, 64, 8)]
+        assert run_parallel(len, views, 2) == [8] * 8
+        del views
+        frame += b"more"  # BufferError while a queued task still holds the views
+        assert len(frame) == 68
+    finally:
+        release.set()
+        join_all([other], "the first caller")
+
+
 def test_scratch_is_reused_per_slot_and_grows() -> None:
     a = scratch(100, "test-a")
     assert scratch(50, "test-a").base is a.base
