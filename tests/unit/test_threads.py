@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -98,9 +100,10 @@ def test_run_parallel_runs_nested_calls_inline_on_every_thread() -> None:
     assert run_parallel(lambda x: (both.wait(10), x)[1], range(2), 2) == [0, 1]
 
 
-def test_a_caller_does_not_wait_behind_another_callers_pool_work() -> None:
-    """While another caller's item holds the pool's thread, a second caller does its items
-    itself and returns (its queued pool task is dropped, not waited for)."""
+@contextlib.contextmanager
+def _pool_held_by_another_caller() -> Iterator[list[list[int]]]:
+    """Another thread's run_parallel call whose item holds the pool's one thread (two
+    threads asked for) until the block ends; yields that call's results (after the block)."""
     release = threading.Event()
     held = threading.Event()
 
@@ -108,17 +111,27 @@ def test_a_caller_does_not_wait_behind_another_callers_pool_work() -> None:
         if threading.current_thread().name.startswith("pyblosc2"):
             held.set()
             assert release.wait(10)
-        else:  # the first caller's own item waits until the pool's thread has taken one
+        else:  # the caller's own item waits until the pool's thread has taken the other
             assert held.wait(10)
         return x
 
-    first: list[list[int]] = []
+    results: list[list[int]] = []
     other = threading.Thread(
-        target=lambda: first.append(run_parallel(slow, range(2), 2)), daemon=True
+        target=lambda: results.append(run_parallel(slow, range(2), 2)), daemon=True
     )
     other.start()
     try:
-        assert held.wait(10)  # the pool's one thread is busy with the first caller's item
+        assert held.wait(10)  # the pool's one thread is busy with the other caller's item
+        yield results
+    finally:
+        release.set()
+        join_all([other], "the other caller")
+
+
+def test_a_caller_does_not_wait_behind_another_callers_pool_work() -> None:
+    """While another caller's item holds the pool's thread, a second caller does its items
+    itself and returns (its queued pool task is dropped, not waited for)."""
+    with _pool_held_by_another_caller() as first:
         done = threading.Event()
         got: list[list[int]] = []
 
@@ -129,9 +142,6 @@ def test_a_caller_does_not_wait_behind_another_callers_pool_work() -> None:
         threading.Thread(target=second, daemon=True).start()
         assert done.wait(5), "the second caller waited behind the first caller's item"
         assert got == [[1, 2, 3, 4, 5, 6]]
-    finally:
-        release.set()
-        join_all([other], "the first caller")
     assert first == [[0, 1]]
 
 
@@ -139,30 +149,13 @@ def test_a_dropped_pool_task_keeps_no_view_of_the_items_alive() -> None:
     """A caller's pool task dropped while queued (the pool's thread busy with another
     caller's item) no longer references the items: a buffer they viewed can be resized at
     once (python-blosc2's test_schunk_delete resizes an in-memory frame right after a read)."""
-    release = threading.Event()
-    held = threading.Event()
-
-    def slow(x: int) -> int:
-        if threading.current_thread().name.startswith("pyblosc2"):
-            held.set()
-            assert release.wait(10)
-        else:
-            assert held.wait(10)
-        return x
-
-    other = threading.Thread(target=lambda: run_parallel(slow, range(2), 2), daemon=True)
-    other.start()
-    try:
-        assert held.wait(10)
+    with _pool_held_by_another_caller():
         frame = bytearray(64)
         views = [memoryview(frame)[i : i + 8] for i in range(0, 64, 8)]
         assert run_parallel(len, views, 2) == [8] * 8
         del views
         frame += b"more"  # BufferError while a queued task still holds the views
         assert len(frame) == 68
-    finally:
-        release.set()
-        join_all([other], "the first caller")
 
 
 def test_scratch_is_reused_per_slot_and_grows() -> None:
