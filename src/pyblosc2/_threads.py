@@ -155,18 +155,19 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> lis
     results: list[Any] = [None] * n
     errors: dict[int, BaseException] = {}
     taken = itertools.count()  # next() is atomic under the GIL
-    closed: list[bool] = []  # the caller has stopped taking items (or was interrupted)
-    # what the tasks use, emptied before returning: a task cancelled while queued (or one
-    # finishing) still references work(), and must not keep the items or the function alive
-    # (a view into a frame's buffer the caller resizes next would stay exported)
+    # what the tasks use, emptied once the caller stops taking items (done, failed or
+    # interrupted): no task takes a new one after that, and a task cancelled while queued (or
+    # one finishing) still references work(), which must not keep the items or the function
+    # alive (a view into a frame's buffer the caller resizes next would stay exported)
     state: list[Any] = [fn, items]
 
     def work() -> None:
         if not state:
             return
         call, todo = state
-        for i in taken:
-            if i >= n or errors or closed:
+        while state and not errors:  # (checked before an item is taken: a taken one is run)
+            i = next(taken)
+            if i >= n:
                 return
             try:
                 results[i] = call(todo[i])
@@ -181,13 +182,12 @@ def run_parallel(fn: Callable[[T], R], items: Iterable[T], nthreads: int) -> lis
         work()
     finally:
         here.inline = False
-        closed.append(True)  # an interrupted wait below leaves no thread taking new items
+        state.clear()  # (an interrupted wait below leaves no thread taking new items)
         for f in futures:
             # a task still queued (the pool's threads busy with another caller's items) is
             # not waited for: every item was taken already
             if not f.cancel():
                 f.result()  # (work() never raises)
-        state.clear()
     got = results.copy()
     results.clear()
     if errors:

@@ -72,7 +72,7 @@ def item_runs(
             m *= per
             full = per == blocks[d]
             d -= 1
-        s_arr, d_arr = _expand(combo[: d + 1], src, dst, blocks, gstr, istr, strides)
+        s_arr, d_arr = _expand(combo[: d + 1], src, dst, gstr, istr, strides)
         table = np.empty((len(s_arr), 3), np.int64)
         table[:, 0] = s_arr
         table[:, 1] = d_arr
@@ -85,7 +85,6 @@ def _expand(
     outer: Sequence[Piece],
     src: list[int],
     dst: list[int],
-    blocks: tuple[int, ...],
     gstr: list[int],
     istr: list[int],
     strides: Sequence[int],
@@ -97,14 +96,10 @@ def _expand(
     s: list[int] | np.ndarray = src if lists else np.array(src, np.int64)
     t: list[int] | np.ndarray = dst if lists else np.array(dst, np.int64)
     for d, (g0, cnt, sel, k, n) in enumerate(outer):
-        if cnt == 1:
-            idx = range(sel.start, sel.stop, sel.step)
-            es = [g0 * gstr[d] + i * istr[d] for i in idx]
-            ed = [(k + r) * strides[d] for r in range(n)]
-        else:  # whole blocks
-            b = blocks[d]
-            es = [(g0 + i) * gstr[d] + j * istr[d] for i in range(cnt) for j in range(b)]
-            ed = [(k + r) * strides[d] for r in range(n)]
+        # (a piece of several blocks selects each whole: ``sel`` is then the whole block)
+        idx = range(sel.start, sel.stop, sel.step)
+        es = [(g0 + i) * gstr[d] + j * istr[d] for i in range(cnt) for j in idx]
+        ed = [(k + r) * strides[d] for r in range(n)]
         if lists:
             s = [a + x for x in es for a in s]
             t = [a + y for y in ed for a in t]

@@ -484,19 +484,17 @@ def _gather_blocks(
     bs = q * t
     nb = math.prod(plan.bgrid)
     buf = scratch(nb * bs, "nd-planes").reshape(nb, bs)
+    for j in touched:
+        bound.decode_streams(j, buf[j])
     ks = active()
     table = item_runs(pieces, plan.blocks, plan.bgrid, out.strides, t)
     if table is not None and out.flags.c_contiguous:
-        for j in touched:
-            bound.decode_streams(j, buf[j])
         bad = ks.unshuffle_runs(buf.reshape(-1), q, out.reshape(-1).view(np.uint8), table, t)
         if bad >= 0:  # (built from the geometry, never from stored bytes)
             raise RuntimeError(f"item run {table[bad].tolist()} lies outside the read's buffers")
         return
     items = scratch(nb * bs, "nd-items").reshape(nb, bs)
     for a, b in _runs(touched):
-        for j in range(a, b):
-            bound.decode_streams(j, buf[j])
         ks.unshuffle_blocks(buf[a:b], items[a:b], t)
     view = items.reshape((*plan.bgrid, *plan.blocks, t))
     outb = out.view(np.uint8).reshape((*out.shape, t))
